@@ -1,0 +1,76 @@
+"""The reviewer's programmatic entry points (the CLI is a thin layer over these)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from langgraph.types import Command
+
+from reviewer.config import ReviewConfig
+from reviewer.errors import SignoffError
+from reviewer.graph import RunContext, build_graph
+from reviewer.ingest import load_submission
+from reviewer.models import Review
+from reviewer.runs import checkpointer, create_run_dir, find_run, new_run_id, read_review
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[str], None] | None = None,
+                 drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
+    """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
+    load_submission(path, config.format_hint)  # bad directories fail here, before a run exists
+    config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
+    run_id = new_run_id()
+    run_dir = create_run_dir(config.runs_dir, run_id)
+    rc = RunContext(config=config, run_dir=run_dir, drafter=drafter, services=dict(services or {}))
+    if progress is not None:
+        rc.progress = progress
+    seed = config.seed if config.seed is not None else secrets.randbelow(2**31 - 1)
+    state = {"run_id": run_id, "root": str(Path(path).resolve()), "config": config.model_dump(mode="json"),
+             "seed": seed, "created_at": _now(), "started": time.time(), "evidence": [], "findings": [],
+             "human_flags": []}
+    saver = checkpointer(run_dir)
+    try:
+        build_graph(saver).invoke(state, {"configurable": {"thread_id": run_id}}, context=rc)
+    finally:
+        rc.close()
+        saver.conn.close()
+    return read_review(run_dir)
+
+
+def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
+            edited_markdown: str | None = None, services: dict[str, Any] | None = None) -> Review:
+    """Resume a run waiting at sign-off (from any process) with a human decision."""
+    run_dir = find_run(run, runs_dir)
+    review = read_review(run_dir)
+    if review.status != "awaiting_signoff":
+        raise SignoffError(f"run {review.run_id} is {review.status}, not awaiting sign-off")
+    saver = checkpointer(run_dir)
+    try:
+        graph = build_graph(saver)
+        cfg = {"configurable": {"thread_id": review.run_id}}
+        snap = graph.get_state(cfg)
+        if "signoff" not in (snap.next or ()):
+            raise SignoffError(f"run {review.run_id} has no pending sign-off in its checkpoint")
+        config = ReviewConfig.model_validate(snap.values["config"])
+        rc = RunContext(config=config, run_dir=run_dir, services=dict(services or {}))
+        decision: dict[str, Any] = {"decision": "approved" if approve else "rejected", "by": by, "note": note,
+                                    "at": _now()}
+        if edited_markdown is not None:
+            decision["edited_markdown"] = edited_markdown
+        graph.invoke(Command(resume=decision), cfg, context=rc)
+    finally:
+        saver.conn.close()
+    return read_review(run_dir)
+
+
+def show(run: str, runs_dir: Path) -> Review:
+    return read_review(find_run(run, runs_dir))

@@ -1,0 +1,1 @@
+"""Writing the assessment: drafters, the grounding check, and rendering."""

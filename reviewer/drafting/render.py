@@ -1,0 +1,78 @@
+"""Markdown rendering of a review (terminal, PR comment, ``draft.md``)."""
+
+from __future__ import annotations
+
+from reviewer.models import Claim, Review
+
+_MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
+_STATUS = {
+    "awaiting_signoff": "draft, awaiting human sign-off",
+    "approved": "approved",
+    "rejected": "rejected at sign-off",
+    "completed": "completed without sign-off",
+    "failed": "review failed",
+}
+
+
+def _claim(c: Claim) -> str:
+    cites = [f"[{i}]" for i in c.evidence] + [f"`{s.file}:{s.start_line}`" for s in c.spans]
+    return f"- {c.text} {' '.join(cites)}".rstrip()
+
+
+def _cell(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
+    sub = review.submission
+    env = review.environment
+    lines = [
+        f"# Kernel review: {sub.name} — {review.overall.upper().replace('_', ' ')}",
+        "",
+        f"*{_STATUS[review.status]}* · run `{review.run_id}` · {sub.format} · {sub.framework} · "
+        f"{env.get('device', '?')} ({env.get('run_setup', 'native')}) · seed {review.seed}",
+        "",
+        f"**Overall: {review.overall}** — {review.overall_reason}",
+        "",
+    ]
+    draft = review.draft
+    if draft and draft.headline:
+        lines += [_claim(c) for c in draft.headline] + [""]
+    lines += ["| criterion | verdict | summary | evidence |", "|---|---|---|---|"]
+    for c in review.criteria:
+        ev = ", ".join(c.evidence[:6]) + (" …" if len(c.evidence) > 6 else "")
+        req = "" if c.required else " (optional)"
+        lines.append(f"| {c.title}{req} | {_MARK[c.verdict]} | {_cell(c.summary)} | {ev} |")
+    lines.append("")
+    if draft:
+        for s in draft.sections:
+            crit = next((c for c in review.criteria if c.id == s.criterion), None)
+            if crit is None or not s.claims:
+                continue
+            lines += [f"## {crit.title} — {_MARK[s.verdict]}", ""]
+            lines += [_claim(c) for c in s.claims] + [""]
+        if review.findings:
+            lines += ["## Findings", ""]
+            for f in review.findings:
+                where = ", ".join(f"`{s.file}:{s.start_line}`" for s in f.spans)
+                conf = f" (confirmed by {', '.join(f.confirmed_by)})" if f.confirmed_by else " (not confirmed by a tool)"
+                lines.append(f"- **{f.category}** ({f.severity}, {f.origin}){conf}: {f.message} {where}".rstrip())
+            lines.append("")
+        if draft.notes:
+            lines += ["## Notes", ""] + [f"- {n}" for n in draft.notes] + [""]
+        if draft.removed:
+            lines += [f"*The grounding check removed {len(draft.removed)} unsupported claim(s); see review.json.*", ""]
+    if evidence_table and review.evidence:
+        lines += ["## Evidence", "", "| id | outcome | summary |", "|---|---|---|"]
+        for e in review.evidence:
+            lines.append(f"| {e.id} | {e.outcome} | {_cell(e.summary, 200)} |")
+        lines += ["", "Rerun any item:", ""]
+        for e in review.evidence:
+            if e.rerun:
+                lines.append(f"- `{e.id}`: `{e.rerun}`")
+        lines.append("")
+    if review.signoff:
+        s = review.signoff
+        lines += [f"Signed off: **{s.decision}** by {s.by} at {s.at}" + (f" — {s.note}" if s.note else ""), ""]
+    return "\n".join(lines)

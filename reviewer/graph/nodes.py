@@ -1,0 +1,207 @@
+"""The graph's nodes. Each takes the state and the runtime context and returns a state update."""
+
+from __future__ import annotations
+
+import platform
+import time
+import traceback
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from langgraph.runtime import Runtime
+from langgraph.types import interrupt
+
+from reviewer import __version__
+from reviewer.drafting.grounding import ground
+from reviewer.drafting.offline import draft_offline
+from reviewer.drafting.render import render_markdown
+from reviewer.graph.context import RunContext
+from reviewer.ingest import load_submission
+from reviewer.ingest.submission import Submission
+from reviewer.models import (CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord)
+from reviewer.registry import ordered_tools
+from reviewer.rubric import judge, load_rubric, overall
+from reviewer.runs import write_review
+from tools.base import Tool
+
+State = dict[str, Any]
+
+
+def _versions() -> dict[str, str]:
+    out = {"kernel-reviewer": __version__, "python": platform.python_version()}
+    for pkg in ("torch", "triton", "jax", "langgraph"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "absent"
+    return out
+
+
+def ingest(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    rc.progress("reading the submission")
+    sub = load_submission(state["root"], rc.config.format_hint)
+    setup = rc.setup_for(sub)
+    device = rc.device()
+    env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
+           "platform": platform.platform(), "versions": _versions(),
+           "limits": rc.config.limits.describe()}
+    return {"submission": sub.model_dump(mode="json"), "environment": env}
+
+
+def plan(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    ctx = rc.tool_context(state)
+    chosen, skipped = [], {}
+    for cls in ordered_tools():
+        name = cls.name
+        if rc.config.only_tools is not None and name not in rc.config.only_tools:
+            skipped[name] = "not selected (--only)"
+            continue
+        if name in rc.config.disabled_tools:
+            skipped[name] = "disabled (--skip)"
+            continue
+        why = cls().applies(ctx)
+        if why:
+            skipped[name] = why
+        else:
+            chosen.append(name)
+    return {"plan": {"tools": chosen, "probes": []}, "not_applicable": skipped}
+
+
+def make_tool_node(cls: type[Tool]):
+    def node(state: State, runtime: Runtime[RunContext]) -> State:
+        if cls.name not in state.get("plan", {}).get("tools", []):
+            return {}
+        rc = runtime.context
+        rc.progress(f"{cls.name}: {cls.description}")
+        ctx = rc.tool_context(state)
+        before_e, before_f = len(ctx.evidence), len(ctx.findings)
+        t0 = time.monotonic()
+        tool = cls()
+        try:
+            tool.run(ctx)
+        except Exception as exc:  # noqa: BLE001 - a broken tool is recorded as unverified, never a pass
+            ctx.add_evidence(tool, outcome="unverified", defect="tool_error",
+                             summary=f"the {cls.name} tool itself failed: {type(exc).__name__}: {exc}"[:400],
+                             reason="reviewer tool error",
+                             result={"traceback": traceback.format_exc()[-4000:]},
+                             duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
+        return {"evidence": [e.model_dump(mode="json") for e in ctx.evidence[before_e:]],
+                "findings": [f.model_dump(mode="json") for f in ctx.findings[before_f:]]}
+
+    node.__name__ = f"tool_{cls.name}"
+    return node
+
+
+def _evidence(state: State) -> list[Evidence]:
+    return [Evidence.model_validate(e) for e in state.get("evidence", [])]
+
+
+def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    rc.close()
+    rc.progress("judging against the rubric")
+    from reviewer.registry import tools
+
+    rubric = load_rubric(rc.config.rubric, known_tools=set(tools()))
+    criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))
+    verdict, reason = overall(criteria, human_flags=state.get("human_flags", []))
+    return {"criteria": [c.model_dump(mode="json") for c in criteria], "overall": verdict,
+            "overall_reason": reason}
+
+
+def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    rc.progress("drafting the assessment")
+    criteria = [CriterionResult.model_validate(c) for c in state["criteria"]]
+    findings = [Finding.model_validate(f) for f in state.get("findings", [])]
+    evidence = _evidence(state)
+    update: State = {}
+    draft: Draft | None = None
+    notes: list[str] = []
+    if rc.drafter is not None:
+        outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
+        draft, notes = outcome.draft, list(outcome.notes)
+        update["llm"] = outcome.usage
+        if outcome.findings:
+            update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
+            findings = findings + outcome.findings
+        if outcome.human_flags:
+            update["human_flags"] = list(outcome.human_flags)
+            verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
+            update["overall"], update["overall_reason"] = verdict, reason
+    if draft is None:
+        draft = draft_offline(criteria, evidence, findings, update.get("overall", state["overall"]),
+                              update.get("overall_reason", state["overall_reason"]))
+    if notes:
+        draft = draft.model_copy(update={"notes": [*draft.notes, *notes]})
+    update["draft"] = draft.model_dump(mode="json")
+    return update
+
+
+def assemble(state: State, status: str) -> Review:
+    sub = Submission.model_validate(state["submission"])
+    return Review(
+        run_id=state["run_id"], status=status, overall=state["overall"], overall_reason=state["overall_reason"],
+        criteria=[CriterionResult.model_validate(c) for c in state["criteria"]], evidence=_evidence(state),
+        findings=[Finding.model_validate(f) for f in state.get("findings", [])],
+        draft=Draft.model_validate(state["draft"]) if state.get("draft") else None,
+        submission=sub.info(), seed=state["seed"], environment=state.get("environment", {}),
+        signoff=SignoffRecord.model_validate(state["signoff"]) if state.get("signoff") else None,
+        llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
+        duration_s=round(time.time() - state["started"], 2), run_dir=str(runtime_dir(state)),
+    )
+
+
+def runtime_dir(state: State) -> Path:
+    return Path(state["config"]["runs_dir"]) / state["run_id"]
+
+
+def ground_node(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    rc.progress("checking every claim against the evidence")
+    criteria = [CriterionResult.model_validate(c) for c in state["criteria"]]
+    draft = ground(Draft.model_validate(state["draft"]), criteria, {e["id"] for e in state.get("evidence", [])},
+                   Path(state["submission"]["root"]))
+    status = "awaiting_signoff" if rc.config.signoff else "completed"
+    review = assemble({**state, "draft": draft.model_dump(mode="json")}, status)
+    markdown = render_markdown(review)
+    draft = draft.model_copy(update={"markdown": markdown})
+    review = review.model_copy(update={"draft": draft})
+    write_review(rc.run_dir, review, markdown)
+    return {"draft": draft.model_dump(mode="json"), "status": status}
+
+
+def signoff_node(state: State, runtime: Runtime[RunContext]) -> State:
+    decision = interrupt({"run_id": state["run_id"], "overall": state["overall"],
+                          "question": "approve or reject this draft"})
+    return {"signoff": decision}
+
+
+def publish_node(state: State, runtime: Runtime[RunContext]) -> State:
+    rc = runtime.context
+    signoff = state.get("signoff")
+    draft = Draft.model_validate(state["draft"])
+    if signoff:
+        status = signoff["decision"]
+        edited = signoff.pop("edited_markdown", None)
+        if edited is not None:
+            draft = draft.model_copy(update={"markdown": edited})
+            signoff["edited"] = True
+        signoff = SignoffRecord.model_validate(signoff).model_dump(mode="json")
+    else:
+        status = "completed"
+    review = assemble({**state, "draft": draft.model_dump(mode="json"), "signoff": signoff}, status)
+    markdown = draft.markdown if signoff and signoff.get("edited") else render_markdown(review)
+    review = review.model_copy(update={"draft": draft.model_copy(update={"markdown": markdown})})
+    write_review(rc.run_dir, review, markdown)
+    for publisher in rc.services.get("publishers", []):
+        publisher(review)
+    return {"status": status, "signoff": signoff, "draft": review.draft.model_dump(mode="json") if review.draft else None}
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")

@@ -1,0 +1,216 @@
+"""Reading a submission directory: detect its format, find its files, parse what it claims.
+
+Nothing here executes submission code; files are only read and parsed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from reviewer.errors import IngestError, ManifestError
+from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
+from reviewer.ingest.submission import Manifest, NominalCase, Submission
+
+LOOKED_FOR = (
+    "KernelBench: a reference .py defining Model, get_inputs and get_init_inputs, and submission.py "
+    "defining ModelNew; GPU MODE: reference.py defining generate_input and ref_kernel, submission.py "
+    "defining custom_kernel, and task.yml with tests:; or a kreview.toml manifest with [submission] "
+    "and [reference] tables"
+)
+_SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".cpp", ".h", ".hpp"}
+_FORMATS = ("kernelbench", "gpumode", "manifest")
+
+
+def _read_manifest(root: Path) -> Manifest | None:
+    path = root / "kreview.toml"
+    if not path.exists():
+        return None
+    try:
+        data = tomllib.loads(path.read_text())
+        return Manifest.model_validate(data)
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ManifestError(f"{path} is not a valid kreview manifest:\n{exc}") from exc
+
+
+def _python_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.iterdir() if p.suffix == ".py" and p.is_file())
+
+
+def _facts(root: Path) -> dict[str, PyFacts]:
+    return {p.name: read_facts(p) for p in _python_files(root)}
+
+
+def _pick_reference(facts: dict[str, PyFacts], needs: tuple[str, ...], classes: tuple[str, ...] = ()) -> str | None:
+    def ok(f: PyFacts) -> bool:
+        return f.tree is not None and all(n in f.functions for n in needs) and all(c in f.classes for c in classes)
+
+    if "reference.py" in facts and ok(facts["reference.py"]):
+        return "reference.py"
+    hits = [name for name, f in facts.items() if ok(f) and name != "submission.py"]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _pick_submission(root: Path, reference: str, marker: str) -> str | None:
+    if (root / "submission.py").exists():
+        return "submission.py"
+    hits = [p.name for p in _python_files(root)
+            if p.name != reference and re.search(marker, p.read_text(errors="replace"))]
+    return hits[0] if len(hits) == 1 else None
+
+
+def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]:
+    from reviewer.registry import backends
+
+    text = (root / submission_file).read_text(errors="replace")
+    for p in root.iterdir():
+        if p.suffix in {".cu", ".cuh"}:
+            text += "\n__global__\n"
+    scores = []
+    for name, backend in backends().items():
+        hits = backend.detect(text)
+        if hits:
+            scores.append((backend.priority, hits, name))
+    if not scores:
+        return "unknown", []
+    scores.sort(reverse=True)
+    return scores[0][2], sorted(s[2] for s in scores)
+
+
+def _kernelbench(root: Path, facts: dict[str, PyFacts]) -> Submission | None:
+    ref = _pick_reference(facts, ("get_inputs", "get_init_inputs"), ("Model",))
+    if ref is None:
+        return None
+    sub = _pick_submission(root, ref, r"class\s+ModelNew\b")
+    if sub is None:
+        raise IngestError(f"{root}: found the KernelBench reference {ref} but no submission.py "
+                          "(or a single other .py defining class ModelNew)")
+    return Submission(root=str(root), name=root.name, format="kernelbench", framework="unknown",
+                      reference_file=ref, submission_file=sub, entries={"submission": "ModelNew"},
+                      nominal_cases=[NominalCase(label="nominal")],
+                      size_constants=facts[ref].constants)
+
+
+def _gpumode(root: Path, facts: dict[str, PyFacts], manifest: Manifest | None) -> Submission | None:
+    ref = _pick_reference(facts, ("generate_input", "ref_kernel"))
+    if ref is None:
+        return None
+    sub = _pick_submission(root, ref, r"def\s+custom_kernel\b")
+    if sub is None:
+        raise IngestError(f"{root}: found the GPU MODE reference {ref} but no submission.py defining custom_kernel")
+    tests: list[NominalCase] = []
+    benchmarks: list[NominalCase] = []
+    task = root / "task.yml"
+    if task.exists():
+        try:
+            data = yaml.safe_load(task.read_text()) or {}
+        except yaml.YAMLError as exc:
+            raise IngestError(f"{task} is not valid YAML: {exc}") from exc
+        for key, dest in (("tests", tests), ("benchmarks", benchmarks)):
+            for i, entry in enumerate(data.get(key) or []):
+                if not isinstance(entry, dict):
+                    raise IngestError(f"{task}: {key}[{i}] is not a mapping of generate_input kwargs")
+                dest.append(NominalCase(params=dict(entry), seed=entry.get("seed"), label=f"{key}[{i}]"))
+    if not tests and manifest is not None and manifest.cases:
+        tests = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
+                 for i, c in enumerate(manifest.cases)]
+    if not tests:
+        raise IngestError(f"{root}: GPU MODE task without test cases: task.yml with a 'tests:' list "
+                          "(or [[cases]] in kreview.toml) is needed to call generate_input")
+    s = Submission(root=str(root), name=root.name, format="gpumode", framework="unknown",
+                   reference_file=ref, submission_file=sub, entries={"submission": "custom_kernel"},
+                   nominal_cases=tests, benchmarks=benchmarks)
+    tol = call_keywords(facts[ref].tree, "make_match_reference") if facts[ref].tree else {}
+    if tol:
+        s.tolerance = s.tolerance.model_copy(update={k: float(v) for k, v in tol.items() if k in ("atol", "rtol")})
+        s.tolerance_source = f"{ref}: make_match_reference({', '.join(f'{k}={v}' for k, v in tol.items())})"
+    return s
+
+
+def _split_entry(spec: str, default_file: str) -> tuple[str, str]:
+    if ":" in spec:
+        f, name = spec.split(":", 1)
+        return f, name
+    return default_file, spec
+
+
+def _from_manifest(root: Path, m: Manifest) -> Submission:
+    if m.submission is None or m.reference is None:
+        raise ManifestError(f"{root}/kreview.toml: a manifest-format submission needs [submission] and [reference]")
+    for label, entry in (("submission", m.submission), ("reference", m.reference)):
+        if not (root / entry.file).is_file():
+            raise ManifestError(f"{root}/kreview.toml: [{label}] file {entry.file!r} does not exist")
+        if not entry.entry:
+            raise ManifestError(f"{root}/kreview.toml: [{label}] needs entry = \"function name\"")
+    if not m.reference.inputs:
+        raise ManifestError(f"{root}/kreview.toml: [reference] needs inputs = \"function making the inputs\"")
+    inputs_file, inputs_entry = _split_entry(m.reference.inputs, m.reference.file)
+    if not (root / inputs_file).is_file():
+        raise ManifestError(f"{root}/kreview.toml: inputs file {inputs_file!r} does not exist")
+    cases = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
+             for i, c in enumerate(m.cases)] or [NominalCase(label="nominal")]
+    return Submission(root=str(root), name=m.name or root.name, format="manifest", framework="unknown",
+                      reference_file=m.reference.file, submission_file=m.submission.file,
+                      inputs_file=inputs_file,
+                      entries={"submission": m.submission.entry or "", "reference": m.reference.entry or "",
+                               "inputs": inputs_entry},
+                      nominal_cases=cases)
+
+
+def load_submission(path: str | Path, hint: str | None = None) -> Submission:
+    """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for."""
+    root = Path(path).expanduser().resolve()
+    if not root.exists():
+        raise IngestError(f"{path}: no such directory")
+    if not root.is_dir():
+        raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {LOOKED_FOR}")
+    if hint is not None and hint not in _FORMATS:
+        raise IngestError(f"unknown format {hint!r}; known: {', '.join(_FORMATS)}")
+    manifest = _read_manifest(root)
+    wanted = hint or (manifest.format if manifest else None)
+    if wanted is None and manifest is not None and manifest.submission is not None and manifest.reference is not None:
+        wanted = "manifest"
+    facts = _facts(root)
+    sub: Submission | None = None
+    if wanted == "manifest":
+        if manifest is None:
+            raise IngestError(f"{root}: --format-hint manifest but no kreview.toml")
+        sub = _from_manifest(root, manifest)
+    elif wanted == "kernelbench":
+        sub = _kernelbench(root, facts)
+    elif wanted == "gpumode":
+        sub = _gpumode(root, facts, manifest)
+    else:
+        sub = _kernelbench(root, facts) or _gpumode(root, facts, manifest)
+    if sub is None:
+        what = f" as {wanted}" if wanted else ""
+        raise IngestError(f"{root} cannot be read{what}. Looked for: {LOOKED_FOR}")
+    return _finish(root, sub, manifest, facts)
+
+
+def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[str, PyFacts]) -> Submission:
+    sub.framework, sub.frameworks_seen = _detect_framework(root, sub.submission_file)  # type: ignore[assignment]
+    sub.source_files = sorted(p.name for p in root.iterdir() if p.is_file() and p.suffix in _SOURCE_SUFFIXES)
+    sf = facts.get(sub.submission_file) or read_facts(root / sub.submission_file)
+    sub.syntax_error = sf.syntax_error
+    if manifest is not None:
+        sub.manifest_file = "kreview.toml"
+        if manifest.name:
+            sub.name = manifest.name
+        if manifest.framework:
+            sub.framework = manifest.framework
+        if manifest.tolerance.atol is not None or manifest.tolerance.rtol is not None:
+            sub.tolerance = manifest.tolerance
+            sub.tolerance_source = "kreview.toml [tolerance]"
+        sub.dtype = manifest.dtype
+        sub.target = manifest.target
+        sub.claims = manifest.claims
+        sub.determinism_required = manifest.determinism_required
+        if manifest.cases and sub.format == "kernelbench":
+            sub.nominal_cases = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
+                                 for i, c in enumerate(manifest.cases)]
+    return sub

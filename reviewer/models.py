@@ -1,0 +1,168 @@
+"""Typed results shared by every part of the reviewer.
+
+These are the nouns of the JSON contract (``kreview review --format json``): change them only by
+adding optional fields. Evidence is what a tool measured; a criterion verdict is what the rubric
+concluded from evidence; a claim is a sentence of the draft, which must cite one or the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Outcome = Literal["pass", "fail", "unverified", "info"]
+"""What one evidence item says about the check it ran.
+
+pass/fail: the check ran and the submission passed or failed it. unverified: the check could not be
+run or could not conclude (no GPU, tool missing, harness timeout): never read as pass. info: a
+measurement without a judgement (register count, duration)."""
+
+Verdict = Literal["pass", "fail", "unverified", "not_applicable"]
+Overall = Literal["accept", "reject", "needs_human"]
+RunStatus = Literal["awaiting_signoff", "approved", "rejected", "completed", "failed"]
+Format = Literal["kernelbench", "gpumode", "manifest"]
+Framework = Literal["triton", "pallas", "cuda", "nki", "torch", "unknown"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SourceSpan(_Model):
+    """A place in the submission, with the text quoted so a reader (and the grounding check) can
+    confirm it is really there."""
+
+    file: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    quote: str = ""
+
+
+class Evidence(_Model):
+    """One concrete, rerunnable observation made by a tool."""
+
+    id: str
+    tool: str
+    criteria: list[str]
+    outcome: Outcome
+    summary: str
+    check: str = ""
+    defect: str | None = None
+    reason: str | None = None
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, Any] = Field(default_factory=dict)
+    result: dict[str, Any] = Field(default_factory=dict)
+    spans: list[SourceSpan] = Field(default_factory=list)
+    rerun: str = ""
+    duration_s: float = 0.0
+    artifacts: list[str] = Field(default_factory=list)
+
+
+class Finding(_Model):
+    """A statement about the code that is not itself a verdict (static checks, the model's reading).
+
+    ``confirmed_by`` lists evidence that backs it; a finding with none is reported as a finding only."""
+
+    id: str
+    origin: Literal["tool", "llm"] = "tool"
+    category: str
+    severity: Literal["info", "warning", "error"] = "warning"
+    message: str
+    spans: list[SourceSpan] = Field(default_factory=list)
+    confirmed_by: list[str] = Field(default_factory=list)
+
+
+class CriterionResult(_Model):
+    id: str
+    title: str
+    verdict: Verdict
+    summary: str
+    evidence: list[str] = Field(default_factory=list)
+    required: bool = True
+
+
+class Claim(_Model):
+    text: str
+    evidence: list[str] = Field(default_factory=list)
+    spans: list[SourceSpan] = Field(default_factory=list)
+
+
+class DraftSection(_Model):
+    criterion: str
+    verdict: Verdict
+    claims: list[Claim] = Field(default_factory=list)
+
+
+class RemovedClaim(_Model):
+    claim: Claim
+    section: str
+    why: str
+
+
+class Draft(_Model):
+    drafter: str
+    headline: list[Claim] = Field(default_factory=list)
+    sections: list[DraftSection] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+    removed: list[RemovedClaim] = Field(default_factory=list)
+    markdown: str = ""
+
+
+class SignoffRecord(_Model):
+    decision: Literal["approved", "rejected"]
+    by: str
+    note: str = ""
+    at: str
+    edited: bool = False
+
+
+class SubmissionInfo(_Model):
+    root: str
+    format: Format
+    framework: Framework
+    reference_file: str
+    submission_file: str
+    name: str
+
+
+class LLMUsage(_Model):
+    model: str | None = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_calls: int = 0
+    cost_usd: float | None = None
+
+
+class Review(_Model):
+    """The whole result of one review run; ``review.json`` in the run directory."""
+
+    schema_version: int = SCHEMA_VERSION
+    run_id: str
+    status: RunStatus
+    overall: Overall
+    overall_reason: str = ""
+    criteria: list[CriterionResult]
+    evidence: list[Evidence]
+    findings: list[Finding] = Field(default_factory=list)
+    draft: Draft | None = None
+    submission: SubmissionInfo
+    seed: int
+    environment: dict[str, Any] = Field(default_factory=dict)
+    signoff: SignoffRecord | None = None
+    llm: LLMUsage = Field(default_factory=LLMUsage)
+    created_at: str
+    duration_s: float = 0.0
+    run_dir: str = ""
+
+    def criterion(self, cid: str) -> CriterionResult:
+        for c in self.criteria:
+            if c.id == cid:
+                return c
+        raise KeyError(cid)
+
+    def evidence_by_id(self) -> dict[str, Evidence]:
+        return {e.id: e for e in self.evidence}

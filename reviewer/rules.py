@@ -1,0 +1,45 @@
+"""Rules that turn a criterion's evidence into a verdict. Rubrics refer to them by name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from reviewer.models import Evidence, Verdict
+
+if TYPE_CHECKING:
+    from reviewer.rubric import CriterionSpec
+
+Rule = Callable[["CriterionSpec", list[Evidence]], tuple[Verdict, str]]
+RULES: dict[str, Rule] = {}
+
+
+def rule(name: str) -> Callable[[Rule], Rule]:
+    def deco(fn: Rule) -> Rule:
+        RULES[name] = fn
+        return fn
+
+    return deco
+
+
+def _cite(items: list[Evidence], limit: int = 3) -> str:
+    shown = "; ".join(f"{e.summary} [{e.id}]" for e in items[:limit])
+    more = f" (+{len(items) - limit} more)" if len(items) > limit else ""
+    return shown + more
+
+
+@rule("all_pass")
+def all_pass(spec: CriterionSpec, evidence: list[Evidence]) -> tuple[Verdict, str]:
+    """Rationale: one failing check is a defect however many others pass; a pass needs evidence."""
+    failed = [e for e in evidence if e.outcome == "fail"]
+    passed = [e for e in evidence if e.outcome == "pass"]
+    unverified = [e for e in evidence if e.outcome == "unverified"]
+    if failed:
+        return "fail", f"{len(failed)} of {len(evidence)} checks failed: {_cite(failed)}"
+    if unverified and not spec.allow_unverified:
+        return "unverified", f"{len(unverified)} check(s) could not be completed: {_cite(unverified)}"
+    if len(passed) < spec.min_pass:
+        return "unverified", (f"only {len(passed)} passing check(s), {spec.min_pass} needed"
+                              + (f": {_cite(unverified)}" if unverified else ""))
+    note = f"; {len(unverified)} unverified" if unverified else ""
+    return "pass", f"all {len(passed)} checks passed{note}"

@@ -1,0 +1,55 @@
+"""Run directories: ids, ``review.json``, the checkpoint database."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+import time
+from pathlib import Path
+
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from reviewer.errors import RunNotFound
+from reviewer.models import Review
+
+REVIEW_FILE = "review.json"
+DRAFT_FILE = "draft.md"
+CHECKPOINT_FILE = "checkpoint.sqlite"
+
+
+def new_run_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def create_run_dir(runs_dir: Path, run_id: str) -> Path:
+    path = Path(runs_dir) / run_id
+    path.mkdir(parents=True, exist_ok=False)
+    return path
+
+
+def find_run(ref: str, runs_dir: Path) -> Path:
+    """A run by id (in ``runs_dir``) or by path to its directory."""
+    for candidate in (Path(ref), Path(runs_dir) / ref):
+        if (candidate / CHECKPOINT_FILE).exists() or (candidate / REVIEW_FILE).exists():
+            return candidate.resolve()
+    raise RunNotFound(f"no review run {ref!r} (looked in {runs_dir} and at the path itself)")
+
+
+def write_review(run_dir: Path, review: Review, markdown: str) -> None:
+    tmp = run_dir / (REVIEW_FILE + ".tmp")
+    tmp.write_text(review.model_dump_json(indent=2))
+    tmp.replace(run_dir / REVIEW_FILE)
+    (run_dir / DRAFT_FILE).write_text(markdown)
+
+
+def read_review(run_dir: Path) -> Review:
+    path = run_dir / REVIEW_FILE
+    if not path.exists():
+        raise RunNotFound(f"{run_dir} has no {REVIEW_FILE} (the review did not reach its draft)")
+    return Review.model_validate(json.loads(path.read_text()))
+
+
+def checkpointer(run_dir: Path) -> SqliteSaver:
+    conn = sqlite3.connect(str(run_dir / CHECKPOINT_FILE), check_same_thread=False)
+    return SqliteSaver(conn)

@@ -1,0 +1,1 @@
+"""Framework backends: one small interface per kernel framework (see ``base.Backend``)."""

@@ -1,0 +1,35 @@
+"""One concrete input configuration, shared by the parent (which plans it) and the children."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Transform(BaseModel):
+    """A deterministic change applied to generated inputs in *both* children (see transforms.py)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Case(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    seed: int
+    params: dict[str, Any] = Field(default_factory=dict)
+    """KernelBench: module-level size constants to rebind. GPU MODE / manifest: generator kwargs."""
+    dtype: str | None = None
+    """Cast floating-point inputs (and a KernelBench model) to this dtype."""
+    transforms: list[Transform] = Field(default_factory=list)
+    label: str = ""
+
+    def spec(self) -> str:
+        """The compact JSON a user pastes into ``kreview probe --case``."""
+        return json.dumps(self.model_dump(exclude_defaults=True, exclude={"label"}), sort_keys=True,
+                          separators=(",", ":"))

@@ -1,0 +1,95 @@
+"""KernelBench: ``Model``/``get_inputs``/``get_init_inputs`` in the reference, ``ModelNew`` in the
+submission.
+
+Seeding follows KernelBench's eval: the same seed before constructing ``Model`` and ``ModelNew`` so
+their parameters agree, and a seed before ``get_inputs``. Size constants are rebound by rewriting
+the reference module before it runs (``loader.import_file``), so derived constants follow.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tools.harness import tensors
+from tools.harness.case import Case
+from tools.harness.loader import import_file
+from tools.harness.programs import CaseData, ReferenceProgram, SubmissionProgram, register
+
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
+           "float64": torch.float64}
+
+
+def dtype_of(name: str | None) -> torch.dtype | None:
+    if name is None:
+        return None
+    if name not in _DTYPES:
+        raise ValueError(f"unsupported dtype {name!r}")
+    return _DTYPES[name]
+
+
+def _call_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
+    torch.manual_seed(case.seed)
+    model = cls(*data.init)
+    dt = dtype_of(case.dtype)
+    if isinstance(model, torch.nn.Module):
+        if dt is not None:
+            model = model.to(dt)
+        model = model.to(device)
+        model.eval()
+    with torch.no_grad():
+        return model(*data.inputs)
+
+
+class KernelBenchReference(ReferenceProgram):
+    format = "kernelbench"
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        super().__init__(spec, device)
+        self.path = Path(spec["reference_path"])
+        self._modules: dict[str, Any] = {}
+        self.module_for({})
+
+    def module_for(self, params: dict[str, Any]) -> Any:
+        key = repr(sorted(params.items()))
+        if key not in self._modules:
+            self._modules[key] = import_file(self.path, "reference", params or None)
+        mod = self._modules[key]
+        for name in ("Model", "get_inputs", "get_init_inputs"):
+            if not hasattr(mod, name):
+                raise AttributeError(f"reference {self.path.name} defines no {name}")
+        return mod
+
+    def make_case(self, case: Case) -> CaseData:
+        mod = self.module_for(case.params)
+        torch.manual_seed(case.seed)
+        init = list(mod.get_init_inputs())
+        torch.manual_seed(case.seed + 1)
+        inputs = list(mod.get_inputs())
+        dt = dtype_of(case.dtype)
+        if dt is not None:
+            inputs = tensors.cast_floating(inputs, dt)
+        return CaseData(init=init, inputs=inputs)
+
+    def run(self, case: Case, data: CaseData) -> Any:
+        return _call_model(self.module_for(case.params).Model, case, data, self.device)
+
+
+class KernelBenchSubmission(SubmissionProgram):
+    format = "kernelbench"
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        super().__init__(spec, device)
+        self.module = import_file(Path(spec["submission_path"]), "submission")
+        name = spec.get("entry") or "ModelNew"
+        if not hasattr(self.module, name):
+            raise AttributeError(f"submission {Path(spec['submission_path']).name} defines no {name}")
+        self.cls = getattr(self.module, name)
+
+    def run(self, case: Case, data: CaseData) -> Any:
+        return _call_model(self.cls, case, data, self.device)
+
+
+register(KernelBenchReference, KernelBenchSubmission)

@@ -1,0 +1,63 @@
+"""Own manifest (``kreview.toml``), function style: ``inputs(seed=..., **params)`` returns the
+argument list, ``reference(*args)`` and ``submission(*args)`` return the outputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from tools.harness import tensors
+from tools.harness.case import Case
+from tools.harness.kernelbench import dtype_of
+from tools.harness.loader import import_file
+from tools.harness.programs import CaseData, ReferenceProgram, SubmissionProgram, register
+
+
+def _entry(path: Path, module_name: str, name: str, module: Any = None) -> Any:
+    module = module or import_file(path, module_name)
+    if not hasattr(module, name):
+        raise AttributeError(f"{path.name} defines no {name}")
+    return getattr(module, name)
+
+
+class ManifestReference(ReferenceProgram):
+    format = "manifest"
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        super().__init__(spec, device)
+        ref_path = Path(spec["reference_path"])
+        ref_module = import_file(ref_path, "reference")
+        self.fn = _entry(ref_path, "reference", spec["reference_entry"], ref_module)
+        inputs_path = Path(spec.get("inputs_path") or ref_path)
+        same = inputs_path == ref_path
+        self.make = _entry(inputs_path, "reference_inputs", spec["inputs_entry"], ref_module if same else None)
+
+    def make_case(self, case: Case) -> CaseData:
+        torch.manual_seed(case.seed)
+        args = self.make(seed=case.seed, **case.params)
+        args = list(args) if isinstance(args, (list, tuple)) else [args]
+        dt = dtype_of(case.dtype)
+        if dt is not None:
+            args = tensors.cast_floating(args, dt)
+        return CaseData(inputs=args)
+
+    def run(self, case: Case, data: CaseData) -> Any:
+        torch.manual_seed(case.seed)
+        return self.fn(*tensors.clone(data.inputs))
+
+
+class ManifestSubmission(SubmissionProgram):
+    format = "manifest"
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        super().__init__(spec, device)
+        self.fn = _entry(Path(spec["submission_path"]), "submission", spec["entry"])
+
+    def run(self, case: Case, data: CaseData) -> Any:
+        torch.manual_seed(case.seed)
+        return self.fn(*data.inputs)
+
+
+register(ManifestReference, ManifestSubmission)

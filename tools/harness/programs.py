@@ -1,0 +1,59 @@
+"""What a reference and a submission are, inside a child, whatever the submission format.
+
+A *reference program* makes the inputs of a case and computes the expected outputs; a *submission
+program* computes outputs from the same inputs. Formats register their pair under their name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from tools.harness.case import Case
+
+
+@dataclass
+class CaseData:
+    """Inputs of one case: constructor arguments (KernelBench) and call inputs."""
+
+    init: list[Any] = field(default_factory=list)
+    inputs: list[Any] = field(default_factory=list)
+
+
+class ReferenceProgram(ABC):
+    format: ClassVar[str]
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        self.spec = spec
+        self.device = device
+
+    @abstractmethod
+    def make_case(self, case: Case) -> CaseData: ...
+
+    @abstractmethod
+    def run(self, case: Case, data: CaseData) -> Any: ...
+
+    def check(self, data: CaseData, candidate: Any) -> dict[str, Any] | None:
+        """The task's own checker, if the format has one. None when it has none."""
+        return None
+
+
+class SubmissionProgram(ABC):
+    format: ClassVar[str]
+
+    def __init__(self, spec: dict[str, Any], device: str) -> None:
+        self.spec = spec
+        self.device = device
+
+    @abstractmethod
+    def run(self, case: Case, data: CaseData) -> Any: ...
+
+
+REFERENCES: dict[str, type[ReferenceProgram]] = {}
+SUBMISSIONS: dict[str, type[SubmissionProgram]] = {}
+
+
+def register(ref: type[ReferenceProgram], sub: type[SubmissionProgram]) -> None:
+    REFERENCES[ref.format] = ref
+    SUBMISSIONS[sub.format] = sub

@@ -1,0 +1,110 @@
+"""Deterministic input transforms, applied identically in the reference and submission children.
+
+Layout transforms keep every value and the logical shape and change only strides or storage
+offset, so the reference's answer is unchanged and any difference is the submission's. Value
+transforms change the data before either side sees it. Each transform names the input leaves it
+touches by index (``inputs: [0, 2]``); without ``inputs`` it touches every floating-point tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tools.harness.case import Transform
+
+TransformFn = Callable[[torch.Tensor, dict[str, Any]], torch.Tensor]
+TRANSFORMS: dict[str, TransformFn] = {}
+
+
+def transform(name: str) -> Callable[[TransformFn], TransformFn]:
+    def deco(fn: TransformFn) -> TransformFn:
+        TRANSFORMS[name] = fn
+        return fn
+
+    return deco
+
+
+@transform("transpose_layout")
+def _transpose_layout(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values, column-major strides in the last two dims (a transposed, re-transposed view)."""
+    if t.dim() < 2:
+        return t
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+@transform("strided_slice")
+def _strided_slice(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values as a view taking every ``step``-th element of a larger buffer along ``dim``."""
+    if t.dim() == 0:
+        return t
+    step = int(args.get("step", 2))
+    dim = int(args.get("dim", -1)) % t.dim()
+    shape = list(t.shape)
+    shape[dim] *= step
+    big = torch.zeros(shape, dtype=t.dtype, device=t.device)
+    index = [slice(None)] * t.dim()
+    index[dim] = slice(None, None, step)
+    view = big[tuple(index)]
+    view.copy_(t)
+    return view
+
+
+@transform("storage_offset")
+def _storage_offset(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values, contiguous, but starting ``offset`` elements into its storage."""
+    offset = int(args.get("offset", 1))
+    flat = torch.zeros(t.numel() + offset, dtype=t.dtype, device=t.device)
+    view = flat[offset:].view(t.shape)
+    view.copy_(t)
+    return view
+
+
+@transform("scale")
+def _scale(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    return t * float(args.get("factor", 1000.0))
+
+
+@transform("shift")
+def _shift(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    return t + float(args.get("offset", 1000.0))
+
+
+def _selected(i: int, t: torch.Tensor, args: dict[str, Any]) -> bool:
+    wanted = args.get("inputs")
+    if wanted is None:
+        return t.is_floating_point()
+    return i in wanted
+
+
+def _map_tensors(value: Any, fn: Callable[[int, torch.Tensor], torch.Tensor], counter: list[int]) -> Any:
+    if isinstance(value, torch.Tensor):
+        i = counter[0]
+        counter[0] += 1
+        return fn(i, value)
+    if isinstance(value, list):
+        return [_map_tensors(v, fn, counter) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_map_tensors(v, fn, counter) for v in value)
+    if isinstance(value, dict):
+        return {k: _map_tensors(v, fn, counter) for k, v in value.items()}
+    return value
+
+
+def apply(inputs: list[Any], transforms: list[Transform]) -> list[Any]:
+    """Apply ``transforms`` in order to the tensors of ``inputs`` (nested structures included).
+
+    Tensor leaves are numbered in depth-first order; ``args.inputs`` selects by that number."""
+    out = list(inputs)
+    for tr in transforms:
+        fn = TRANSFORMS.get(tr.kind)
+        if fn is None:
+            raise ValueError(f"unknown input transform {tr.kind!r}; known: {sorted(TRANSFORMS)}")
+
+        def one(i: int, t: torch.Tensor, fn: TransformFn = fn, tr: Transform = tr) -> torch.Tensor:
+            return fn(t, tr.args) if _selected(i, t, tr.args) else t
+
+        out = _map_tensors(out, one, [0])
+    return out

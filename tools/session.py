@@ -1,0 +1,221 @@
+"""A review's sandbox session: one reference child and one submission child, started lazily.
+
+Order of trust: the reference child writes a case's inputs and outputs; the parent loads the
+outputs into memory and deletes the file *before* the submission child runs on those inputs, so no
+reference answer is on disk while untrusted code runs. The parent compares.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviewer.ingest.submission import Submission
+from tools.backends.base import DeviceInfo, RunSetup
+from tools.harness import tensors
+from tools.harness.case import Case
+from tools.sandbox import CallResult, SandboxLimits, SandboxWorker
+
+_COPY_LIMIT = 64 * 2**20
+
+
+@dataclass
+class ReferenceRun:
+    case: Case
+    call: CallResult
+    inputs_path: Path | None = None
+    outputs: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.call.answered and self.call.ok
+
+
+@dataclass
+class SubmissionRun:
+    case: Case
+    call: CallResult
+    load: CallResult | None = None
+    outputs: Any = None
+    outputs_path: Path | None = None
+    inputs_after: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def loaded(self) -> bool:
+        return self.load is None or (self.load.answered and self.load.ok)
+
+    @property
+    def ok(self) -> bool:
+        return self.loaded and self.call.answered and self.call.ok
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    total = 0
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        nonlocal total
+        skipped = {n for n in names if n in {".git", ".kreview", "__pycache__", ".venv", "node_modules"}}
+        for n in names:
+            p = Path(folder) / n
+            if p.is_file():
+                total += p.stat().st_size
+                if total > _COPY_LIMIT:
+                    skipped.add(n)
+        return skipped
+
+    shutil.copytree(src, dst, ignore=ignore, symlinks=False, dirs_exist_ok=True)
+
+
+class SandboxSession:
+    def __init__(self, submission: Submission, *, limits: SandboxLimits, device: DeviceInfo,
+                 setup: RunSetup, workroot: Path | None = None, keep_logs_in: Path | None = None) -> None:
+        self.submission = submission
+        self.limits = limits
+        self.device = device
+        self.setup = setup
+        self.root = Path(workroot or tempfile.mkdtemp(prefix="kreview-sandbox-"))
+        self.keep_logs_in = keep_logs_in
+        self.xfer = self.root / "xfer"
+        self.xfer.mkdir(parents=True, exist_ok=True)
+        self._workers: dict[str, SandboxWorker] = {}
+        self._load_results: dict[str, CallResult] = {}
+        self._ref_cache: dict[str, ReferenceRun] = {}
+        self._counter = 0
+
+    # -- workers -----------------------------------------------------------------------------
+    def child_config(self) -> dict[str, Any]:
+        return {"device": "cuda" if self.device.has_gpu else "cpu",
+                "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes}
+
+    def _worker(self, role: str) -> SandboxWorker:
+        w = self._workers.get(role)
+        if w is None:
+            workdir = self.root / role
+            _copy_tree(self.submission.root_path, workdir / "src")
+            w = SandboxWorker(role, workdir, self.limits, env_extra=dict(self.setup.env),
+                              preludes=list(self.setup.preludes), child_config=self.child_config())
+            self._workers[role] = w
+        return w
+
+    def _ensure_loaded(self, role: str) -> CallResult:
+        """Start the role's child if needed and load its program; cached until the child dies."""
+        w = self._worker(role)
+        cached = self._load_results.get(role)
+        if cached is not None and (w.alive or not (cached.answered and cached.ok)):
+            return cached
+        spec = self.submission.child_spec(w.workdir / "src")
+        res = w.call("load", {"format": self.submission.format, "role": role, "spec": spec},
+                     timeout=self.limits.startup_timeout_s)
+        self._load_results[role] = res
+        return res
+
+    def restart(self, role: str) -> None:
+        w = self._workers.get(role)
+        if w is not None:
+            w.close()
+        self._load_results.pop(role, None)
+
+    def load_submission(self) -> CallResult:
+        return self._ensure_loaded("submission")
+
+    # -- cases -------------------------------------------------------------------------------
+    @staticmethod
+    def case_key(case: Case) -> str:
+        body = case.model_dump(exclude={"id", "label"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def reference(self, case: Case) -> ReferenceRun:
+        """Inputs and expected outputs of ``case`` (memoised: the reference is deterministic)."""
+        key = self.case_key(case)
+        if key in self._ref_cache:
+            return self._ref_cache[key]
+        load = self._ensure_loaded("reference")
+        if not (load.answered and load.ok):
+            run = ReferenceRun(case=case, call=load)
+            self._ref_cache[key] = run
+            return run
+        folder = self.xfer / key
+        folder.mkdir(parents=True, exist_ok=True)
+        inputs_path = folder / "inputs.pt"
+        out_path = folder / "reference-out.pt"
+        call = self._workers["reference"].call("reference_case", {
+            "case": case.model_dump(), "inputs_path": str(inputs_path), "outputs_path": str(out_path)})
+        run = ReferenceRun(case=case, call=call)
+        if call.answered and call.ok:
+            run.inputs_path = inputs_path
+            run.outputs = tensors.load(str(out_path))
+            run.meta = call.result
+        out_path.unlink(missing_ok=True)
+        if not call.answered:
+            self.restart("reference")
+        self._ref_cache[key] = run
+        return run
+
+    def run_submission(self, case: Case, ref: ReferenceRun, *, instruments: list[str] | None = None,
+                       calls: int = 1, keep_inputs_after: bool = True, timeout: float | None = None) -> SubmissionRun:
+        """Run the submission on ``ref``'s inputs; restarts its child after a crash."""
+        load = self._ensure_loaded("submission")
+        if not (load.answered and load.ok):
+            return SubmissionRun(case=case, call=load, load=load)
+        assert ref.inputs_path is not None
+        self._counter += 1
+        folder = ref.inputs_path.parent
+        out_path = folder / f"submission-out-{self._counter}.pt"
+        after_path = folder / f"inputs-after-{self._counter}.pt"
+        payload = {"case": case.model_dump(), "inputs_path": str(ref.inputs_path),
+                   "outputs_path": str(out_path), "instruments": instruments or [], "calls": calls,
+                   "inputs_after_path": str(after_path) if keep_inputs_after else None}
+        call = self._workers["submission"].call("run_submission", payload, timeout=timeout)
+        run = SubmissionRun(case=case, call=call)
+        if call.answered and call.ok:
+            try:
+                run.outputs = tensors.load(str(out_path))
+                run.outputs_path = out_path
+                if keep_inputs_after:
+                    run.inputs_after = tensors.load(str(after_path))
+            except Exception as exc:  # noqa: BLE001 - a forged/corrupt file is the submission's failure
+                run.call = call.model_copy(update={"ok": False, "error": {
+                    "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""}})
+            run.meta = call.result
+        else:
+            if not call.answered:
+                self.restart("submission")
+        after_path.unlink(missing_ok=True)
+        return run
+
+    def task_check(self, case: Case, ref: ReferenceRun, sub: SubmissionRun) -> CallResult | None:
+        """The task's own checker (GPU MODE ``check_implementation``) on the submission's output."""
+        if sub.outputs_path is None or ref.inputs_path is None:
+            return None
+        return self._workers["reference"].call("check", {
+            "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
+            "candidate_path": str(sub.outputs_path)})
+
+    def pristine_inputs(self, ref: ReferenceRun) -> list[Any]:
+        """The case's inputs as the submission received them (transforms applied), from the file."""
+        from tools.harness import transforms
+
+        assert ref.inputs_path is not None
+        saved = tensors.load(str(ref.inputs_path))
+        return transforms.apply(saved["inputs"], ref.case.transforms)
+
+    def close(self) -> None:
+        for role, w in self._workers.items():
+            w.close()
+            if self.keep_logs_in is not None:
+                self.keep_logs_in.mkdir(parents=True, exist_ok=True)
+                for name in ("stdout.log", "stderr.log"):
+                    src = w.workdir / name
+                    if src.exists() and src.stat().st_size:
+                        shutil.copy(src, self.keep_logs_in / f"{role}-{name}")
+        shutil.rmtree(self.root, ignore_errors=True)
+        self._workers.clear()
+        self._load_results.clear()
+        self._ref_cache.clear()
