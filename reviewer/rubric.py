@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 

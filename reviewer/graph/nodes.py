@@ -20,7 +20,7 @@ from reviewer.drafting.render import render_markdown
 from reviewer.graph.context import RunContext
 from reviewer.ingest import load_submission
 from reviewer.ingest.submission import Submission
-from reviewer.models import (CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord)
+from reviewer.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
 from reviewer.registry import ordered_tools
 from reviewer.rubric import judge, load_rubric, overall
 from reviewer.runs import write_review

@@ -5,8 +5,7 @@
 ``run_submission``  load a case's inputs, run the submission (under instruments), save outputs
 ``check``           run the task's own checker on a candidate output (reference role only)
 
-Instruments are context managers that observe a submission call (torch op trace, kernel launches)
-and return JSON-able data; other tools register more in ``INSTRUMENTS``.
+Instruments (``tools.harness.instruments``) observe a submission call and return JSON-able data.
 """
 
 from __future__ import annotations
@@ -19,31 +18,13 @@ from typing import Any
 
 import torch
 
-from tools.harness import programs, tensors, transforms
+from tools.harness import instruments, programs, tensors, transforms
 from tools.harness.case import Case
 from tools.harness.programs import CaseData
 
 # Formats register themselves on import.
 for _fmt in ("kernelbench", "gpumode", "manifest"):
     importlib.import_module(f"tools.harness.{_fmt}")
-
-Instrument = Callable[[dict[str, Any]], contextlib.AbstractContextManager[dict[str, Any]]]
-INSTRUMENTS: dict[str, Instrument] = {}
-_INSTRUMENT_MODULES: dict[str, str] = {}
-
-
-def instrument(name: str) -> Callable[[Instrument], Instrument]:
-    def deco(fn: Instrument) -> Instrument:
-        INSTRUMENTS[name] = fn
-        return fn
-
-    return deco
-
-
-def register_instrument_module(name: str, module: str) -> None:
-    """Declare that instrument ``name`` is defined in ``module`` (imported on first use)."""
-    _INSTRUMENT_MODULES[name] = module
-
 
 class ChildState:
     def __init__(self, config: dict[str, Any]) -> None:
@@ -123,11 +104,7 @@ def _instruments(names: list[str], payload: dict[str, Any]) -> Iterator[dict[str
     collected: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         for name in names:
-            if name not in INSTRUMENTS and name in _INSTRUMENT_MODULES:
-                importlib.import_module(_INSTRUMENT_MODULES[name])
-            if name not in INSTRUMENTS:
-                raise KeyError(f"unknown instrument {name!r}")
-            collected[name] = stack.enter_context(INSTRUMENTS[name](payload))
+            collected[name] = stack.enter_context(instruments.get(name)(payload))
         yield collected
 
 

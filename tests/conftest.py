@@ -1,0 +1,39 @@
+"""Hermetic test setup: every test gets its own runs dir and no user configuration."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from reviewer.config import ReviewConfig
+from tools.sandbox.limits import SandboxLimits
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KREVIEW_RUNS_DIR", str(tmp_path / "runs"))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KREVIEW_MODEL", "GITHUB_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> ReviewConfig:
+    """A deterministic, no-sign-off config; tests copy it with the changes they need."""
+    return ReviewConfig(runs_dir=tmp_path / "runs", seed=1234, signoff=False,
+                        limits=SandboxLimits(call_timeout_s=float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)

@@ -1,0 +1,24 @@
+"""Affine map y = 2x + 1 on a small 2-D tensor: the simplest reference, for pipeline tests."""
+
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * 2.0 + 1.0
+
+
+rows = 8
+cols = 300
+
+
+def get_inputs():
+    return [torch.randn(rows, cols)]
+
+
+def get_init_inputs():
+    return []
