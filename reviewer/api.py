@@ -15,7 +15,9 @@ from reviewer.config import ReviewConfig
 from reviewer.errors import SignoffError
 from reviewer.graph import RunContext, build_graph
 from reviewer.ingest import load_submission
+from reviewer import registry
 from reviewer.models import Review
+from reviewer.rubric import load_rubric
 from reviewer.runs import checkpointer, create_run_dir, find_run, new_run_id, read_review
 
 
@@ -26,7 +28,9 @@ def _now() -> str:
 def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[str], None] | None = None,
                  drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
     """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
-    load_submission(path, config.format_hint)  # bad directories fail here, before a run exists
+    # bad directories and bad rubrics fail here, before a run directory exists
+    load_submission(path, config.format_hint)
+    load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
     run_dir = create_run_dir(config.runs_dir, run_id)

@@ -12,6 +12,7 @@ import ctypes
 import json
 import os
 import resource
+import secrets
 import select
 import shutil
 import signal
@@ -139,7 +140,6 @@ class SandboxWorker:
         self._req_w: int | None = None
         self._resp_r: int | None = None
         self._buf = b""
-        self._next_id = 1
         self.starts = 0
         self.ready_info: dict[str, Any] = {}
 
@@ -251,8 +251,8 @@ class SandboxWorker:
             if not started.answered or not started.ok:
                 return started
         assert self._req_w is not None
-        rid = self._next_id
-        self._next_id += 1
+        # Rationale: unpredictable ids, so code in the child cannot cheaply forge the next answer.
+        rid = secrets.randbits(62) or 1
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
         t0 = time.monotonic()
