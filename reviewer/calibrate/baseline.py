@@ -1,0 +1,61 @@
+"""What a KernelBench-style check concludes on the same case: nominal inputs, 5 trials with seeds
+drawn after ``manual_seed(42)``, ``allclose`` with atol = rtol = 1e-4 (fp32) or 1e-2 (fp16/bf16).
+Nothing else: no fuzzing, no numerics probes, no integrity checks."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from reviewer.config import ReviewConfig
+from reviewer.device import detect_device
+from reviewer.graph.context import make_tool_context
+from reviewer.ingest import load_submission
+from tools.compare import compare_outputs
+from tools.harness.case import Case
+
+TRIALS = 5
+
+
+def _tolerance(outputs: Any) -> float:
+    leaves = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+    low = any(isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16) for t in leaves)
+    return 1e-2 if low else 1e-4
+
+
+def kernelbench_baseline(path: Path, config: ReviewConfig) -> dict[str, Any]:
+    sub = load_submission(path, config.format_hint)
+    seeds = [int(s) for s in np.random.default_rng(42).integers(0, 2**31 - 1, TRIALS)]
+    nominal = sub.nominal_cases[0]
+    with tempfile.TemporaryDirectory(prefix="kreview-baseline-") as tmp:
+        ctx = make_tool_context(sub, config, Path(tmp), 42, detect_device(config.device))
+        try:
+            if sub.syntax_error is not None or not ctx.setup.can_run:
+                return {"builds": "fail" if sub.syntax_error else "unverified", "correctness": "unverified",
+                        "overall": "reject" if sub.syntax_error else "needs_human", "trials": []}
+            trials = []
+            builds = "pass"
+            for seed in seeds:
+                params = {**nominal.params, "seed": seed} if "seed" in nominal.params else dict(nominal.params)
+                case = Case(id=f"baseline-{seed}", seed=seed, params=params, dtype=sub.dtype)
+                ref = ctx.session.reference(case)
+                if not ref.ok:
+                    return {"builds": "unverified", "correctness": "unverified", "overall": "needs_human",
+                            "trials": trials, "note": "reference failed"}
+                run = ctx.session.run_submission(case, ref, keep_inputs_after=False)
+                if not run.ok:
+                    builds = "fail"
+                    trials.append({"seed": seed, "ok": False, "why": run.call.failure_text()[:200]})
+                    break
+                tol = _tolerance(ref.outputs)
+                cmp = compare_outputs(run.outputs, ref.outputs, atol=tol, rtol=tol)
+                trials.append({"seed": seed, "ok": cmp.ok, "why": cmp.reason[:200]})
+        finally:
+            ctx.session.close()
+    correct = builds == "pass" and all(t["ok"] for t in trials)
+    return {"builds": builds, "correctness": "pass" if correct else ("fail" if builds == "pass" else "unverified"),
+            "overall": "accept" if correct else "reject", "trials": trials}

@@ -1,0 +1,192 @@
+"""Calibration summary: metrics per criterion, overall agreement, the baseline side by side,
+disagreements; rendered as Markdown, JSON and an HTML page with plots."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewer.calibrate.evalset import GRADED, EvalCase, Malformed
+from reviewer.calibrate.metrics import CriterionAgreement, criterion_agreement, overall_agreement
+from reviewer.calibrate.runner import CaseResult
+
+
+class Disagreement(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    criterion: str
+    human: str
+    reviewer: str
+    summary: str = ""
+    evidence: list[str] = Field(default_factory=list)
+    run_dir: str | None = None
+
+
+class Calibration(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    eval_set: str
+    cases: int
+    malformed: list[dict[str, str]]
+    errors: list[dict[str, str]]
+    criteria: list[CriterionAgreement]
+    overall: dict[str, Any]
+    baseline: dict[str, Any] | None = None
+    disagreements: list[Disagreement]
+    wall_time_s: float | None = None
+    workers: int = 1
+
+
+def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], results: list[CaseResult], *,
+              wall_time_s: float | None = None, workers: int = 1) -> Calibration:
+    by_name = {r.name: r for r in results}
+    ok = [(c, by_name[c.name]) for c in cases if c.name in by_name and by_name[c.name].error is None]
+    errors = [{"case": r.name, "error": (r.error or "")[:500]} for r in results if r.error]
+    criteria = []
+    disagreements: list[Disagreement] = []
+    for crit in GRADED:
+        rows = []
+        for case, res in ok:
+            human = case.grades.criteria.get(crit)
+            if human is None:
+                continue
+            got = res.criteria.get(crit, "unverified")
+            rows.append((human, got))
+            if got != human:
+                disagreements.append(Disagreement(case=case.name, criterion=crit, human=human, reviewer=got,
+                                                  summary=res.summaries.get(crit, "")[:300],
+                                                  evidence=res.evidence.get(crit, []), run_dir=res.run_dir))
+        if rows:
+            criteria.append(criterion_agreement(crit, rows))
+    overall_rows = [(c.grades.overall, r.overall or "needs_human") for c, r in ok]
+    for case, res in ok:
+        if res.overall != case.grades.overall:
+            disagreements.append(Disagreement(case=case.name, criterion="overall", human=case.grades.overall,
+                                              reviewer=res.overall or "?", run_dir=res.run_dir,
+                                              summary=f"defect: {case.grades.defect}"))
+    baseline = None
+    base_rows = [(c, r.baseline) for c, r in ok if r.baseline and "error" not in r.baseline]
+    if base_rows:
+        baseline = {
+            "overall": overall_agreement([(c.grades.overall, b["overall"]) for c, b in base_rows]),
+            "criteria": [criterion_agreement(k, [(c.grades.criteria[k], b[k]) for c, b in base_rows
+                                                 if k in c.grades.criteria]).model_dump()
+                         for k in ("builds", "correctness")],
+            "missed_defects": [c.name for c, b in base_rows if c.grades.overall == "reject" and b["overall"] == "accept"],
+        }
+    return Calibration(eval_set=str(set_path), cases=len(cases),
+                       malformed=[{"case": m.name, "why": m.why} for m in bad], errors=errors, criteria=criteria,
+                       overall=overall_agreement(overall_rows), baseline=baseline, disagreements=disagreements,
+                       wall_time_s=wall_time_s, workers=workers)
+
+
+def _f(x: float | None, pct: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{100 * x:.0f}%" if pct else f"{x:.2f}"
+
+
+def to_markdown(cal: Calibration) -> str:
+    lines = [f"# Calibration: {cal.eval_set}", "",
+             f"{cal.cases} cases, {len(cal.malformed)} malformed, {len(cal.errors)} reviewer errors"
+             + (f", {cal.wall_time_s:.0f} s with {cal.workers} worker(s)" if cal.wall_time_s else ""), "",
+             "| criterion | graded | decided | unverified | accuracy (all) | accuracy (decided) | kappa | "
+             "fail precision | fail recall |", "|---|---|---|---|---|---|---|---|---|"]
+    for c in cal.criteria:
+        lines.append(f"| {c.criterion} | {c.graded} | {c.decided} | {c.unverified + c.not_applicable} | "
+                     f"{_f(c.accuracy_all, True)} | {_f(c.accuracy_decided, True)} | {_f(c.kappa)} | "
+                     f"{_f(c.fail_precision, True)} | {_f(c.fail_recall, True)} |")
+    o = cal.overall
+    lines += ["", f"**Overall accept/reject**: {o['agree']} of {o['cases']} agree "
+                  f"({_f(o['accuracy_all'], True)}; {o['needs_human']} needs_human; kappa {_f(o['kappa'])})", ""]
+    if cal.baseline:
+        b = cal.baseline["overall"]
+        lines += ["## KernelBench-style baseline (nominal inputs, 5 seeds, allclose)", "",
+                  "| | reviewer | baseline |", "|---|---|---|",
+                  f"| overall agreement | {_f(o['accuracy_all'], True)} | {_f(b['accuracy_all'], True)} |",
+                  f"| overall kappa | {_f(o['kappa'])} | {_f(b['kappa'])} |"]
+        for bc in cal.baseline["criteria"]:
+            rc = next((c for c in cal.criteria if c.criterion == bc["criterion"]), None)
+            lines.append(f"| {bc['criterion']} kappa | {_f(rc.kappa if rc else None)} | {_f(bc['kappa'])} |")
+        missed = cal.baseline["missed_defects"]
+        lines += ["", f"Defective cases the baseline accepts: {len(missed)}"
+                      + (f" ({', '.join(missed)})" if missed else ""), ""]
+    if cal.disagreements:
+        lines += ["## Disagreements", "", "| case | criterion | human | reviewer | reviewer's reason | run |",
+                  "|---|---|---|---|---|---|"]
+        for d in cal.disagreements:
+            reason = " ".join(d.summary.split()).replace("|", "\\|")[:160]
+            ev = ", ".join(d.evidence[:4])
+            lines.append(f"| {d.case} | {d.criterion} | {d.human} | {d.reviewer} | {reason} | "
+                         f"{d.run_dir or ''} {ev} |")
+    if cal.malformed:
+        lines += ["", "## Malformed cases", ""] + [f"- {m['case']}: {m['why']}" for m in cal.malformed]
+    if cal.errors:
+        lines += ["", "## Reviewer errors", ""] + [f"- {e['case']}: {e['error'][:200]}" for e in cal.errors]
+    return "\n".join(lines) + "\n"
+
+
+def _png(fig: Any) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def plots(cal: Calibration) -> dict[str, str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out: dict[str, str] = {}
+    names = [c.criterion for c in cal.criteria]
+    fig, ax = plt.subplots(figsize=(7, 3.2))
+    xs = range(len(names))
+    ax.bar([x - 0.2 for x in xs], [c.accuracy_all or 0 for c in cal.criteria], width=0.4, label="accuracy (all)")
+    ax.bar([x + 0.2 for x in xs], [max(c.kappa or 0, 0) for c in cal.criteria], width=0.4, label="Cohen's kappa")
+    ax.set_xticks(list(xs), names, rotation=20)
+    ax.set_ylim(0, 1)
+    ax.legend(loc="lower right")
+    ax.set_title("Per-criterion agreement with human grades")
+    out["agreement"] = _png(fig)
+    plt.close(fig)
+    n = max(len(cal.criteria), 1)
+    fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.6), squeeze=False)
+    for ax, c in zip(axes[0], cal.criteria, strict=False):
+        cols = ["pass", "fail", "unverified", "not_applicable"]
+        grid = [[c.confusion[h][r] for r in cols] for h in ("pass", "fail")]
+        ax.imshow(grid, cmap="Blues")
+        for i, row in enumerate(grid):
+            for j, v in enumerate(row):
+                ax.text(j, i, str(v), ha="center", va="center")
+        ax.set_xticks(range(4), ["pass", "fail", "unv.", "n/a"], fontsize=7)
+        ax.set_yticks(range(2), ["human pass", "human fail"], fontsize=7)
+        ax.set_title(c.criterion, fontsize=9)
+    out["confusion"] = _png(fig)
+    plt.close(fig)
+    return out
+
+
+def to_html(cal: Calibration, markdown: str) -> str:
+    imgs = plots(cal)
+    body = "".join(f'<h2>{html.escape(k)}</h2><img src="data:image/png;base64,{v}"/>' for k, v in imgs.items())
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Calibration {html.escape(cal.eval_set)}"
+            f"</title></head><body style='font-family:sans-serif;max-width:1100px'>{body}"
+            f"<h2>Summary</h2><pre>{html.escape(markdown)}</pre></body></html>")
+
+
+def write_outputs(cal: Calibration, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    md = to_markdown(cal)
+    paths = {"json": out_dir / "calibration.json", "markdown": out_dir / "calibration.md",
+             "html": out_dir / "report.html"}
+    paths["json"].write_text(cal.model_dump_json(indent=2))
+    paths["markdown"].write_text(md)
+    paths["html"].write_text(to_html(cal, md))
+    return paths

@@ -1,0 +1,85 @@
+"""Calibration: metrics, eval set validation, and a small end-to-end calibrate run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewer.calibrate.evalset import load_eval_set
+from reviewer.calibrate.metrics import cohen_kappa, criterion_agreement, overall_agreement
+from reviewer.errors import CalibrationError
+from tests.kernelfiles import KERNELS, materialize
+
+
+def test_kappa_matches_hand_computation() -> None:
+    # 10 items: raters agree on 4 pass + 4 fail; 1 pass/fail and 1 fail/pass disagreement.
+    pairs = [("pass", "pass")] * 4 + [("fail", "fail")] * 4 + [("pass", "fail"), ("fail", "pass")]
+    # po = 0.8; pe = 0.5*0.5 + 0.5*0.5 = 0.5; kappa = 0.6
+    assert cohen_kappa(pairs) == pytest.approx(0.6)
+    assert cohen_kappa([("pass", "pass")] * 3) == 1.0
+    assert cohen_kappa([]) is None
+
+
+def test_unverified_is_never_agreement() -> None:
+    rows = [("fail", "fail"), ("fail", "unverified"), ("pass", "pass"), ("pass", "not_applicable")]
+    a = criterion_agreement("correctness", rows)
+    assert (a.graded, a.decided, a.unverified, a.not_applicable, a.agree) == (4, 2, 1, 1, 2)
+    assert a.accuracy_all == 0.5 and a.accuracy_decided == 1.0
+    assert a.fail_recall == 1.0 and a.fail_precision == 1.0
+    o = overall_agreement([("reject", "needs_human"), ("accept", "accept")])
+    assert (o["agree"], o["needs_human"], o["accuracy_all"]) == (1, 1, 0.5)
+
+
+def _grades(overall: str, **criteria: str) -> dict:
+    return {"criteria": criteria, "overall": overall, "defect": "none" if overall == "accept" else "bug",
+            "how_to_see": "run it", "grader": "test", "date": "2026-12-02"}
+
+
+def _eval_set(root: Path) -> Path:
+    s = root / "mini"
+    for name, file, grades in (
+        ("good", "good_triton.py", _grades("accept", builds="pass", correctness="pass")),
+        ("wrong", "wrong_result.py", _grades("reject", builds="pass", correctness="fail")),
+    ):
+        d = materialize(KERNELS / "spine" / file, s / name)
+        (d / "grades.json").write_text(json.dumps(grades))
+    bad = s / "broken"
+    materialize(KERNELS / "spine" / "good_triton.py", bad)
+    (bad / "grades.json").write_text(json.dumps({"overall": "maybe"}))
+    return s
+
+
+def test_malformed_cases_are_reported(tmp_path: Path) -> None:
+    cases, bad = load_eval_set(_eval_set(tmp_path))
+    assert [c.name for c in cases] == ["good", "wrong"]
+    assert [b.name for b in bad] == ["broken"] and "does not validate" in bad[0].why
+    with pytest.raises(CalibrationError):
+        load_eval_set(tmp_path / "nope")
+
+
+def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
+    s = _eval_set(tmp_path)
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "reviewer.cli", "calibrate", str(s), "--out", str(out), "--baseline",
+           "kernelbench", "--only", "builds", "--only", "correctness"]
+    env = {**os.environ}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    cal = json.loads((out / "calibration.json").read_text())
+    corr = next(c for c in cal["criteria"] if c["criterion"] == "correctness")
+    assert (corr["graded"], corr["agree"], corr["kappa"]) == (2, 2, 1.0)
+    assert cal["overall"]["cases"] == 2 and cal["malformed"][0]["case"] == "broken"
+    # the generality/numerics/integrity criteria are not graded here, so overall is needs_human
+    assert cal["baseline"]["overall"]["agree"] == 2
+    assert (out / "report.html").read_text().count("data:image/png;base64,") == 2
+    assert "| correctness | 2 | 2 |" in proc.stdout
+    stamps = {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()}
+    again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()} == stamps  # nothing redone
+    assert again.stderr.count("(cached)") == 2
