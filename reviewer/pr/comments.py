@@ -12,10 +12,10 @@ import hashlib
 import os
 import posixpath
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer.models import Evidence, Finding, Review, SourceSpan
+from reviewer.models import Evidence, Review, SourceSpan
 from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, Target
 
 FP_MARK = "kreview:fp="
@@ -46,7 +46,6 @@ class _Item:
     cites: list[Evidence]
     text: str
     source: str
-    locations: list[tuple[str, LineRange]] = field(default_factory=list)
 
 
 def repo_path(tree: Path, target_dir: str, file: str) -> str | None:
@@ -107,42 +106,45 @@ def _body(item: _Item, fp: str, tree: Path, icon: str) -> str:
     return "\n".join(lines)
 
 
+def _icon(rank: int) -> str:
+    if rank in (RANK_REQUIRED_FAIL, RANK_OPTIONAL_FAIL):
+        return _ICON["fail"]
+    return _ICON["error" if rank == RANK_ERROR_FINDING else "warning"]
+
+
 def plan_comments(review: Review, target: Target, files: list[FileChange],
                   tree: Path) -> tuple[list[PlannedComment], list[OffDiffNote]]:
     """Inline comment candidates for one target's review (unranked across targets) and off-diff notes."""
     changes = {f.path: f for f in files if f.status != "deleted"}
-    planned: dict[str, PlannedComment] = {}
+    groups: dict[str, tuple[str, LineRange, list[_Item]]] = {}
     notes: list[OffDiffNote] = []
     for item in _items(review):
         placed = False
-        cites_evidence = bool(item.cites)
-        for span in item.spans:
+        for span in item.spans if item.cites else []:
             path = repo_path(tree, target.dir, span.file)
             hit = _hit(span, changes[path]) if path in changes else None
-            if hit is None or not cites_evidence:
+            if hit is None:
                 continue
             fp = fingerprint(target.dir, path, item.kind, span.quote, item.criteria)
-            icon = _ICON["fail"] if item.rank in (RANK_REQUIRED_FAIL, RANK_OPTIONAL_FAIL) else \
-                _ICON["error" if item.rank == RANK_ERROR_FINDING else "warning"]
-            if fp in planned:
-                old = planned[fp]
-                planned[fp] = old.model_copy(update={"sources": sorted({*old.sources, item.source}),
-                                                     "rank": min(old.rank, item.rank)})
-            else:
-                planned[fp] = PlannedComment(fingerprint=fp, path=path, line=hit.end,
-                                             start_line=hit.start if hit.start < hit.end else None,
-                                             rank=item.rank, target=target.dir, sources=[item.source],
-                                             body=_body(item, fp, tree, icon))
+            groups.setdefault(fp, (path, hit, []))[2].append(item)
             placed = True
             break
-        if placed:
-            continue
-        if item.spans or not item.cites:
+        if not placed and (item.spans or not item.cites):
             where = ", ".join(f"{posixpath.join(target.dir, s.file)}:{s.start_line}" for s in item.spans)
             why = "" if item.cites else " (not confirmed by evidence)"
             notes.append(OffDiffNote(target=target.dir, text=f"{item.title}{why}: {item.text}", where=where,
                                      sources=[item.source]))
-    return list(planned.values()), notes
+    planned = []
+    for fp, (path, hit, items) in groups.items():
+        lead = min(items, key=lambda i: i.rank)
+        cites = list({e.id: e for i in items for e in i.cites}.values())
+        merged = _Item(kind=lead.kind, title=lead.title, rank=lead.rank, criteria=lead.criteria, spans=lead.spans,
+                       cites=cites, text=lead.text, source=lead.source)
+        planned.append(PlannedComment(fingerprint=fp, path=path, line=hit.end,
+                                      start_line=hit.start if hit.start < hit.end else None, rank=lead.rank,
+                                      target=target.dir, sources=sorted({i.source for i in items}),
+                                      body=_body(merged, fp, tree, _icon(lead.rank))))
+    return planned, notes
 
 
 def rank(comments: list[PlannedComment]) -> list[PlannedComment]:

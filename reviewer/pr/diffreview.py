@@ -42,6 +42,17 @@ def repo_config_at(commit, override: RepoConfig | None = None) -> RepoConfig:
         raise ConfigError(f"{REPO_CONFIG_FILE} at {commit.hexsha[:12]} is not valid:\n{exc}") from exc
 
 
+def make_drafter(cfg: RepoConfig) -> Any:
+    """The LLM drafter named by ``.kreview.toml`` (None: the offline drafter)."""
+    if cfg.llm.provider == "none":
+        return None
+    try:
+        from reviewer.llm import make_drafter as make  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise ConfigError(f"{REPO_CONFIG_FILE} asks for an LLM drafter, but this install has none") from exc
+    return make(cfg.llm_settings())
+
+
 def _with_target(folder: Path, cfg: RepoConfig) -> None:
     """Give a submission without a manifest the repository's default GPU target (in the temporary copy)."""
     if (cfg.target.gpu or cfg.target.arch) and not (folder / "kreview.toml").exists():
@@ -69,6 +80,7 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     b, h = resolve(repo, base), resolve(repo, head)
     mb = merge_base(repo, b, h)
     cfg = repo_config_at(h, repo_config)
+    drafter = drafter if drafter is not None else make_drafter(cfg)
     files = changed_files(repo, mb, h)
     targets = find_targets(mb, h, files, cfg.selects)
     seed = seed if seed is not None else secrets.randbelow(2**31 - 1)  # one seed: both versions see the same cases

@@ -70,8 +70,10 @@ class RepoConfig(_Strict):
         return ReviewConfig(runs_dir=runs_dir, seed=seed, rubric=rubric, correctness_seeds=self.seeds,
                             limits=SandboxLimits(call_timeout_s=self.timeout_s),
                             only_tools=self.only_tools, disabled_tools=list(self.skip_tools),
-                            llm=LLMSettings(provider=self.llm.provider, model=self.llm.model,
-                                            base_url=self.llm.base_url))
+                            llm=self.llm_settings())
+
+    def llm_settings(self) -> LLMSettings:
+        return LLMSettings(provider=self.llm.provider, model=self.llm.model, base_url=self.llm.base_url)
 
 
 def load_repo_config(root: Path) -> RepoConfig:
