@@ -83,7 +83,8 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     drafter = drafter if drafter is not None else make_drafter(cfg)
     files = changed_files(repo, mb, h)
     targets = find_targets(mb, h, files, cfg.selects)
-    seed = seed if seed is not None else secrets.randbelow(2**31 - 1)  # one seed: both versions see the same cases
+    if seed is None:  # one seed for both versions, so they see the same cases
+        seed = review_config.seed if review_config and review_config.seed is not None else secrets.randbelow(2**31 - 1)
     say = progress or (lambda _m: None)
     out = DiffReview(base=b.hexsha, head=h.hexsha, merge_base=mb.hexsha, files=files,
                      runs_dir=str(Path(runs_dir).resolve()))
@@ -94,6 +95,7 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     try:
         head_tree = materialise(h, work / "head")
         base_tree = materialise(mb, work / "base") if cfg.review_old and any(t.in_base for t in targets) else None
+        out.trees = {"head": str(head_tree.resolve())} | ({"base": str(base_tree.resolve())} if base_tree else {})
         comments = []
         for t in targets:
             report, planned, notes = _review_target(t, head_tree, base_tree, cfg, files, runs_dir, seed,

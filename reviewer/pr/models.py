@@ -121,6 +121,7 @@ class DiffReview(_Model):
     comments: list[PlannedComment] = Field(default_factory=list)
     off_diff: list[OffDiffNote] = Field(default_factory=list)
     runs_dir: str = ""
+    trees: dict[str, str] = Field(default_factory=dict, description="where each revision was written (temporary)")
 
 
 class PullRef(_Model):

@@ -96,7 +96,7 @@ def render_summary(dr: DiffReview, reviews: dict[str, Review], *, status: str, i
             review = reviews.get(r.new_run or "")
             if review is not None and review.draft is not None:
                 lines += [f"<details><summary>Full review of <code>{r.target.dir or '.'}</code></summary>", "",
-                          review.draft.markdown, "", "</details>", ""]
+                          untree(review.draft.markdown, dr), "", "</details>", ""]
     if state is not None:
         lines.append(state_marker(state))
     body = "\n".join(lines)
@@ -104,6 +104,13 @@ def render_summary(dr: DiffReview, reviews: dict[str, Review], *, status: str, i
         tail = "\n\n*(truncated: the full review is in the run's artifact)*\n" + (state_marker(state) if state else "")
         body = body[: MAX_BODY - len(tail)] + tail
     return body
+
+
+def untree(text: str, dr: DiffReview) -> str:
+    """Paths into the temporary copies of the revisions, rewritten relative to a checkout."""
+    for tree in dr.trees.values():
+        text = text.replace(tree.rstrip("/") + "/", "")
+    return text
 
 
 def _first_line(body: str) -> str:
