@@ -45,3 +45,11 @@ def test_posting_workflow_never_checks_out_or_interpolates_pr_content() -> None:
         run = step.get("run", "")
         assert "github.event" not in run and "head" not in run  # no event text in shell, no PR ref
         assert "pip install ." not in run and "pip install -e" not in run
+
+
+def test_docs_embed_the_shipped_workflows_and_example() -> None:
+    docs = (WF.parents[1] / "docs" / "pull-requests.md").read_text()
+    for name in ("kreview-review.yml", "kreview-post.yml"):
+        assert (WF / name).read_text() in docs, f"docs/pull-requests.md is out of date with {name}"
+    example = (WF.parents[1] / "docs" / "examples" / "pr-review-example.json").read_text()
+    assert example in docs
