@@ -26,14 +26,14 @@ from reviewer.models import Review
 from reviewer.pr.bundle import MAX_ARTIFACT_BYTES, RUNS, BadArtifact, extract_zip, load_bundle, write_bundle
 from reviewer.pr.comments import fingerprints_in
 from reviewer.pr.diffreview import review_diff
-from reviewer.pr.github import GitHubProvider
 from reviewer.pr.gitdiff import parse_patch
+from reviewer.pr.github import GitHubProvider
 from reviewer.pr.models import Bundle, PlannedComment, PullRef
 from reviewer.pr.render import SUMMARY_MARK, read_state, render_comments, render_summary, state_marker
 from reviewer.pr.repoconfig import RepoConfig
 from reviewer.pr.resume import resume_in_child
 
-_COMMAND = re.compile(r"^\s*/kreview\s+(approve|reject)\b[ \t]*(.*)$", re.I)
+_COMMAND = re.compile(r"^\s*/kreview\s+(approve|reject)\b[ \t]*(.*)$", re.IGNORECASE)
 STATE_VERSION = 1
 # Rationale: a sign-off note is a sentence or two; longer text is not a reason, it is a payload.
 MAX_REASON = 500

@@ -10,11 +10,11 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import tomllib
 from pydantic import ValidationError
 
 from reviewer.api import start_review

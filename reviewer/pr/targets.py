@@ -22,7 +22,7 @@ from reviewer.pr.gitdiff import tree_files
 from reviewer.pr.models import FileChange, Target
 
 # Rationale: these are the entry points the three ingest formats look for (reviewer/ingest).
-_MARKERS = (re.compile(r"^\s*class\s+ModelNew\b", re.M), re.compile(r"^\s*def\s+custom_kernel\b", re.M))
+_MARKERS = (re.compile(r"^\s*class\s+ModelNew\b", re.MULTILINE), re.compile(r"^\s*def\s+custom_kernel\b", re.MULTILINE))
 _MANIFEST = "kreview.toml"
 # Rationale: a kernel source bigger than this is generated data, not something to parse for imports.
 _MAX_PARSE = 2 * 1024 * 1024
