@@ -9,7 +9,6 @@ else (no views, no triggers).
 from __future__ import annotations
 
 import io
-import json
 import re
 import sqlite3
 import stat
@@ -119,7 +118,3 @@ def load_bundle(root: Path) -> tuple[Bundle, dict[str, Review]]:
                 check_checkpoint(run_dir / CHECKPOINT_FILE)
             reviews[run_id] = review
     return bundle, reviews
-
-
-def summary_json(bundle: Bundle) -> str:
-    return json.dumps(bundle.model_dump(mode="json"), indent=2)

@@ -24,9 +24,6 @@ class LineRange(_Model):
     start: int = Field(ge=1)
     end: int = Field(ge=1)
 
-    def __contains__(self, line: int) -> bool:
-        return self.start <= line <= self.end
-
 
 class FileChange(_Model):
     """One file changed between two revisions. ``added`` are the new-side lines the change wrote
@@ -38,9 +35,6 @@ class FileChange(_Model):
     added: list[LineRange] = Field(default_factory=list)
     removed: list[LineRange] = Field(default_factory=list)
     binary: bool = False
-
-    def changed_lines(self) -> set[int]:
-        return {n for r in self.added for n in range(r.start, r.end + 1)}
 
 
 class Target(_Model):
