@@ -1,0 +1,162 @@
+"""``kreview diff`` (review a change locally) and ``kreview pr review|publish`` (the GitHub bot)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from reviewer.cli.common import OutFormat, RunsDir, _guard, _progress, app, err
+from reviewer.config import default_runs_dir
+from reviewer.errors import UsageError
+
+pr_app = typer.Typer(no_args_is_help=True, help="The GitHub pull-request bot (run from GitHub Actions).")
+app.add_typer(pr_app, name="pr")
+
+Only = Annotated[Optional[list[str]], typer.Option("--only", help="run only this tool (repeatable)")]
+ConfigFile = Annotated[Optional[Path], typer.Option("--config", help="a .kreview.toml to use instead of the repository's")]
+
+
+def _load_named(path: Path):
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from reviewer.errors import ConfigError
+    from reviewer.pr.repoconfig import RepoConfig
+
+    try:
+        return RepoConfig.model_validate(tomllib.loads(path.read_text()))
+    except (tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ConfigError(f"{path} is not a valid .kreview.toml:\n{exc}") from exc
+
+
+@app.command("diff")
+def diff(
+    base: Annotated[str, typer.Argument(help="base revision (the diff starts at its merge base with HEAD)")],
+    head: Annotated[str, typer.Argument(help="head revision")],
+    repo: Annotated[Path, typer.Option("--repo", help="path inside the git repository")] = Path("."),
+    fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
+    runs_dir: RunsDir = None,
+    config: ConfigFile = None,
+    seed: Annotated[Optional[int], typer.Option(help="master seed for both versions (random if omitted)")] = None,
+    only: Only = None,
+    max_comments: Annotated[Optional[int], typer.Option("--max-comments", help="inline comments to show")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Review what BASE..HEAD changes: touched submissions, old vs new per criterion, findings on changed lines."""
+
+    def go() -> None:
+        from reviewer.pr.diffreview import repo_config_at, review_diff
+        from reviewer.pr.gitdiff import open_repo, resolve
+        from reviewer.pr.render import render_comments, render_summary
+        from reviewer.runs import read_review
+
+        runs = runs_dir or default_runs_dir()
+        if config is not None and not config.is_file():
+            raise UsageError(f"{config}: no such configuration file")
+        cfg = _load_named(config) if config else repo_config_at(resolve(open_repo(repo), head))
+        if only:
+            cfg = cfg.model_copy(update={"only_tools": list(only)})
+        if max_comments is not None:
+            cfg = cfg.model_copy(update={"max_comments": max_comments})
+        result = review_diff(repo, base, head, runs_dir=runs, repo_config=cfg, seed=seed,
+                             progress=_progress(quiet or fmt is OutFormat.json))
+        if fmt is OutFormat.json:
+            sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+            return
+        reviews = {t.new_run: read_review(Path(result.runs_dir) / t.new_run) for t in result.targets if t.new_run}
+        waiting = [r for r in reviews.values() if r.status == "awaiting_signoff"]
+        status = (f"Draft: {len(waiting)} run(s) await sign-off (`kreview signoff RUN --approve|--reject --by NAME`)."
+                  if waiting else "Completed.")
+        inline, rest = result.comments[: cfg.max_comments], result.comments[cfg.max_comments:]
+        sys.stdout.write(render_summary(result, reviews, status=status, inline=inline, overflow=rest, details=False))
+        if inline:
+            sys.stdout.write("\n## Inline comments\n\n" + render_comments(inline))
+        sys.stdout.write("\n")
+
+    _guard(go)
+
+
+def _event(path: Path | None) -> tuple[dict, Path]:
+    from reviewer.pr.bot import read_event
+
+    where = path or (Path(os.environ["GITHUB_EVENT_PATH"]) if os.environ.get("GITHUB_EVENT_PATH") else None)
+    if where is None:
+        raise UsageError("no event payload: pass --event or run inside GitHub Actions (GITHUB_EVENT_PATH)")
+    return read_event(where), where
+
+
+EventOpt = Annotated[Optional[Path], typer.Option("--event", help="Actions event payload [env GITHUB_EVENT_PATH]")]
+EventName = Annotated[Optional[str], typer.Option("--event-name", help="[env GITHUB_EVENT_NAME]")]
+
+
+@pr_app.command("review")
+def pr_review(
+    event: EventOpt = None,
+    event_name: EventName = None,
+    repo: Annotated[Path, typer.Option("--repo", help="the checkout (base and head commits fetched)")] = Path("."),
+    out: Annotated[Path, typer.Option("--out", help="folder to upload as the review artifact")] = Path("kreview-out"),
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+) -> None:
+    """Unprivileged job (pull_request, read-only token, no secrets): review the PR, write the artifact."""
+
+    def go() -> None:
+        from reviewer.pr.bot import review_pull_request
+        from reviewer.pr.render import render_summary
+        from reviewer.runs import read_review
+
+        payload, _ = _event(event)
+        name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
+        bundle = review_pull_request(payload, name, repo, out, progress=_progress(quiet))
+        dr = bundle.review
+        reviews = {t.new_run: read_review(Path(dr.runs_dir) / t.new_run) for t in dr.targets if t.new_run}
+        summary = render_summary(dr, reviews, status="Review artifact written; the posting workflow drafts it.",
+                                 inline=dr.comments, details=False)
+        step = os.environ.get("GITHUB_STEP_SUMMARY")
+        if step:
+            with open(step, "a") as fh:
+                fh.write(summary + "\n")
+        err.print(f"[dim]{len(dr.targets)} submission(s) reviewed; artifact in {out}[/]", highlight=False)
+
+    _guard(go)
+
+
+@pr_app.command("publish")
+def pr_publish(
+    event: EventOpt = None,
+    event_name: EventName = None,
+    config: Annotated[Path, typer.Option("--config", help="the trusted .kreview.toml (default branch)")] = Path(".kreview.toml"),
+    api_url: Annotated[Optional[str], typer.Option("--api-url", help="REST base URL [env GITHUB_API_URL]")] = None,
+    repository: Annotated[Optional[str], typer.Option("--repository", help="OWNER/NAME [env GITHUB_REPOSITORY]")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", help="keep the signed runs here (for an artifact)")] = None,
+) -> None:
+    """Posting job (workflow_run / issue_comment): never runs PR code; drafts, then publishes after sign-off."""
+
+    def go() -> None:
+        from reviewer.pr.bot import handle_comment, post_draft
+        from reviewer.pr.github import GitHubProvider
+        from reviewer.pr.repoconfig import RepoConfig
+
+        payload, _ = _event(event)
+        name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
+        cfg = _load_named(config) if config.is_file() else RepoConfig()
+        token = os.environ.get("GITHUB_TOKEN")
+        if not token:
+            raise UsageError("GITHUB_TOKEN is not set: the posting job needs a token with pull-requests: write")
+        repo = repository or os.environ.get("GITHUB_REPOSITORY") or (payload.get("repository") or {}).get("full_name")
+        if not repo:
+            raise UsageError("no repository: pass --repository OWNER/NAME")
+        gh = GitHubProvider(repo, token, base_url=api_url or cfg.github.api_url)
+        if name == "workflow_run":
+            result = post_draft(gh, payload, cfg)
+        elif name == "issue_comment":
+            result = handle_comment(gh, payload, cfg, out=out)
+        else:
+            raise UsageError(f"`kreview pr publish` handles workflow_run and issue_comment events, not {name!r}")
+        sys.stdout.write(result.model_dump_json() + "\n")
+
+    _guard(go)

@@ -1,0 +1,127 @@
+"""Markdown for a diff review: the PR summary comment, the review body, the local ``kreview diff`` text."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from reviewer.drafting.render import _MARK as VERDICT_MARK
+from reviewer.models import Review
+from reviewer.pr.models import DiffReview, PlannedComment, TargetReport
+
+SUMMARY_MARK = "<!-- kreview:summary -->"
+_STATE_OPEN = "<!-- kreview:state "
+_TREND = {"regression": "⬇️ regression", "improvement": "⬆️ improvement", "unchanged": "=", "new": "new",
+          "removed": "removed"}
+# GitHub refuses comment bodies over 65,536 characters.
+MAX_BODY = 60_000
+
+
+def _v(verdict: str | None) -> str:
+    return VERDICT_MARK.get(verdict, "—") if verdict else "—"
+
+
+def state_marker(state: dict) -> str:
+    return f"{_STATE_OPEN}{json.dumps(state, sort_keys=True)} -->"
+
+
+def read_state(body: str) -> dict | None:
+    start = body.find(_STATE_OPEN)
+    if start < 0:
+        return None
+    end = body.find(" -->", start)
+    try:
+        data = json.loads(body[start + len(_STATE_OPEN):end])
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _target(r: TargetReport, review: Review | None) -> list[str]:
+    t = r.target
+    lines = [f"### `{t.dir or '.'}`", ""]
+    lines.append("Touched because: " + "; ".join(t.reasons[:6]) + (" …" if len(t.reasons) > 6 else ""))
+    lines.append("")
+    if r.new_error:
+        lines += [f"**The new version could not be reviewed** — {r.new_error}", ""]
+    if not t.in_head:
+        lines += ["The change removes this submission.", ""]
+    head = f"**{r.new_overall}**" if r.new_overall else "—"
+    base = r.old_overall or ("not reviewed" if t.in_base else "did not exist")
+    if r.old_error:
+        base = f"could not be reviewed ({r.old_error.split(':')[0]})"
+    lines += [f"Overall: {head} (base: {base}) · run `{r.new_run or '—'}`", ""]
+    if review is not None and review.overall_reason:
+        lines += [review.overall_reason, ""]
+    if r.criteria:
+        lines += ["| criterion | base | head | change |", "|---|---|---|---|"]
+        lines += [f"| {c.title} | {_v(c.old)} | {_v(c.new)} | {_TREND[c.trend]} |" for c in r.criteria]
+        lines.append("")
+    if r.metrics:
+        lines += ["| measured | base | head | ratio |", "|---|---|---|---|"]
+        for m in r.metrics:
+            ratio = f"{m.ratio:.2f}×" if m.ratio is not None else "—"
+            lines.append(f"| {m.tool} {m.check} `{m.key}` | {m.old:g} | {m.new:g} | {ratio} |")
+        lines.append("")
+    if review is not None:
+        failing = [e for e in review.evidence if e.outcome == "fail"][:8]
+        if failing:
+            lines += ["Failing evidence:", ""] + [f"- `{e.id}`: {e.summary}" for e in failing] + [""]
+    return lines
+
+
+def render_summary(dr: DiffReview, reviews: dict[str, Review], *, status: str, inline: Iterable[PlannedComment] = (),
+                   overflow: Iterable[PlannedComment] = (), already: int = 0, state: dict | None = None,
+                   details: bool = True) -> str:
+    """The one summary comment (also the body of ``kreview diff``)."""
+    inline, overflow = list(inline), list(overflow)
+    n = len(dr.targets)
+    lines = [SUMMARY_MARK, f"## kreview · {n} kernel submission{'s' if n != 1 else ''} touched by this change", "",
+             status, "", f"`{dr.merge_base[:12]}` → `{dr.head[:12]}` · {len(dr.files)} file(s) changed", ""]
+    if not dr.targets:
+        lines += ["No kernel submission (KernelBench, GPU MODE or kreview.toml directory) is touched.", ""]
+    for r in dr.targets:
+        lines += _target(r, reviews.get(r.new_run or ""))
+    if inline or already:
+        lines += [f"Inline comments on changed lines: {len(inline)} in this review"
+                  + (f", {already} unchanged from an earlier push (not repeated)" if already else "") + ".", ""]
+    if overflow:
+        lines += ["Not posted inline (over the comment limit):", ""]
+        lines += [f"- `{c.path}:{c.line}`: {_first_line(c.body)}" for c in overflow] + [""]
+    if dr.off_diff:
+        lines += ["Outside the changed lines (summary only):", ""]
+        lines += [f"- {o.text}" + (f" `{o.where}`" if o.where else "") for o in dr.off_diff] + [""]
+    if details:
+        for r in dr.targets:
+            review = reviews.get(r.new_run or "")
+            if review is not None and review.draft is not None:
+                lines += [f"<details><summary>Full review of <code>{r.target.dir or '.'}</code></summary>", "",
+                          untree(review.draft.markdown, dr), "", "</details>", ""]
+    if state is not None:
+        lines.append(state_marker(state))
+    body = "\n".join(lines)
+    if len(body) > MAX_BODY:
+        tail = "\n\n*(truncated: the full review is in the run's artifact)*\n" + (state_marker(state) if state else "")
+        body = body[: MAX_BODY - len(tail)] + tail
+    return body
+
+
+def untree(text: str, dr: DiffReview) -> str:
+    """Paths into the temporary copies of the revisions, rewritten relative to a checkout."""
+    for tree in dr.trees.values():
+        text = text.replace(tree.rstrip("/") + "/", "")
+    return text
+
+
+def _first_line(body: str) -> str:
+    return body.splitlines()[0] if body else ""
+
+
+def render_comments(comments: Iterable[PlannedComment]) -> str:
+    """Inline comments as text, for ``kreview diff`` on a terminal."""
+    out = []
+    for c in comments:
+        where = f"{c.path}:{c.start_line}-{c.line}" if c.start_line else f"{c.path}:{c.line}"
+        body = "\n".join(x for x in c.body.splitlines() if not x.startswith("<!--"))
+        out += [f"#### {where}", "", body.strip(), ""]
+    return "\n".join(out)

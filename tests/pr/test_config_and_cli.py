@@ -1,0 +1,82 @@
+"""``.kreview.toml``, the bot's command-line guards, GitHub errors, the default target."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from reviewer.cli import app
+from reviewer.errors import ConfigError, GitHubError
+from reviewer.ingest import load_submission
+from reviewer.pr.diffreview import _with_target
+from reviewer.pr.github import GitHubProvider, api_url
+from reviewer.pr.repoconfig import RepoConfig, load_repo_config
+from tests.kernelfiles import KERNELS, materialize
+from tests.pr.fakegithub import BASE
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "pull-requests.md"
+
+
+def test_documented_config_validates() -> None:
+    [block] = re.findall(r"```toml\n(.*?)```", DOCS.read_text(), re.DOTALL)
+    cfg = RepoConfig.model_validate(tomllib.loads(block))
+    assert (cfg.max_comments, cfg.target.arch, cfg.github.api_url) == (10, ["sm_90"], "https://github.example.com/api/v3")
+    assert cfg.selects("kernels/relu/submission.py") and not cfg.selects("kernels/legacy/x/submission.py")
+    assert not cfg.selects("docs/index.md")
+
+
+def test_bad_config_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / ".kreview.toml").write_text("max_comment = 3\n")  # misspelt key
+    with pytest.raises(ConfigError) as info:
+        load_repo_config(tmp_path)
+    assert info.value.status == "bad_config"
+    assert load_repo_config(tmp_path / "absent") == RepoConfig()
+    outside = RepoConfig(rubric="../elsewhere.yaml")
+    with pytest.raises(ConfigError):
+        outside.review_config(tmp_path / "runs", tmp_path)
+
+
+def test_default_target_reaches_a_submission_without_manifest(tmp_path: Path) -> None:
+    sub = materialize(KERNELS / "spine" / "good_triton.py", tmp_path / "sub")
+    _with_target(sub, RepoConfig.model_validate({"target": {"gpu": "H100", "arch": ["sm_90"]}}))
+    got = load_submission(sub)
+    assert (got.target.gpu, got.target.arch) == ("H100", ["sm_90"])
+
+
+def test_cli_guards(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"repository": {"full_name": "acme/kernels"}}))
+    runner = CliRunner()
+    res = runner.invoke(app, ["pr", "review", "--event", str(event), "--event-name", "pull_request_target"])
+    assert res.exit_code == 2 and "write token" in res.output
+    res = runner.invoke(app, ["pr", "publish", "--event", str(event), "--event-name", "workflow_run"])
+    assert res.exit_code == 2 and "GITHUB_TOKEN" in res.output
+    monkeypatch.setenv("GITHUB_TOKEN", "t")
+    res = runner.invoke(app, ["pr", "publish", "--event", str(event), "--event-name", "push",
+                              "--config", str(tmp_path / "none.toml")])
+    assert res.exit_code == 2 and "workflow_run and issue_comment" in res.output
+    monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
+    res = runner.invoke(app, ["pr", "review"])
+    assert res.exit_code == 2 and "GITHUB_EVENT_PATH" in res.output
+
+
+def test_github_failures_and_enterprise_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        return httpx.Response(500, json={"message": "boom"})
+
+    gh = GitHubProvider("acme/kernels", "t", base_url=BASE, transport=httpx.MockTransport(handler))
+    with pytest.raises(GitHubError) as info:
+        gh.pull(3)
+    assert info.value.status == "github_error" and "HTTP 500" in info.value.message
+    assert seen == [f"{BASE}/repos/acme/kernels/pulls/3"]
+    monkeypatch.setenv("GITHUB_API_URL", "https://ghe.example/api/v3")
+    assert api_url(None) == "https://ghe.example/api/v3" and api_url("https://x/api/v3") == "https://x/api/v3"
