@@ -23,6 +23,7 @@ CATEGORY_HELP = {
 
 class _Out(BaseModel):
     # Rationale: small models add commentary fields; ignoring them costs nothing, rejecting them a retry.
+    # The top-level list of each answer is required, so an answer meant for another role never passes.
     model_config = ConfigDict(extra="ignore")
 
 
@@ -41,7 +42,7 @@ class FindingOut(_Out):
 
 
 class StaticReviewOut(_Out):
-    findings: list[FindingOut] = Field(default_factory=list, max_length=30)
+    findings: list[FindingOut] = Field(max_length=30)
 
 
 class TransformOut(_Out):
@@ -59,7 +60,7 @@ class ProbeOut(_Out):
 
 
 class PlannerOut(_Out):
-    probes: list[ProbeOut] = Field(default_factory=list, max_length=32)
+    probes: list[ProbeOut] = Field(max_length=32)
 
 
 class ClaimOut(_Out):
@@ -81,5 +82,5 @@ class HumanFlagOut(_Out):
 
 class DraftOut(_Out):
     headline: list[ClaimOut] = Field(default_factory=list, max_length=8)
-    sections: list[SectionOut] = Field(default_factory=list)
+    sections: list[SectionOut]
     needs_human: list[HumanFlagOut] = Field(default_factory=list, max_length=5)
