@@ -43,9 +43,8 @@ def test_unsupported_response_format_is_a_rejection_not_retried() -> None:
     def refuse(body):
         return 400, {"error": {"message": "response_format json_schema is not supported", "code": 400}}
 
-    with FakeOpenAIServer(refuse) as srv:
-        with pytest.raises(LLMRejected) as exc:
-            client(srv.base_url).complete(REQ)
+    with FakeOpenAIServer(refuse) as srv, pytest.raises(LLMRejected) as exc:
+        client(srv.base_url).complete(REQ)
     assert exc.value.status == "llm_rejected" and len(srv.exchanges) == 1
 
 
@@ -62,9 +61,8 @@ def test_server_errors_are_retried_with_backoff() -> None:
 
 
 def test_retries_run_out_into_an_llm_error() -> None:
-    with FakeOpenAIServer(lambda body: (500, {"error": {"message": "down"}})) as srv:
-        with pytest.raises(LLMError) as exc:
-            client(srv.base_url, max_retries=1).complete(REQ)
+    with FakeOpenAIServer(lambda body: (500, {"error": {"message": "down"}})) as srv, pytest.raises(LLMError) as exc:
+        client(srv.base_url, max_retries=1).complete(REQ)
     assert exc.value.status == "llm_error" and len(srv.exchanges) == 2 and "2 attempt(s)" in str(exc.value)
 
 
@@ -79,9 +77,8 @@ def test_a_slow_server_times_out_after_the_retries() -> None:
 
 
 def test_bad_credentials_are_not_retried() -> None:
-    with FakeOpenAIServer(lambda body: (401, {"error": {"message": "bad key"}})) as srv:
-        with pytest.raises(LLMError) as exc:
-            client(srv.base_url).complete(REQ)
+    with FakeOpenAIServer(lambda body: (401, {"error": {"message": "bad key"}})) as srv, pytest.raises(LLMError) as exc:
+        client(srv.base_url).complete(REQ)
     assert "AuthenticationError" in str(exc.value) and len(srv.exchanges) == 1
 
 
