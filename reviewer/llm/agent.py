@@ -20,7 +20,7 @@ from reviewer.llm.drafter import write_draft
 from reviewer.llm.planner import propose_probes
 from reviewer.llm.settings import Price
 from reviewer.llm.static_review import review_source
-from reviewer.llm.structured import Asked, StructuredCaller
+from reviewer.llm.structured import Asked, StructuredCaller, StructuredMode
 from reviewer.llm.usage import UsageMeter
 from reviewer.models import CriterionResult, Evidence, Finding, RemovedClaim
 from tools.base import ToolContext
@@ -44,7 +44,7 @@ def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Fin
 
 class LLMDrafter:
     def __init__(self, model: ChatModel, *, prices: dict[str, Price] | None = None,
-                 structured: str = "auto", temperature: float = 0.0, max_probes: int = 6) -> None:
+                 structured: StructuredMode = "auto", temperature: float = 0.0, max_probes: int = 6) -> None:
         self.model = model
         self.prices = prices or {}
         self.structured = structured
@@ -58,7 +58,7 @@ class LLMDrafter:
         run = state.get("run_id", "")
         if run not in self._callers:
             self._meters[run] = UsageMeter(self.model.name, self.prices)
-            caller = StructuredCaller(self.model, self._meters[run], structured=self.structured,  # type: ignore[arg-type]
+            caller = StructuredCaller(self.model, self._meters[run], structured=self.structured,
                                       temperature=self.temperature)
             log = _transcript_path(state)
             if log is not None:

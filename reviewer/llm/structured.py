@@ -23,6 +23,7 @@ from reviewer.llm.prompts import load_prompt
 from reviewer.llm.usage import UsageMeter
 
 T = TypeVar("T", bound=BaseModel)
+StructuredMode = Literal["auto", "json_schema", "json_object"]
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 
@@ -68,13 +69,15 @@ def parse_reply(text: str, schema: type[T]) -> tuple[T | None, str]:
 
 class StructuredCaller:
     def __init__(self, model: ChatModel, meter: UsageMeter, *,
-                 structured: Literal["auto", "json_schema", "json_object"] = "auto", temperature: float = 0.0) -> None:
+                 structured: StructuredMode = "auto", temperature: float = 0.0) -> None:
         self.model = model
         self.meter = meter
         self.mode = "json_object" if structured == "json_object" else "json_schema"
         self.may_downgrade = structured == "auto"
         self.temperature = temperature
         self.on_exchange: Callable[[str, Asked], None] | None = None
+        self.broken: str | None = None
+        """Why the model is unusable for the rest of the run (timeout, unreachable, auth)."""
         """Called after each role's exchange (the transcript writer)."""
 
     def _format(self, schema: type[BaseModel]) -> dict[str, Any]:
@@ -101,11 +104,13 @@ class StructuredCaller:
                 asked.notes.append(f"the model server refused the request ({exc})")
                 return None
             except KReviewError as exc:
-                ex.error = f"{exc.status}: {exc}"
+                # Rationale: a timeout or an unreachable server after retries will repeat; asking the
+                # next role too would only add minutes of waiting to the review.
+                ex.error = self.broken = f"{exc.status}: {exc}"
                 asked.notes.append(f"the model could not be used ({exc.status}: {exc})")
                 return None
             except Exception as exc:  # noqa: BLE001 - a client bug must not end the review
-                ex.error = f"{type(exc).__name__}: {exc}"
+                ex.error = self.broken = f"{type(exc).__name__}: {exc}"
                 asked.notes.append(f"the model client failed ({type(exc).__name__}: {exc})")
                 return None
             self.meter.add(reply)
@@ -122,6 +127,9 @@ class StructuredCaller:
         return asked
 
     def _ask(self, asked: Asked[T], messages: list[dict[str, str]], schema: type[T], role: str) -> None:
+        if self.broken is not None:
+            asked.notes.append(f"{role}: skipped, the model failed earlier in this run ({self.broken[:200]})")
+            return
         text = self._send(messages, schema, asked)
         if text is None:
             asked.notes.insert(0, f"{role}: no answer")

@@ -112,3 +112,12 @@ def test_cost_is_unknown_without_a_price_or_without_reported_usage() -> None:
     assert dated.price is not None and dated.price.input_per_mtok == 0.15  # longest prefix, not gpt-4o
     dated.add(ChatReply(content="{}", usage_reported=False))
     assert dated.record().cost_usd is None
+
+
+def test_after_a_timeout_the_other_roles_are_skipped_not_waited_for() -> None:
+    first, model, _, caller = ask(LLMTimeout("APITimeoutError after 3 attempt(s)"), GOOD)
+    assert first.value is None
+    again = caller.ask(MESSAGES, StaticReviewOut, role="planner")
+    assert again.value is None and len(model.requests) == 1
+    assert again.notes == [("planner: skipped, the model failed earlier in this run (llm_timeout: APITimeoutError "
+                            "after 3 attempt(s))")]
