@@ -78,8 +78,9 @@ def test_a_probe_reruns_to_the_same_evidence(tmp_path: Path, config: ReviewConfi
     finally:
         ctx.session.close()
     again = ctx.evidence[0]
-    assert (again.outcome, again.criteria, again.result["comparison"]) == \
-        (first.outcome, first.criteria, first.result["comparison"])
+    assert (again.outcome, again.criteria, again.summary, again.result["comparison"]) == \
+        (first.outcome, first.criteria, first.summary, first.result["comparison"])
+    assert first.summary.startswith("probe transpose_layout, seed ")
 
 
 def test_the_same_probes_pass_a_layout_safe_kernel(tmp_path: Path, config: ReviewConfig) -> None:

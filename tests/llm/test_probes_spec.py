@@ -34,6 +34,7 @@ def test_size_constants_within_bounds_become_a_generality_case(kb) -> None:
     c = case(kb, params={"cols": 131})
     assert not isinstance(c, str)
     assert c.params == {"cols": 131} and c.seed == 7 and c.id == "probe-1"
+    assert c.label == "probe cols=131, seed 7"  # the input in concrete terms, not the model's reasoning
     assert criterion_for(c, kb) == "generality"
 
 
@@ -65,7 +66,8 @@ def test_transforms_are_checked_against_the_registry_and_bounds(kb, transform, w
 def test_dtypes(kb, gm) -> None:
     assert isinstance(case(kb, dtype="int8"), str)
     assert "interpreter" in case(kb, dtype="bfloat16", interpreted=True)
-    fp16 = case(kb, dtype="float16")
+    fp16 = case(kb, dtype="float16", transforms=[Transform(kind="strided_slice", args={"step": 2})])
+    assert fp16.label == "probe dtype float16, strided_slice(step=2), seed 7"
     assert not isinstance(fp16, str) and criterion_for(fp16, kb) == "generality"
     assert not isinstance(case(kb, dtype="bfloat16", interpreted=False), str)
     assert "generate_input" in case(gm, dtype="float32")

@@ -16,7 +16,7 @@ from tools.base import ToolContext
 from tools.correctness import CorrectnessTool
 from tools.harness.case import Case
 from tools.harness.tensors import flatten
-from tools.probes.spec import VALUE_TRANSFORMS, PlannedProbe, ProbeRequest, criterion_for, to_case
+from tools.probes.spec import VALUE_TRANSFORMS, PlannedProbe, ProbeRequest, criterion_for, describe, to_case
 
 
 def _nonfinite(value: object) -> bool:
@@ -69,8 +69,9 @@ class ProbesTool(CorrectnessTool):
             self._run(ctx, PlannedProbe.model_validate(item))
 
     def probe(self, ctx: ToolContext, case: Case) -> None:
+        case = case.model_copy(update={"label": describe(case, ctx.submission)})
         self._run(ctx, PlannedProbe(case=case, criterion=criterion_for(case, ctx.submission),
-                                    assumption=case.label or "rerun of a planned probe"))
+                                    assumption="(rerun of a planned probe)"))
 
     def _run(self, ctx: ToolContext, planned: PlannedProbe) -> None:
         case = planned.case

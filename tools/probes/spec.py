@@ -160,6 +160,18 @@ def to_case(req: ProbeRequest, sub: Submission, *, seed: int, index: int, interp
         why = _check_transform(tr)
         if why:
             return why
-    label = f"probe {index}: {' '.join(req.assumption.split())[:120]}"
-    return Case(id=f"probe-{index}", seed=seed, params=params, dtype=req.dtype or sub.dtype,
-                transforms=list(req.transforms), label=label)
+    case = Case(id=f"probe-{index}", seed=seed, params=params, dtype=req.dtype or sub.dtype,
+                transforms=list(req.transforms))
+    return case.model_copy(update={"label": describe(case, sub)})
+
+
+def describe(case: Case, sub: Submission) -> str:
+    """The probe's input in concrete terms (the planner's reasoning stays out of evidence summaries)."""
+    nominal = sub.size_constants if sub.format == "kernelbench" else {}
+    parts = [f"{k}={v}" for k, v in case.params.items() if k != "seed" and nominal.get(k) != v]
+    if case.dtype and case.dtype != sub.dtype:
+        parts.append(f"dtype {case.dtype}")
+    for t in case.transforms:
+        args = ", ".join(f"{k}={v}" for k, v in t.args.items())
+        parts.append(f"{t.kind}({args})" if args else t.kind)
+    return f"probe {', '.join(parts) or 'nominal'}, seed {case.seed}"
