@@ -21,6 +21,9 @@ class Tolerance(BaseModel):
 
 
 class LLMSettings(BaseModel):
+    """What the run asks of the model. Fields left unset here fall back to the environment and then
+    to the ``[llm]`` table of the config file (reviewer/llm/settings.py); secrets never live here."""
+
     model_config = ConfigDict(extra="forbid")
 
     provider: Literal["none", "openai"] = "none"
@@ -29,6 +32,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 120.0
     max_retries: int = 2
     cache: bool = True
+    config_file: Path | None = None
+    structured: Literal["auto", "json_schema", "json_object"] = "auto"
+    max_probes: int = Field(6, ge=0, le=32)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
 
 
 def default_runs_dir() -> Path:

@@ -102,6 +102,18 @@ class LLMError(KReviewError):
     status = "llm_error"
 
 
+class LLMTimeout(LLMError):
+    """The model did not answer within the timeout, retries included."""
+
+    status = "llm_timeout"
+
+
+class LLMRejected(LLMError):
+    """The server refused the request itself (HTTP 400/422), e.g. an unsupported response_format."""
+
+    status = "llm_rejected"
+
+
 class GitHubError(KReviewError):
     """A GitHub API call failed."""
 

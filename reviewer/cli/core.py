@@ -37,6 +37,8 @@ def review(
     only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
     llm: Annotated[str, typer.Option(help="none|openai")] = "none",
     model: Annotated[Optional[str], typer.Option(help="model name [env KREVIEW_MODEL]")] = None,
+    config_file: Annotated[Optional[Path], typer.Option("--config", help="config file with an [llm] table "
+                                                         "[env KREVIEW_CONFIG; default ~/.config/kreview/config.toml]")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
 ) -> None:
     """Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."""
@@ -53,7 +55,7 @@ def review(
             rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
             correctness_seeds=seeds, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
             disabled_tools=list(skip or []), only_tools=list(only) if only else None,
-            llm=LLMSettings(provider=llm, model=model))
+            llm=LLMSettings(provider=llm, model=model, config_file=config_file))
         drafter = None
         if llm == "openai":
             from reviewer.llm import make_drafter

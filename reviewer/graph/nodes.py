@@ -68,7 +68,20 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             skipped[name] = why
         else:
             chosen.append(name)
-    return {"plan": {"tools": chosen, "probes": []}, "not_applicable": skipped}
+    plan: dict[str, Any] = {"tools": chosen, "probes": []}
+    update: State = {"plan": plan, "not_applicable": skipped}
+    reader = getattr(rc.drafter, "plan", None)
+    if callable(reader):
+        rc.progress("reading the source: findings and probes")
+        try:
+            out = reader(state=state, ctx=ctx, tools=chosen, services=rc.services)
+        except Exception as exc:  # noqa: BLE001 - the model's planner is optional; the review goes on
+            plan["llm_notes"] = [f"the source-reading model failed: {type(exc).__name__}: {exc}"[:400]]
+        else:
+            plan.update(probes=out.probes, llm_findings=out.findings, llm_removed=out.removed,
+                        llm_notes=out.notes)
+            update["llm"] = out.usage
+    return update
 
 
 def make_tool_node(cls: type[Tool]):
@@ -122,9 +135,11 @@ def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
     update: State = {}
     draft: Draft | None = None
     notes: list[str] = []
+    removed: list = []
     if rc.drafter is not None:
         outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
         draft, notes = outcome.draft, list(outcome.notes)
+        removed = list(getattr(outcome, "removed", []))
         update["llm"] = outcome.usage
         if outcome.findings:
             update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
@@ -138,6 +153,8 @@ def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
                               update.get("overall_reason", state["overall_reason"]))
     if notes:
         draft = draft.model_copy(update={"notes": [*draft.notes, *notes]})
+    if removed:
+        draft = draft.model_copy(update={"removed": [*draft.removed, *removed]})
     update["draft"] = draft.model_dump(mode="json")
     return update
 

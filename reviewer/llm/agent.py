@@ -1,0 +1,129 @@
+"""The model in the review graph: one object the graph knows as its drafter.
+
+``plan`` (plan node, before the tools): the static reviewer's findings, then the planner's probes.
+``draft`` (draft node, after the judge): findings confirmed by the probes that tested them, then the
+drafter's assessment. Usage is metered per run and returned with each outcome; every exchange is
+appended to ``<run>/artifacts/llm/transcript.jsonl``. Nothing here raises for the model's sake: a
+role that gets no usable answer is skipped with a note, and the offline drafter writes the draft.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from reviewer.drafting.base import DraftOutcome, PlanOutcome
+from reviewer.ingest.submission import Submission
+from reviewer.llm.client import ChatModel
+from reviewer.llm.drafter import write_draft
+from reviewer.llm.planner import propose_probes
+from reviewer.llm.settings import Price
+from reviewer.llm.static_review import review_source
+from reviewer.llm.structured import Asked, StructuredCaller, StructuredMode
+from reviewer.llm.usage import UsageMeter
+from reviewer.models import CriterionResult, Evidence, Finding, RemovedClaim
+from tools.base import ToolContext
+
+
+def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Finding], list[str]]:
+    """Findings with ``confirmed_by`` set, and a note for each finding its probes did not bear out.
+
+    Rationale: a tool confirms a model's finding only by failing the probe proposed to test it;
+    failing evidence elsewhere on the same lines may have another cause."""
+    out, notes = [], []
+    for f in findings:
+        tested = [e for e in evidence if e.tool == "probes" and (e.inputs.get("probe") or {}).get("finding") == f.id]
+        failed = [e.id for e in tested if e.outcome == "fail"]
+        out.append(f.model_copy(update={"confirmed_by": failed}) if failed else f)
+        if tested and not failed:
+            notes.append(f"finding {f.id} was tested by {', '.join(e.id for e in tested)}, which did not fail: "
+                         "the suspected problem did not show on those inputs")
+    return out, notes
+
+
+class LLMDrafter:
+    def __init__(self, model: ChatModel, *, prices: dict[str, Price] | None = None,
+                 structured: StructuredMode = "auto", temperature: float = 0.0, max_probes: int = 6) -> None:
+        self.model = model
+        self.prices = prices or {}
+        self.structured = structured
+        self.temperature = temperature
+        self.max_probes = max_probes
+        self._meters: dict[str, UsageMeter] = {}
+        self._callers: dict[str, StructuredCaller] = {}
+
+    # -- per run -----------------------------------------------------------------------------
+    def _caller(self, state: dict[str, Any]) -> StructuredCaller:
+        run = state.get("run_id", "")
+        if run not in self._callers:
+            self._meters[run] = UsageMeter(self.model.name, self.prices)
+            caller = StructuredCaller(self.model, self._meters[run], structured=self.structured,
+                                      temperature=self.temperature)
+            log = _transcript_path(state)
+            if log is not None:
+                caller.on_exchange = lambda role, asked, log=log: _append(log, role, asked)
+            self._callers[run] = caller
+        return self._callers[run]
+
+    def usage(self, state: dict[str, Any]) -> dict[str, Any]:
+        self._caller(state)
+        return self._meters[state.get("run_id", "")].record().model_dump(mode="json")
+
+    # -- roles -------------------------------------------------------------------------------
+    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str],
+             services: dict[str, Any] | None = None) -> PlanOutcome:
+        caller = self._caller(state)
+        diff = str((services or {}).get("diff") or "")
+        static = review_source(caller, ctx.submission, diff)
+        out = PlanOutcome(findings=[f.model_dump(mode="json") for f in static.findings],
+                          removed=[r.model_dump(mode="json") for r in static.removed], notes=list(static.notes))
+        if "probes" in tools and self.max_probes > 0:
+            planned = propose_probes(caller, ctx, static.findings, limit=self.max_probes, diff=diff)
+            out.probes = [p.model_dump(mode="json") for p in planned.probes]
+            out.notes += planned.notes
+        out.usage = self.usage(state)
+        return out
+
+    def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+              findings: list[Finding]) -> DraftOutcome:
+        try:
+            return self._draft(state, criteria, evidence, findings)
+        except Exception as exc:  # noqa: BLE001 - our bug or the model's, the offline draft still ships
+            return DraftOutcome(draft=None, usage=self.usage(state),
+                                notes=[f"the LLM drafter failed ({type(exc).__name__}: {exc}); "
+                                       "the offline drafter wrote this draft"[:500]])
+
+    def _draft(self, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+               findings: list[Finding]) -> DraftOutcome:
+        caller = self._caller(state)
+        plan = state.get("plan") or {}
+        llm_findings, notes = confirm([Finding.model_validate(f) for f in plan.get("llm_findings", [])], evidence)
+        removed = [RemovedClaim.model_validate(r) for r in plan.get("llm_removed", [])]
+        notes = list(plan.get("llm_notes", [])) + notes
+        sub = Submission.model_validate(state["submission"])
+        result = write_draft(caller, sub, criteria=criteria, evidence=evidence, findings=findings + llm_findings,
+                             overall=state["overall"], overall_reason=state["overall_reason"])
+        notes += result.notes
+        if result.draft is None:
+            notes.append("the model's draft was unusable; the offline drafter wrote this one")
+        return DraftOutcome(draft=result.draft, usage=self.usage(state), notes=notes,
+                            human_flags=result.human_flags, findings=llm_findings, removed=removed + result.removed)
+
+
+def _transcript_path(state: dict[str, Any]) -> Path | None:
+    runs = (state.get("config") or {}).get("runs_dir")
+    if not runs or not state.get("run_id"):
+        return None
+    return Path(runs) / state["run_id"] / "artifacts" / "llm" / "transcript.jsonl"
+
+
+def _append(path: Path, role: str, asked: Asked) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as fh:
+            for ex in asked.transcript:
+                fh.write(json.dumps({"role": role, "request": ex.request, "reply": ex.reply, "error": ex.error,
+                                     "cached": ex.cached}) + "\n")
+    except OSError:
+        return  # Rationale: a transcript is an aid for the reader; failing to write it costs nothing else

@@ -1,0 +1,95 @@
+"""probes: runs the targeted inputs a planner proposed (plan["probes"]) against the reference, the
+same way the correctness tool runs nominal cases (same session, same comparison).
+
+The planner only chooses inputs; this tool produces the evidence. A probe that leaves the nominal
+inputs bears on generality, one that only changes the seed on correctness (spec.criterion_for).
+Without a planner (``--llm none``) nothing is proposed and the tool records nothing, so generality
+stays unverified rather than passing for want of probes.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from reviewer.drafting.grounding import check_span
+from tools.base import ToolContext
+from tools.correctness import CorrectnessTool
+from tools.harness.case import Case
+from tools.harness.tensors import flatten
+from tools.probes.spec import VALUE_TRANSFORMS, PlannedProbe, ProbeRequest, criterion_for, describe, to_case
+
+
+def _nonfinite(value: object) -> bool:
+    return any(isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and not torch.isfinite(leaf).all()
+               for _, leaf in flatten(value))
+
+
+def plan_probes(requests: list[ProbeRequest], ctx: ToolContext, limit: int) -> tuple[list[PlannedProbe], list[str]]:
+    """Validated, de-duplicated probes (at most ``limit``) and a reason for each one dropped."""
+    sub = ctx.submission
+    seeds = ctx.seeds(max(limit, 1), "probes")
+    planned: list[PlannedProbe] = []
+    dropped: list[str] = []
+    seen: set[str] = set()
+    for n, req in enumerate(requests, 1):
+        if len(planned) >= limit:
+            dropped.append(f"probe {n}: over the limit of {limit} probes")
+            continue
+        case = to_case(req, sub, seed=seeds[len(planned)], index=len(planned) + 1,
+                       interpreted=ctx.setup.interpreted)
+        if isinstance(case, str):
+            dropped.append(f"probe {n} ({req.assumption[:80]}): {case}")
+            continue
+        key = case.model_dump_json(include={"params", "dtype", "transforms"})
+        if key in seen:
+            dropped.append(f"probe {n}: the same input as an earlier probe")
+            continue
+        seen.add(key)
+        span = req.span
+        why = check_span(span, sub.root_path) if span is not None else None
+        if why:
+            dropped.append(f"probe {n}: kept, but its source span was dropped ({why})")
+            span = None
+        planned.append(PlannedProbe(case=case, criterion=criterion_for(case, sub), assumption=req.assumption,
+                                    finding=req.finding, span=span))
+    return planned, dropped
+
+
+class ProbesTool(CorrectnessTool):
+    name = "probes"
+    criteria = ("generality", "correctness")
+    after = ("correctness",)
+    description = "the planner's targeted inputs (shapes, strides, dtypes, value ranges) vs the reference"
+
+    def run(self, ctx: ToolContext) -> None:
+        builds = ctx.prior("builds")
+        if builds and any(e.outcome != "pass" for e in builds):
+            return  # the rubric reports generality as not assessed when builds did not pass
+        for item in ctx.plan.get("probes", []):
+            self._run(ctx, PlannedProbe.model_validate(item))
+
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        case = case.model_copy(update={"label": describe(case, ctx.submission)})
+        self._run(ctx, PlannedProbe(case=case, criterion=criterion_for(case, ctx.submission),
+                                    assumption="(rerun of a planned probe)"))
+
+    def _run(self, ctx: ToolContext, planned: PlannedProbe) -> None:
+        case = planned.case
+        before = len(ctx.evidence)
+        ref = ctx.session.reference(case)
+        if ref.ok and any(t.kind in VALUE_TRANSFORMS for t in case.transforms) and _nonfinite(ref.outputs):
+            # Rationale: a value probe that overflows the reference itself tests fp range, not the kernel.
+            ctx.add_evidence(self, outcome="unverified", defect="probe_out_of_range",
+                             summary=f"{case.label}: the reference itself produces inf/NaN on these values, "
+                                     "so the probe cannot judge the submission",
+                             reason="probe drives the reference out of range", rerun=ctx.rerun(self.name, case),
+                             inputs={"case": case.model_dump()})
+        else:
+            super().probe(ctx, case)
+        # The planner's words stay under inputs["probe"]: evidence spans are only what a tool measured.
+        probe_info = {"assumption": planned.assumption, "finding": planned.finding, "proposed_by": "planner",
+                      "span": planned.span.model_dump() if planned.span else None}
+        for i in range(before, len(ctx.evidence)):
+            ev = ctx.evidence[i]
+            ctx.evidence[i] = ev.model_copy(update={"criteria": [planned.criterion],
+                                                    "inputs": {**ev.inputs, "probe": probe_info}})
