@@ -54,7 +54,9 @@ def ingest(state: State, runtime: Runtime[RunContext]) -> State:
 def plan(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     ctx = rc.tool_context(state)
-    chosen, skipped = [], {}
+    # Rationale: a tool the user switched off says nothing about the submission, so its criteria
+    # stay unverified; only a tool that does not apply to this submission makes one not_applicable.
+    chosen, skipped, not_applicable = [], {}, {}
     for cls in ordered_tools():
         name = cls.name
         if rc.config.only_tools is not None and name not in rc.config.only_tools:
@@ -65,11 +67,11 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             continue
         why = cls().applies(ctx)
         if why:
-            skipped[name] = why
+            not_applicable[name] = why
         else:
             chosen.append(name)
-    plan: dict[str, Any] = {"tools": chosen, "probes": []}
-    update: State = {"plan": plan, "not_applicable": skipped}
+    plan: dict[str, Any] = {"tools": chosen, "probes": [], "skipped": skipped}
+    update: State = {"plan": plan, "not_applicable": not_applicable}
     reader = getattr(rc.drafter, "plan", None)
     if callable(reader):
         rc.progress("reading the source: findings and probes")
