@@ -100,7 +100,7 @@ def test_probe_reproduces_a_boundary_finding(tmp_path: Path, config: ReviewConfi
 
 def test_incompatible_triton_is_unverified_not_pass(tmp_path: Path, config: ReviewConfig,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import tools.harness.sanitizer.compat as compat
+    from tools.harness.sanitizer import compat
 
     monkeypatch.setattr(compat, "PINNED_TRITON", "0.0.0")
     sub_dir = materialize(KERNELS / "memcheck" / "affine" / "good_masked.py", tmp_path / "sub")

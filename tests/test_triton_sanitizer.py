@@ -5,6 +5,7 @@ refuses to patch a Triton whose internals moved."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,16 +21,33 @@ LINES = {line.split("# at: ")[1].strip(): i for i, line in enumerate(KFILE.read_
          if "# at: " in line}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def k() -> Iterator[Any]:
-    # Triton reads TRITON_INTERPRET when a kernel is decorated and again when it lazily imports
-    # its Gluon frontend during a launch: keep it set for the whole module.
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("TRITON_INTERPRET", "1")
-        spec = importlib.util.spec_from_file_location("kreview_unit_kernels", KFILE)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        yield mod
+    """The unit kernels, decorated in interpreter mode.
+
+    Triton decides interpreter or compiled mode when a function is decorated, including its own
+    ``tl.zeros``/``tl.full`` helpers at import, and checks TRITON_INTERPRET again when it lazily
+    imports its Gluon frontend. Another test may already have imported Triton without it, so this
+    module runs against a fresh import of Triton's Python modules (put back afterwards)."""
+    saved = {name: mod for name, mod in sys.modules.items() if _python_triton(name)}
+    for name in saved:
+        del sys.modules[name]
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TRITON_INTERPRET", "1")
+            spec = importlib.util.spec_from_file_location("kreview_unit_kernels", KFILE)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            yield mod
+    finally:
+        for name in [n for n in sys.modules if _python_triton(n)]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def _python_triton(name: str) -> bool:
+    # the compiled extension (triton._C.*) cannot be initialised twice; it holds no mode
+    return (name == "triton" or name.startswith("triton.")) and not name.startswith("triton._C")
 
 
 def sanitized(launch) -> dict[str, Any]:
@@ -148,9 +166,8 @@ def test_uninstall_restores_the_interpreter(k: Any) -> None:
     from triton.runtime import interpreter
 
     before = dict(interpreter.InterpreterBuilder.__dict__)
-    with pytest.raises(RuntimeError):
-        with get("triton_sanitizer")({}):
-            raise RuntimeError("the submission raised")
+    with pytest.raises(RuntimeError), get("triton_sanitizer")({}):
+        raise RuntimeError("the submission raised")
     assert dict(interpreter.InterpreterBuilder.__dict__) == before
     assert interpreter.interpreter_builder.options.debug is False
 
@@ -187,18 +204,19 @@ def test_location_is_the_jit_helper_line(k: Any) -> None:
 
 def test_interpreter_errors_are_recorded(k: Any) -> None:
     x, y = torch.randn(10), torch.empty(10)
-    with get("triton_sanitizer")({}) as data:
-        with pytest.raises(Exception):
-            k.unsupported[(1,)](x, y, 10, BLOCK=16)
+    from triton.runtime.errors import InterpreterError
+
+    with get("triton_sanitizer")({}) as data, pytest.raises(InterpreterError):
+        k.unsupported[(1,)](x, y, 10, BLOCK=16)
     (err,) = data["interpreter_errors"]
     assert err["kernel"] == "unsupported" and err["type"] == "NotImplementedError"
 
 
 # -- compatibility check ---------------------------------------------------------------------------
 def test_installed_triton_is_compatible() -> None:
-    from tools.harness.sanitizer.compat import PINNED_TRITON, problems
-
     import triton
+
+    from tools.harness.sanitizer.compat import PINNED_TRITON, problems
 
     assert triton.__version__ == PINNED_TRITON and problems() == []
 
@@ -209,9 +227,8 @@ def test_moved_internal_fails_loudly_before_patching(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(interpreter.InterpreterBuilder, "create_masked_store",
                         lambda self, ptrs, value, mask: None)
     before = dict(interpreter.InterpreterBuilder.__dict__)
-    with pytest.raises(SanitizerIncompatible) as info:
-        with get("triton_sanitizer")({}):
-            pass
+    with pytest.raises(SanitizerIncompatible) as info, get("triton_sanitizer")({}):
+        pass
     assert info.value.status == "sanitizer_incompatible"
     assert str(info.value).startswith("sanitizer incompatible with triton 3.8")
     assert "create_masked_store" in info.value.message

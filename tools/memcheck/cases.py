@@ -77,7 +77,7 @@ def _scaled(sizes: dict[str, int], numel: int) -> dict[str, int]:
     if numel <= ELEMENT_BUDGET or not sizes:
         return dict(sizes)
     f = (ELEMENT_BUDGET / numel) ** (1.0 / len(sizes))
-    return {k: max(MIN_SIZE, int(math.floor(v * f))) for k, v in sizes.items()}
+    return {k: max(MIN_SIZE, math.floor(v * f)) for k, v in sizes.items()}
 
 
 def input_constants(reference_source: str, constants: dict[str, Any]) -> dict[str, Any]:

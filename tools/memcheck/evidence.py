@@ -22,6 +22,7 @@ from tools.outcomes import classify_failure
 _DIRECTION = {"past_end": "past the end", "before_start": "before the start"}
 _VERB = {"oob_load": "loads", "oob_store": "stores", "oob_atomic": "atomically updates"}
 # Rationale: the exceptions a submission raises on purpose to refuse an input it does not support.
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For, ast.While, ast.If, ast.With, ast.Try)
 _REJECTIONS = ("ValueError", "AssertionError", "NotImplementedError", "TypeError", "RuntimeError")
 
 
@@ -60,11 +61,10 @@ def span(ctx: ToolContext, path: str | None, line: int | None) -> list[SourceSpa
         tree = ast.parse(text)
         best = None
         for node in ast.walk(tree):
-            if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno) \
-                    and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
-                                              ast.While, ast.If, ast.With, ast.Try)):
-                if best is None or (node.end_lineno or 0) - node.lineno < (best.end_lineno or 0) - best.lineno:
-                    best = node
+            if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                    and (best is None or (node.end_lineno or 0) - node.lineno < (best.end_lineno or 0) - best.lineno):
+                best = node
         if best is not None:
             start, end = best.lineno, best.end_lineno or best.lineno
     except SyntaxError:

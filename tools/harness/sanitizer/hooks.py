@@ -160,7 +160,8 @@ class Sanitizer:
             try:
                 return original(self, *args_dev, **kwargs)
             except BaseException as exc:
-                san._guard("error", lambda: san.report.interpreter_error(getattr(self.fn, "__name__", "?"), exc))
+                name = getattr(self.fn, "__name__", "?")
+                san._guard("error", lambda e=exc: san.report.interpreter_error(name, e))
                 raise
             finally:
                 grid = getattr(san.interp.interpreter_builder, "grid_dim", None)
