@@ -123,7 +123,11 @@ def test_child_side_incompatibility_and_crashes_map_to_outcomes(tmp_path: Path, 
            "traceback": f'  File "{sub_dir}/submission.py", line 20, in forward\nValueError: n must be even'}
     emit_case(ctx, MemcheckTool(), CaseRun(case=case, nominal=False, status="call_failed",
                                            call=CallResult(answered=True, ok=False, error=own)))
-    inc, crashed, rejected = ctx.evidence
+    tampered = {"installed": True, "launches": 1, "loads": 1, "tampered": ["InterpreterBuilder.create_masked_load"]}
+    emit_case(ctx, MemcheckTool(), CaseRun(case=case, nominal=True, status="checked", sanitizer=tampered,
+                                           launches={"total": 1}, call=CallResult(answered=True, ok=True)))
+    inc, crashed, rejected, hooked = ctx.evidence
+    assert (hooked.outcome, hooked.defect) == ("unverified", "sanitizer_tampered")
     assert (inc.outcome, inc.defect, inc.criteria) == ("unverified", "sanitizer_incompatible", ["generality"])
     assert (crashed.outcome, crashed.defect, crashed.criteria) == ("fail", "crash", ["correctness"])
     assert "sanitizer" in crashed.summary

@@ -257,3 +257,14 @@ def test_tensor_descriptor_bounds_are_checked(k: Any) -> None:
     data = sanitized(lambda: k.descriptor_rows[(2,)](x, y, 8, 32, BM=4, BN=32))
     kinds = {(v["kind"], v["line"]) for v in data["violations"]}
     assert ("oob_load", LINES["desc-load"]) in kinds and {kd for kd, _ in kinds} == {"oob_load", "oob_store"}
+
+
+def test_replaced_hooks_are_reported(k: Any) -> None:
+    from triton.runtime import interpreter
+
+    original = interpreter.InterpreterBuilder.create_masked_store
+    with get("triton_sanitizer")({}) as data:
+        sanitized_store = interpreter.InterpreterBuilder.create_masked_store
+        interpreter.InterpreterBuilder.create_masked_store = original  # what a hostile submission could do
+    assert data["tampered"] == ["InterpreterBuilder.create_masked_store"]
+    assert interpreter.InterpreterBuilder.create_masked_store is original is not sanitized_store

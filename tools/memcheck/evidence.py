@@ -141,11 +141,12 @@ def emit_violations(ctx: ToolContext, tool: Tool, runs: list[CaseRun]) -> None:
         if v.get("kind") == "int32_overflow":
             o = v.get("origin") or {}
             spans += [s for s in span(ctx, o.get("file"), o.get("line")) if s not in spans]
-        also = [{"case": r.case.label, "rerun": ctx.rerun(tool.name, r.case), "lanes": w.get("lanes")}
+        also = [{"case": _label(r), "rerun": ctx.rerun(tool.name, r.case), "lanes": w.get("lanes")}
                 for r, w in hits[1:]]
+        more = f"; also on {len(also)} other case(s)" if also else ""
         criteria = sorted({c for r, _ in hits for c in _criterion(r.nominal)})
         ctx.add_evidence(tool, outcome="fail", defect=v.get("kind"), criteria=criteria,
-                         summary=describe(ctx, run, v),
+                         summary=describe(ctx, run, v) + more,
                          check="run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap)",
                          inputs=_inputs(run), config=_config(ctx, run),
                          result={"violation": v, "counts": _counts(run.sanitizer or {}), "also_failing": also,
@@ -193,6 +194,12 @@ def _emit_checked(ctx: ToolContext, tool: Tool, run: CaseRun, common: dict[str, 
         ctx.add_evidence(tool, outcome="unverified", defect="sanitizer_missing", reason="the sanitizer did not report",
                          summary=f"{_label(run)}: the sanitizer report is missing from the child's answer",
                          result=result, **common)
+    elif data.get("tampered"):
+        ctx.add_evidence(tool, outcome="unverified", defect="sanitizer_tampered",
+                         reason="code running in the call replaced the sanitizer's hooks",
+                         summary=f"{_label(run)}: the sanitizer's hooks were replaced during the call "
+                                 f"({', '.join(data['tampered'][:4])}); its report cannot be trusted",
+                         result={**result, "tampered": data["tampered"]}, **common)
     elif data.get("internal_errors"):
         ctx.add_evidence(tool, outcome="unverified", defect="sanitizer_error",
                          reason="the sanitizer hit an internal error; some accesses may be unchecked",
@@ -201,6 +208,11 @@ def _emit_checked(ctx: ToolContext, tool: Tool, run: CaseRun, common: dict[str, 
     elif total == 0 and seen == 0:
         ctx.add_evidence(tool, outcome="info", summary=f"{_label(run)}: no Triton kernel was launched; "
                          "nothing for the sanitizer to check", result=result, **common)
+    elif seen and not (data.get("loads") or data.get("stores") or data.get("atomics")):
+        ctx.add_evidence(tool, outcome="unverified", defect="no_accesses_seen",
+                         reason="launches ran but the sanitizer saw no memory access",
+                         summary=f"{_label(run)}: {seen} launch(es) ran but no load, store or atomic reached "
+                                 "the sanitizer", result=result, **common)
     elif seen < total:
         ctx.add_evidence(tool, outcome="unverified", defect="not_interpreted",
                          reason="some launches did not run under the interpreter, so they were not checked",

@@ -87,7 +87,7 @@ class Sanitizer:
         self.interp = interp
         self.report = report
         self.unmasked = False
-        self._saved: list[tuple[Any, str, Any]] = []
+        self._saved: list[tuple[Any, str, Any, Any]] = []
         self._options: Any = None
 
     # -- install -----------------------------------------------------------------------------
@@ -109,8 +109,9 @@ class Sanitizer:
         try:
             for (owner, name), make in table.items():
                 original = owner.__dict__[name]
-                self._saved.append((owner, name, original))
-                setattr(owner, name, make(original))
+                wrapper = make(original)
+                self._saved.append((owner, name, original, wrapper))
+                setattr(owner, name, wrapper)
             builder = self.interp.interpreter_builder
             self._options = builder.options
             # Rationale: debug=True makes tl.device_assert reach create_assert; Triton's own
@@ -123,10 +124,16 @@ class Sanitizer:
         self.report.data["installed"] = True
 
     def uninstall(self) -> None:
+        """Restore everything; note any hook that code running in the call replaced meanwhile."""
+        tampered = self.report.data.setdefault("tampered", [])
         while self._saved:
-            owner, name, original = self._saved.pop()
+            owner, name, original, wrapper = self._saved.pop()
+            if owner.__dict__.get(name) is not wrapper:
+                tampered.append(f"{owner.__name__}.{name}")
             setattr(owner, name, original)
         if self._options is not None:
+            if not getattr(self.interp.interpreter_builder.options, "debug", False):
+                tampered.append("interpreter_builder.options")
             self.interp.interpreter_builder.options = self._options
             self._options = None
 

@@ -111,7 +111,7 @@ class Report:
         self.data: dict[str, Any] = {
             "triton": triton_version, "installed": False, "launches": 0, "programs": 0, "loads": 0,
             "stores": 0, "atomics": 0, "lanes_checked": 0, "asserts_evaluated": 0, "violations": [],
-            "truncated": False, "kernels": {}, "interpreter_errors": [], "internal_errors": []}
+            "truncated": False, "kernels": {}, "interpreter_errors": [], "internal_errors": [], "tampered": []}
         self._index: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._programs: dict[tuple[Any, ...], set[tuple[int, ...]]] = {}
         self.launch: Launch | None = None
