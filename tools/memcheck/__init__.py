@@ -20,6 +20,9 @@ from tools.memcheck.runs import CaseRun, run_case
 from tools.session import SandboxSession
 
 _INTERPRET = ("TRITON_INTERPRET", "1")
+# Rationale: a first call that raised or died may be an out-of-bounds store corrupting memory;
+# the sanitized run is what explains it. Import errors, hangs and missing devices it cannot help.
+_CALL_FAILURES = {"exception", "crash", "process_exit"}
 
 
 class MemcheckTool(Tool):
@@ -37,9 +40,9 @@ class MemcheckTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
-        builds = ctx.prior("builds")
-        if builds and any(e.outcome != "pass" for e in builds):
-            return  # the rubric reports correctness/generality as not assessed when builds did not pass
+        blocked = [e for e in ctx.prior("builds") if e.outcome != "pass" and e.defect not in _CALL_FAILURES]
+        if blocked:
+            return  # nothing to sanitize: it does not import, or cannot run here, or hangs
         if self._incompatible(ctx, None):
             return
         session, own = self._session(ctx)
@@ -92,6 +95,9 @@ class MemcheckTool(Tool):
         """The review's session when its children already run the interpreter, else a private one
         with ``TRITON_INTERPRET=1`` (on a GPU machine the reviewer's children run compiled kernels)."""
         if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
+            # Rationale: an earlier unsanitized call may have corrupted the shared child's heap
+            # without killing it; the sanitized runs start from a fresh submission child.
+            ctx.session.restart("submission")
             return ctx.session, False
         env = tuple(kv for kv in ctx.setup.env if kv[0] != _INTERPRET[0]) + (_INTERPRET,)
         setup = RunSetup(can_run=True, env=env, preludes=ctx.setup.preludes, interpreted=True,
