@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,7 @@ def test_unmasked_tail_load_and_store(k: Any) -> None:
     assert (ld["arg"], ld["direction"], ld["masked"], ld["element_min"], ld["element_max"]) == \
         ("x_ptr", "past_end", False, 300, 383)
     assert ld["line"] == LINES["tail-load"] and ld["file"] == str(KFILE) and ld["kernel"] == "tail"
+    assert ld["examples"][0] == {"program": [2, 0, 0], "lane": 44, "element": 300, "offset_bytes": 1200}
     assert (st["arg"], st["lanes"], st["programs"], st["program_ids"]) == ("y_ptr", 84, 1, [[2, 0, 0]])
     assert st["line"] == LINES["tail-store"] and st["valid_elements"] == [0, 300]
     assert data["launches"] == 1 and data["programs"] == 3 and data["lanes_checked"] == 2 * 384
@@ -245,6 +247,7 @@ def test_version_and_behaviour_drift_are_named() -> None:
             return None
 
     assert any("options.debug" in p for p in problems(semantic_cls=Semantic))
+    assert "triton.runtime.interpreter.GridExecutor is gone" in problems(interp=types.SimpleNamespace())
 
 
 def triton_cdiv(a: int, b: int) -> int:

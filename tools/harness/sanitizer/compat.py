@@ -60,6 +60,13 @@ def _params(fn: Any) -> tuple[str, ...]:
     return tuple(inspect.signature(fn).parameters)
 
 
+def _missing_fields(what: str, obj: Any, fields: tuple[str, ...]) -> list[str]:
+    if obj is None or not dataclasses.is_dataclass(obj):
+        return [f"{what} is not a dataclass"]
+    names = {f.name for f in dataclasses.fields(obj)}
+    return [f"{what} has no field {f!r}" for f in fields if f not in names]
+
+
 def problems(interp: Any = None, semantic_cls: Any = None, version: str | None = None) -> list[str]:
     """Everything that differs from what the hooks expect (empty when compatible)."""
     import triton
@@ -100,19 +107,9 @@ def problems(interp: Any = None, semantic_cls: Any = None, version: str | None =
             src = ""
         if needle not in src:
             found.append(f"{qual} no longer contains {needle!r} ({why})")
-    builder = getattr(interp, "interpreter_builder", None)
-    opts = getattr(builder, "options", None)
-    if opts is None or not dataclasses.is_dataclass(opts):
-        found.append("interpreter_builder.options is not an InterpreterOptions dataclass")
-    else:
-        names = {f.name for f in dataclasses.fields(opts)}
-        found += [f"InterpreterOptions has no field {f!r}" for f in OPTION_FIELDS if f not in names]
-    handle = getattr(interp, "TensorHandle", None)
-    if handle is None or not dataclasses.is_dataclass(handle):
-        found.append("TensorHandle is not a dataclass")
-    else:
-        names = {f.name for f in dataclasses.fields(handle)}
-        found += [f"TensorHandle has no field {f!r}" for f in HANDLE_FIELDS if f not in names]
+    opts = getattr(getattr(interp, "interpreter_builder", None), "options", None)
+    found += _missing_fields("interpreter_builder.options (InterpreterOptions)", opts, OPTION_FIELDS)
+    found += _missing_fields("TensorHandle", getattr(interp, "TensorHandle", None), HANDLE_FIELDS)
     return found
 
 

@@ -300,8 +300,9 @@ class Sanitizer:
                 if not part.any():
                     continue
                 elems = reg.element(a[part], itemsize)
-                examples = [{"lane": int(ln), "element": int(el)}
-                            for ln, el in zip(lanes[sel][part][:4], elems[:4])]
+                offsets = a[part][:4].astype(np.int64) - np.int64(reg.base)
+                examples = [{"lane": int(ln), "element": int(el), "offset_bytes": int(ob)}
+                            for ln, el, ob in zip(lanes[sel][part][:4], elems[:4], offsets)]
                 self.report.violation(
                     f"oob_{kind}", where, key=(reg.name, direction, not unmasked), lanes=int(part.sum()),
                     elements=elems, examples=examples,
