@@ -272,25 +272,27 @@ class Sanitizer:
         owner = launch.owner(addr, itemsize)
         # with provenance the access must stay in *its* storage; without, in any argument's storage
         ok = owner == region if region is not None else owner >= 0
-        attribution = "provenance"
         wrap = _wrap_of(ptrs)
-        if wrap is not None:
-            wrapped = active & _full(wrap, shape)
-            if wrapped.any():
-                self._pid()
-                self._report_wrap(kind, ptrs, addr, wrapped, launch)
+        wrapped = None if wrap is None else active & _full(wrap, shape)
+        if wrapped is not None and wrapped.any():
+            self._pid()
+            self._report_wrap(kind, ptrs, wrapped, launch)
         bad = active & ~ok
         if not bad.any():
             return None
         self._pid()
+        self._report_oob(kind, addr, bad, region, itemsize, unmasked, launch)
+        return active & ok
+
+    def _report_oob(self, kind: str, addr: np.ndarray, bad: np.ndarray, region: int | None, itemsize: int,
+                    unmasked: bool, launch: Any) -> None:
         where = user_location()
         lanes = np.flatnonzero(bad)
         bad_addr = addr.reshape(-1)[lanes]
         if region is not None:
-            regs = np.full(lanes.shape, region, dtype=np.int64)
+            regs, attribution = np.full(lanes.shape, region, dtype=np.int64), "provenance"
         else:
-            regs = launch.nearest(bad_addr)
-            attribution = "nearest argument (provenance lost)"
+            regs, attribution = launch.nearest(bad_addr), "nearest argument (provenance lost)"
         for r in np.unique(regs):
             reg = launch.regions[int(r)]
             sel = regs == r
@@ -309,10 +311,9 @@ class Sanitizer:
                     fields={"arg": reg.name, "direction": direction, "masked": not unmasked,
                             "valid_elements": reg.valid_elements(itemsize), "itemsize": itemsize,
                             "arg_dtype": reg.dtype, "arg_shape": reg.shape, "attribution": attribution,
-                            "block_shape": list(shape)})
-        return active & ok
+                            "block_shape": list(addr.shape)})
 
-    def _report_wrap(self, kind: str, ptrs: Any, addr: np.ndarray, wrapped: np.ndarray, launch: Any) -> None:
+    def _report_wrap(self, kind: str, ptrs: Any, wrapped: np.ndarray, launch: Any) -> None:
         site = ptrs.attr.get(WRAP_SITE) or {}
         lanes = np.flatnonzero(wrapped)
         region = ptrs.attr.get(REGION)
