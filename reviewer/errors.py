@@ -124,3 +124,11 @@ class CalibrationError(UsageError):
     """An eval set or one of its cases is malformed."""
 
     status = "bad_eval_set"
+
+
+class SanitizerIncompatible(ToolUnavailable):
+    """The installed Triton's interpreter internals differ from those the CPU sanitizer hooks.
+
+    Raised before anything is patched; the memcheck evidence becomes ``unverified``."""
+
+    status = "sanitizer_incompatible"

@@ -118,9 +118,15 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     calls = int(payload.get("calls", 1))
     t0 = time.perf_counter()
     with _instruments(payload.get("instruments", []), payload) as observed:
-        for _ in range(calls):
-            out = state.submission.run(case, data)
-        _sync(state.device)
+        try:
+            for _ in range(calls):
+                out = state.submission.run(case, data)
+            _sync(state.device)
+        except BaseException as exc:
+            # what the instruments saw before the failure travels with the error (child._error)
+            with contextlib.suppress(Exception):
+                exc.kreview_instruments = observed
+            raise
     t1 = time.perf_counter()
     described = tensors.describe(out)
     tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])

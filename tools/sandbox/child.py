@@ -24,7 +24,11 @@ def _send(fd: int, msg: dict) -> None:
 
 def _error(exc: BaseException) -> dict:
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {"type": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-12000:]}
+    out = {"type": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-12000:]}
+    observed = getattr(exc, "kreview_instruments", None)
+    if isinstance(observed, dict):
+        out["instruments"] = observed
+    return out
 
 
 def main(argv: list[str]) -> int:

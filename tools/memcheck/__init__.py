@@ -1,0 +1,107 @@
+"""memcheck: the submission's Triton kernels run under the CPU sanitizer (out-of-bounds loads,
+stores and atomics against each launch's argument storages, ``tl.device_assert``, int32 index
+wrap) on the nominal case(s) and on a few boundary shapes that are not block multiples.
+
+The sanitizer runs in the sandbox child (instrument ``triton_sanitizer``); this parent side plans
+the cases, checks that the interpreter internals it hooks are where it expects them, and turns the
+reports into evidence: findings on nominal inputs bear on ``correctness``, findings seen only on
+boundary shapes on ``generality``. See docs/triton-sanitizer.md.
+"""
+
+from __future__ import annotations
+
+from tools.backends.base import RunSetup
+from tools.base import Tool, ToolContext
+from tools.cases import nominal_cases
+from tools.harness.case import Case
+from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
+from tools.memcheck.evidence import emit_case, emit_violations
+from tools.memcheck.runs import CaseRun, run_case
+from tools.session import SandboxSession
+
+_INTERPRET = ("TRITON_INTERPRET", "1")
+# Rationale: a first call that raised or died may be an out-of-bounds store corrupting memory;
+# the sanitized run is what explains it. Import errors, hangs and missing devices it cannot help.
+_CALL_FAILURES = {"exception", "crash", "process_exit"}
+
+
+class MemcheckTool(Tool):
+    name = "memcheck"
+    criteria = ("correctness", "generality")
+    after = ("builds",)
+    description = "Triton kernels under the CPU sanitizer on nominal and boundary shapes"
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        sub = ctx.submission
+        if sub.framework != "triton" and "triton" not in sub.frameworks_seen:
+            return f"memcheck runs the Triton CPU sanitizer; this submission is {sub.framework}"
+        if not ctx.setup.can_run:
+            return ctx.setup.why_not
+        return None
+
+    def run(self, ctx: ToolContext) -> None:
+        blocked = [e for e in ctx.prior("builds") if e.outcome != "pass" and e.defect not in _CALL_FAILURES]
+        if blocked:
+            return  # nothing to sanitize: it does not import, or cannot run here, or hangs
+        if self._incompatible(ctx, None):
+            return
+        session, own = self._session(ctx)
+        try:
+            nominal = nominal_cases(ctx, 1, self.name)
+            runs = [run_case(session, case, nominal=True) for case in nominal]
+            first = next((r for r in runs if r.status != "reference_failed"), None)
+            blocks = block_sizes(ctx.submission.source(), first.launches if first else None)
+            for case in boundary_cases(ctx.submission, nominal, first.numel if first else 0, blocks,
+                                       ctx.seeds(1, f"{self.name}-boundary")[0]):
+                runs.append(run_case(session, case, nominal=False))
+            self._emit(ctx, runs)
+        finally:
+            if own:
+                session.close()
+
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        if self._incompatible(ctx, case):
+            return
+        session, own = self._session(ctx)
+        try:
+            self._emit(ctx, [run_case(session, case, nominal=is_nominal(ctx.submission, case))])
+        finally:
+            if own:
+                session.close()
+
+    def _emit(self, ctx: ToolContext, runs: list[CaseRun]) -> None:
+        emit_violations(ctx, self, runs)
+        for run in runs:
+            emit_case(ctx, self, run)
+
+    def _incompatible(self, ctx: ToolContext, case: Case | None) -> bool:
+        """Check the hooked internals in this process too (no submission code involved), so an
+        incompatible Triton is reported once and clearly, before any child starts."""
+        from reviewer.errors import SanitizerIncompatible
+        from tools.harness.sanitizer.compat import require_compatible
+
+        try:
+            require_compatible()
+        except SanitizerIncompatible as exc:
+            ctx.add_evidence(self, outcome="unverified", defect="sanitizer_incompatible", reason=exc.message,
+                             summary=f"not checked: {exc.message}"[:500], config=ctx.environment(),
+                             check="verify the Triton interpreter internals the sanitizer hooks",
+                             rerun=ctx.rerun(self.name, case))
+            return True
+        return False
+
+    @staticmethod
+    def _session(ctx: ToolContext) -> tuple[SandboxSession, bool]:
+        """The review's session when its children already run the interpreter, else a private one
+        with ``TRITON_INTERPRET=1`` (on a GPU machine the reviewer's children run compiled kernels)."""
+        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
+            # Rationale: an earlier unsanitized call may have corrupted the shared child's heap
+            # without killing it; the sanitized runs start from a fresh submission child.
+            ctx.session.restart("submission")
+            return ctx.session, False
+        env = tuple(kv for kv in ctx.setup.env if kv[0] != _INTERPRET[0]) + (_INTERPRET,)
+        setup = RunSetup(can_run=True, env=env, preludes=ctx.setup.preludes, interpreted=True,
+                         note="Triton interpreter (TRITON_INTERPRET=1) for the sanitizer")
+        session = SandboxSession(ctx.submission, limits=ctx.config.limits, device=ctx.device, setup=setup,
+                                 keep_logs_in=ctx.run_dir / "artifacts" / "memcheck-sandbox")
+        return session, True
