@@ -69,7 +69,7 @@ class _FakeClock:
         self.calls = 0
         self.rng = np.random.default_rng(3)
 
-    def measure(self, fn):  # noqa: ANN001, ANN201
+    def measure(self, fn):
         fn()
         self.calls += 1
         e = 10e-6 * (1 + 0.001 * self.rng.standard_normal())

@@ -87,8 +87,8 @@ class BenchmarkTool(Tool):
         events = [float(x) for x in out.get("event_s", [])]
         # Rationale: the child is untrusted; its repetitions cannot add up to more than the call took.
         if not events or sum(events) > res.duration_s:
-            return None, f"{role} ({mode}) returned implausible timings ({len(events)} samples, " \
-                         f"{sum(events):.3g}s in a {res.duration_s:.3g}s call)"
+            return None, (f"{role} ({mode}) returned implausible timings ({len(events)} samples, "
+                          f"{sum(events):.3g}s in a {res.duration_s:.3g}s call)")
         return out, ""
 
     def _measure(self, ctx: ToolContext, case: Case, rerun: str, roof: dict[str, Any] | None) -> None:

@@ -79,7 +79,7 @@ def time_loop(call: Callable[[Any], Any], make_inputs: Callable[[int], Any], flu
     warm = 0
     while warm < min_warmup or perf() - t0 < warmup_s:
         inputs = make_inputs(warm)
-        clock.measure(lambda: call(inputs))
+        clock.measure(lambda inputs=inputs: call(inputs))
         warm += 1
         if warm >= 10_000:
             break
@@ -91,7 +91,7 @@ def time_loop(call: Callable[[Any], Any], make_inputs: Callable[[int], Any], flu
     while why is None:
         inputs = make_inputs(rep)
         flush()
-        e, h = clock.measure(lambda: call(inputs))
+        e, h = clock.measure(lambda inputs=inputs: call(inputs))
         events.append(e)
         host.append(h)
         rep += 1

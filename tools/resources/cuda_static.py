@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.cuda_sources import CudaSource, translation_unit
 from tools.resources import toolchain
 from tools.resources.cuda_unit import device_only_unit
-from tools.resources.ptxas import PtxasReport, parse_ptxas, parse_cuobjdump_resources
+from tools.resources.ptxas import PtxasReport, parse_cuobjdump_resources, parse_ptxas
 
 # torch.utils.cpp_extension: COMMON_NVCC_FLAGS and the C++ standard of its JIT builds (torch 2.13)
 TORCH_NVCC_FLAGS = ("-std=c++20", "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",

@@ -96,8 +96,8 @@ def occupancy(arch: str | int, *, threads_per_block: int, registers_per_thread: 
     lim = limits_for(arch)
     if lim is None:
         raise KeyError(f"no limits recorded for {arch!r} (known: {', '.join(all_limits())})")
-    base = dict(arch=lim.arch, threads_per_block=threads_per_block, registers_per_thread=registers_per_thread,
-                smem_per_block=smem_per_block)
+    base = {"arch": lim.arch, "threads_per_block": threads_per_block,
+            "registers_per_thread": registers_per_thread, "smem_per_block": smem_per_block}
     if threads_per_block < 1 or threads_per_block > lim.max_threads_per_block:
         return Occupancy(**base, launchable=False,
                          why_not=f"{threads_per_block} threads per block (limit {lim.max_threads_per_block})")

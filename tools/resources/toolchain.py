@@ -142,7 +142,7 @@ def run_tool(cmd: list[str], *, cwd: Path, timeout: float, extra_env: dict[str, 
     cpu = int(max(timeout * 2, 30))
     t0 = time.monotonic()
     try:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,  # noqa: S603
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
                                 preexec_fn=lambda: _limit(cpu))  # noqa: PLW1509 - no threads started here
     except OSError as exc:
