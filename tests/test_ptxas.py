@@ -91,3 +91,16 @@ def test_live_nvcc_static_smem_limit(tmp_path: Path) -> None:
     r = parse_ptxas(run.stderr + run.stdout)
     assert not run.ok and r.limit_errors[0].used == 400000
     assert r.kernel("_Z2lbPfi") is not None and r.kernel("_Z2lbPfi").spill_stores > 0
+
+
+def test_amdgcn_figures_from_real_triton_output() -> None:
+    from tools.resources.amdgcn import parse_amdgcn
+    from tools.resources.assess import assess
+
+    u = parse_amdgcn(_read("triton_softmax_gfx942.amdgcn"), "softmax_kernel", "gfx942")
+    assert u is not None and (u.registers, u.spill_bytes) == (17, 0)
+    assert u.other["sgprs"] == 26 and u.other["waves_per_simd"] == 8
+    a = assess("softmax_kernel", "gfx942", u, threads_per_block=256, dynamic_smem=16)
+    assert a.outcome == "pass" and "8 waves per SIMD" in a.summary
+    big = assess("softmax_kernel", "gfx942", u, threads_per_block=256, dynamic_smem=70_000)
+    assert big.defect == "smem_over_limit"

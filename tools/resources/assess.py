@@ -58,6 +58,8 @@ def assess(kernel: str, arch: str, usage: KernelUsage, *, threads_per_block: int
                + " shared memory" + (f", {threads_per_block} threads/block" if threads_per_block else ""))
     findings: list[dict[str, Any]] = []
     occ: Occupancy | None = None
+    if arch.startswith("gfx"):
+        return _assess_amd(where, usage, smem_total, result)
     if lim is None:
         result["occupancy"] = None
         return Assessment("info", None, f"{where}: {figures}; no limits table for {arch}, occupancy not computed",
@@ -112,3 +114,20 @@ def assess(kernel: str, arch: str, usage: KernelUsage, *, threads_per_block: int
                          "message": f"{where} keeps a {usage.stack_frame} B per-thread stack frame in local memory "
                                     "(arrays indexed dynamically, or calls), without spills"})
     return Assessment("pass", None, f"{where}: {figures}{occ_text}", result, findings)
+
+
+def _assess_amd(where: str, usage: KernelUsage, lds: int, result: dict[str, Any]) -> Assessment:
+    from tools.resources.amdgcn import LDS_PER_WORKGROUP
+
+    waves = usage.other.get("waves_per_simd")
+    figures = (f"{usage.registers} VGPRs, {usage.other.get('sgprs', '?')} SGPRs, {usage.other.get('vgpr_spill_count', 0)} "
+               f"spilled VGPRs, {_kb(lds)} LDS; compiler occupancy {waves} waves per SIMD")
+    if lds > LDS_PER_WORKGROUP:
+        msg = f"{where} needs {_kb(lds)} of LDS per workgroup, over the {_kb(LDS_PER_WORKGROUP)} limit; {figures}"
+        return Assessment("fail", "smem_over_limit", msg, result,
+                          [{"severity": "error", "category": "smem_over_limit", "message": msg}])
+    if usage.spill_bytes > 0:
+        msg = f"{where} spills registers to scratch memory: {figures}"
+        return Assessment("fail", "register_spills", msg, result,
+                          [{"severity": "warning", "category": "register_spills", "message": msg}])
+    return Assessment("pass", None, f"{where}: {figures}", result)
