@@ -198,6 +198,18 @@ class SandboxSession:
             "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
             "candidate_path": str(sub.outputs_path)})
 
+    def reference_call(self, op: str, ref: ReferenceRun, timeout: float | None = None, **payload: Any) -> CallResult:
+        """Another request to the reference child about ``ref``'s case (e.g. ``reference_work``)."""
+        load = self._ensure_loaded("reference")
+        if not (load.answered and load.ok):
+            return load
+        assert ref.inputs_path is not None
+        call = self._workers["reference"].call(op, {"case": ref.case.model_dump(), "inputs_path": str(ref.inputs_path),
+                                                    **payload}, timeout=timeout)
+        if not call.answered:
+            self.restart("reference")
+        return call
+
     def pristine_inputs(self, ref: ReferenceRun) -> list[Any]:
         """The case's inputs as the submission received them (transforms applied), from the file."""
         from tools.harness import transforms

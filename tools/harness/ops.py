@@ -4,6 +4,7 @@
 ``reference_case``  make a case's inputs, save them, run the reference, save its outputs
 ``run_submission``  load a case's inputs, run the submission (under instruments), save outputs
 ``check``           run the task's own checker on a candidate output (reference role only)
+``reference_work``  FLOPs and minimum bytes of one reference call (tools/roofline/counting.py)
 
 Instruments (``tools.harness.instruments``) observe a submission call and return JSON-able data.
 """
@@ -147,3 +148,18 @@ def _check(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
         candidate = candidate[0]
     verdict = state.reference.check(data, candidate)
     return {"checker": verdict}
+
+
+@op("reference_work")
+def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.reference is None:
+        raise RuntimeError("reference not loaded")
+    from tools.roofline.counting import count_work
+
+    case = Case.model_validate(payload["case"])
+    saved = tensors.load(payload["inputs_path"])
+    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    with count_work(data.inputs) as work:
+        out = state.reference.run(case, data)
+    _sync(state.device)
+    return work.finish(out)

@@ -1,0 +1,66 @@
+"""Every file under tests/kernels/resources_* gets the verdicts its docstring names, and a failing
+resources verdict names its defect with the compiler's figures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from tests.kernelfiles import expectations, materialize, submissions
+from tools.resources import toolchain
+
+FILES = submissions("resources_rows") + submissions("resources_matmul")
+# Rationale: each file is built to show exactly one defect; the test checks it is that one.
+DEFECTS = {"spills_one_warp": "register_spills", "smem_over_limit": "smem_over_limit",
+           "dynamic_smem_too_big": "smem_over_limit", "static_smem_too_big": "smem_over_limit"}
+CUDA_FILES = submissions("resources_cuda")
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_resources_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    want = expectations(path)
+    tools = ["builds", "resources"] + (["correctness"] if "correctness" in want else [])
+    review = start_review(sub, config.model_copy(update={"only_tools": tools}))
+    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
+    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+    items = [e for e in review.evidence if e.tool == "resources" and e.outcome in ("pass", "fail")]
+    assert {e.result["arch"] for e in items} == {"sm_90", "sm_80"}
+    for e in items:
+        assert e.result["registers"] > 0 and e.result["threads_per_block"] > 0
+        assert e.artifacts and all((Path(review.run_dir) / a).exists() for a in e.artifacts)
+        assert any(a.endswith(".ttgir") for a in e.artifacts) and any(a.endswith(".ptx") for a in e.artifacts)
+    if path.stem in DEFECTS:
+        failing = [e for e in items if e.outcome == "fail"]
+        assert {e.defect for e in failing} == {DEFECTS[path.stem]}
+        assert len(failing) == 2  # both sm_90 and sm_80
+        finding = [f for f in review.findings if f.category == DEFECTS[path.stem]]
+        assert finding and all(f.confirmed_by for f in finding)
+        for e in failing:
+            if e.defect == "register_spills":
+                assert e.result["spill_stores"] > 0 and e.result["spill_loads"] > 0
+            else:
+                assert e.result["smem_per_block"] > e.result["limits"]["smem_per_block_optin"]
+                assert e.result["spill_stores"] == 0
+
+
+@pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("path", CUDA_FILES, ids=[p.stem for p in CUDA_FILES])
+def test_resources_cuda_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "resources"]}))
+    got = {c.id: c.verdict for c in review.criteria}
+    want = expectations(path)
+    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+    items = [e for e in review.evidence if e.tool == "resources"]
+    assert {e.config["target"] for e in items} == {"sm_90", "sm_80"}
+    assert all(e.config["mode"] == "device-only" for e in items), [e.config.get("attempts") for e in items]
+    if path.stem in DEFECTS:
+        assert {e.defect for e in items} == {DEFECTS[path.stem]}
+    else:
+        for e in items:
+            assert e.result["kernel"] == "softmax_rows" and e.result["threads_per_block"] == 256
+            assert e.result["dynamic_smem"] == 1024 and e.result["occupancy"]["occupancy"] == 1.0

@@ -1,0 +1,299 @@
+"""resources: compile the submission's kernels for real GPU targets (no GPU needed) and judge their
+registers, spills, shared memory and occupancy against each architecture's limits.
+
+Triton: the launches captured by the ``triton_launches`` instrument are compiled in a sandbox child
+without the interpreter (triton_static.py); CUDA C: the sources found by tools/cuda_sources.py are
+compiled with nvcc (cuda_static.py). Targets: ``[target] arch = [...]`` in kreview.toml, else the
+architecture of ``[target] gpu``, else sm_90 and sm_80.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reviewer.models import Evidence
+from tools.base import Tool, ToolContext
+from tools.cases import nominal_cases
+from tools.cuda_sources import CudaSource, find_cuda_sources, launch_bounds, launch_sites
+from tools.harness.case import Case
+from tools.resources import toolchain
+from tools.resources.assess import Assessment, assess
+from tools.resources.cuda_static import CudaCompile, compile_source, demangle
+from tools.resources.triton_static import (
+    CompiledLaunch,
+    Target,
+    TritonStaticCompiler,
+    launch_label,
+    parse_target,
+    select_launches,
+)
+from tools.roofline.devices import find_device
+
+DEFAULT_TARGETS = ("sm_90", "sm_80")
+# Rationale: compiling with PyTorch's headers takes tens of seconds per architecture on two cores.
+FULL_CUDA_TIMEOUT_S = 300.0
+
+
+def targets_for(ctx: ToolContext) -> tuple[list[Target], bool]:
+    """Compile targets and whether the submission declared them."""
+    t = ctx.submission.target
+    if t.arch:
+        return [parse_target(a) for a in t.arch], True
+    dev = find_device(t.gpu)
+    if dev is not None:
+        return [parse_target(dev.arch)], True
+    return [parse_target(a) for a in DEFAULT_TARGETS], False
+
+
+def _py_files(ctx: ToolContext) -> list[str]:
+    sub = ctx.submission
+    skip = {sub.reference_file, sub.inputs_file, "task.py"}
+    return [f for f in sub.source_files if f.endswith(".py") and f not in skip]
+
+
+class ResourcesTool(Tool):
+    name = "resources"
+    criteria = ("resources",)
+    after = ("builds",)
+    description = "compile for sm_90/sm_80 without a GPU: registers, spills, shared memory, occupancy"
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        sub = ctx.submission
+        if sub.syntax_error is not None:
+            return "the submission does not parse"
+        if "triton" in (sub.framework, *sub.frameworks_seen):
+            return None
+        if find_cuda_sources(sub.root_path, _py_files(ctx)):
+            return None
+        return f"no Triton or CUDA C kernel to compile (framework: {sub.framework})"
+
+    def run(self, ctx: ToolContext) -> None:
+        self._run(ctx, None)
+
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        self._run(ctx, case)
+
+    def _run(self, ctx: ToolContext, case: Case | None) -> None:
+        targets, declared = targets_for(ctx)
+        sub = ctx.submission
+        if "triton" in (sub.framework, *sub.frameworks_seen):
+            self._triton(ctx, case or nominal_cases(ctx, 1, "resources")[0], targets, declared)
+        sources = find_cuda_sources(sub.root_path, _py_files(ctx))
+        if sources:
+            self._cuda(ctx, sources, [t for t in targets if t.backend == "cuda"], declared)
+
+    # -- common ------------------------------------------------------------------------------
+    def _record(self, ctx: ToolContext, a: Assessment, *, check: str, inputs: dict[str, Any],
+                config: dict[str, Any], extra: dict[str, Any], line: int | None, rerun: str,
+                artifacts: list[str], duration: float) -> Evidence:
+        spans = ctx.submission_span(line) if line else []
+        ev = ctx.add_evidence(self, outcome=a.outcome, defect=a.defect, summary=a.summary, check=check,
+                              inputs=inputs, config=config, result={**a.result, **extra}, spans=spans,
+                              rerun=rerun, artifacts=artifacts, duration_s=duration)
+        for f in a.findings:
+            ctx.add_finding(origin="tool", category=f["category"], severity=f["severity"], message=f["message"],
+                            spans=spans, confirmed_by=[ev.id])
+        return ev
+
+    def _failed(self, ctx: ToolContext, *, what: str, target: Target, error: str, kind: str | None,
+                declared: bool, all_targets_failed: bool, rerun: str, inputs: dict[str, Any],
+                config: dict[str, Any], line: int | None, duration: float, artifacts: list[str]) -> None:
+        # Rationale: a compile error is the submission's defect on a target it declared, or when it
+        # compiles for none of the targets tried; for one default target of several it may simply
+        # use features of another generation (TMA, wgmma), which is not a defect.
+        own = kind == "compile" and (declared or all_targets_failed)
+        summary = f"{what} does not compile for {target.label}: {error[:400]}" if kind == "compile" else \
+            f"{what} not compiled for {target.label}: {error[:400]}"
+        ctx.add_evidence(self, outcome="fail" if own else "unverified",
+                         defect="compile_error" if kind == "compile" else "static_compile_unavailable",
+                         summary=summary, reason=None if own else (
+                             f"{error[:300]}" + ("" if kind != "compile" else
+                                                 f" (no target declared; {target.label} is a default target)")),
+                         check=f"static compile for {target.label}", inputs=inputs, config=config,
+                         result={"error": error[-4000:], "error_kind": kind}, rerun=rerun,
+                         spans=ctx.submission_span(line) if line else [], duration_s=duration, artifacts=artifacts)
+
+    # -- Triton ------------------------------------------------------------------------------
+    def _launches(self, ctx: ToolContext, case: Case) -> tuple[dict[str, Any] | None, str]:
+        cached = ctx.shared.get("triton_launches")
+        if cached is not None and not cached.get("error"):
+            return cached, ""
+        if not ctx.setup.can_run:
+            return None, ctx.setup.why_not
+        failed = [e for e in ctx.prior("builds") if e.outcome != "pass"]
+        if failed:
+            return None, f"the submission did not run ({failed[0].summary[:200]})"
+        ref = ctx.session.reference(case)
+        if not ref.ok:
+            return None, f"the reference failed: {ref.call.failure_text()[:200]}"
+        run = ctx.session.run_submission(case, ref, instruments=["triton_launches"], keep_inputs_after=False)
+        if not run.ok:
+            return None, f"the submission failed while its launches were captured: {run.call.failure_text()[:300]}"
+        data = run.meta.get("instruments", {}).get("triton_launches")
+        if not isinstance(data, dict) or data.get("error"):
+            return None, f"the triton_launches instrument reported nothing usable: {str(data)[:200]}"
+        ctx.shared["triton_launches"] = data
+        return data, ""
+
+    def _triton(self, ctx: ToolContext, case: Case, targets: list[Target], declared: bool) -> None:
+        rerun = ctx.rerun(self.name, case)
+        data, why = self._launches(ctx, case)
+        if data is None:
+            ctx.add_evidence(self, outcome="unverified", defect="no_launch_captured",
+                             summary=f"Triton kernels not compiled: no launch was captured ({why})", reason=why,
+                             check="capture launches (triton_launches), then triton.compile per target",
+                             inputs={"case": case.model_dump()}, rerun=rerun)
+            return
+        launches = data.get("launches", [])
+        if not launches:
+            ctx.add_evidence(self, outcome="unverified", defect="no_kernel_launched",
+                             summary=f"the submission launched no Triton kernel on {case.label}; nothing to compile",
+                             reason="no Triton launch observed", check="triton_launches instrument",
+                             inputs={"case": case.model_dump()}, result={"instrument": data}, rerun=rerun)
+            return
+        chosen, skipped = select_launches(launches)
+        sub = ctx.submission
+        workdir = ctx.session.root / "triton-compile"
+        src = workdir / "src"
+        from tools.session import _copy_tree  # the same copy rules as the run children
+
+        _copy_tree(sub.root_path, src)
+        compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,
+                                        limits=ctx.config.limits,
+                                        cuda_shim=not ctx.device.has_gpu,
+                                        recorded_root=str(ctx.session.root / "submission" / "src"))
+        art = ctx.artifact_dir(self.name) / "triton"
+        timeout = ctx.config.limits.call_timeout_s
+        try:
+            results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
+            for i, entry in enumerate(chosen):
+                per_target = []
+                for target in targets:
+                    out = art / f"{i}-{entry['kernel']}" / target.label
+                    per_target.append(compiler.compile(entry, target, out, ctx.run_dir, timeout))
+                results.append((entry, per_target))
+        finally:
+            compiler.close()
+        versions = {"triton_ptxas": toolchain.version(p) if (p := toolchain.find("ptxas")) else "absent"}
+        for entry, per_target in results:
+            all_failed = all(r.error_kind == "compile" for r in per_target)
+            line = self._line_in_submission(ctx, entry)
+            note = launch_label(entry)
+            inputs = {"case": case.model_dump(), "launch": {k: entry.get(k) for k in
+                                                             ("kernel", "grid", "constexprs", "options", "count")},
+                      "args": entry.get("args", {})}
+            for r in per_target:
+                target = next(t for t in targets if t.label == r.target)
+                config = {"target": target.model_dump(), "declared_targets": declared, **versions,
+                          "ptxas_command": r.ptxas_command,
+                          "pointer_alignment": "pointers assumed 16-byte aligned plus the recorded storage offset"}
+                if not r.ok or r.usage is None:
+                    self._failed(ctx, what=f"Triton kernel {r.kernel} ({note})", target=target, error=r.error or "",
+                                 kind=r.error_kind, declared=declared, all_targets_failed=all_failed, rerun=rerun,
+                                 inputs=inputs, config=config, line=line, duration=r.seconds, artifacts=r.artifacts)
+                    continue
+                a = assess(r.kernel, r.target, r.usage, threads_per_block=r.threads_per_block,
+                           dynamic_smem=r.dynamic_smem, launch_note=note)
+                self._record(ctx, a, check=f"triton.compile for {r.target} (TTGIR/PTX kept) + ptxas -v",
+                             inputs=inputs, config=config,
+                             extra={"compile": {k: v for k, v in r.compile.items() if k != "files"},
+                                    "compile_seconds": round(r.seconds, 3)},
+                             line=line, rerun=rerun, artifacts=r.artifacts, duration=r.seconds)
+        if skipped:
+            ctx.add_evidence(self, outcome="info", summary=f"{len(skipped)} further launch configuration(s) not "
+                             f"compiled (at most {len(chosen)} per kernel, most frequent first)",
+                             check="launch selection", result={"skipped": [launch_label(e) for e in skipped]},
+                             rerun=rerun)
+        if data.get("truncated"):
+            ctx.add_evidence(self, outcome="info", summary="more than 64 distinct Triton launches; the rest were "
+                             "not recorded", check="triton_launches instrument", rerun=rerun)
+
+    def _line_in_submission(self, ctx: ToolContext, entry: dict[str, Any]) -> int | None:
+        file = entry.get("file")
+        if not file or not entry.get("line"):
+            return None
+        recorded = ctx.session.root / "submission" / "src"
+        try:
+            rel = Path(file).relative_to(recorded)
+        except ValueError:
+            return None
+        return int(entry["line"]) if str(rel) == ctx.submission.submission_file else None
+
+    # -- CUDA C ------------------------------------------------------------------------------
+    def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[Target], declared: bool) -> None:
+        rerun = ctx.rerun(self.name)
+        art = ctx.artifact_dir(self.name) / "cuda"
+        nvcc = toolchain.find("nvcc")
+        config_base = {"nvcc": toolchain.version(nvcc) if nvcc else "absent", "declared_targets": declared}
+        for i, src in enumerate(sources):
+            line = src.line if src.file == ctx.submission.submission_file else None
+            if src.text is None:
+                ctx.add_evidence(self, outcome="unverified", defect="source_unresolved",
+                                 summary=f"CUDA source {src.label} could not be recovered without running the code: "
+                                         f"{src.unresolved}", reason=src.unresolved,
+                                 check="static extraction of load_inline/load sources", rerun=rerun,
+                                 spans=ctx.submission_span(line) if line else [])
+                continue
+            results: list[CudaCompile] = []
+            for target in targets:
+                out = art / f"{i}-{Path(src.file).stem}"
+                results.append(compile_source(src, target.label, out, out.relative_to(ctx.run_dir),
+                                              timeout=ctx.config.limits.call_timeout_s,
+                                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.config.limits.call_timeout_s)))
+            all_failed = all(r.error_kind == "compile" for r in results)
+            for target, r in zip(targets, results):
+                config = {**config_base, "target": target.label, "mode": r.mode, "mode_note": r.note,
+                          "nvcc_command": r.command, "attempts": r.attempts}
+                inputs = {"source": src.label, "functions": list(src.functions),
+                          "extra_cuda_cflags": list(src.extra_cuda_cflags)}
+                if not r.ok:
+                    self._failed(ctx, what=f"CUDA source {src.label}", target=target, error=r.error or "",
+                                 kind=r.error_kind, declared=declared, all_targets_failed=all_failed, rerun=rerun,
+                                 inputs=inputs, config=config, line=line, duration=r.seconds, artifacts=r.artifacts)
+                    continue
+                self._cuda_kernels(ctx, src, r, target, rerun=rerun, inputs=inputs, config=config, line=line)
+
+    def _cuda_kernels(self, ctx: ToolContext, src: CudaSource, r: CudaCompile, target: Target, *, rerun: str,
+                      inputs: dict[str, Any], config: dict[str, Any], line: int | None) -> None:
+        assert src.text is not None
+        sites = launch_sites(src.text)
+        bounds = launch_bounds(src.text)
+        names = {k.name for k in r.report.kernels} | {e.kernel for e in r.report.limit_errors}
+        if not names:
+            ctx.add_evidence(self, outcome="info", summary=f"{src.label} compiled for {target.label}, but it defines "
+                             "no __global__ kernel", check=f"nvcc -cubin -arch={target.label}", config=config,
+                             inputs=inputs, rerun=rerun, artifacts=r.artifacts, duration_s=r.seconds)
+            return
+        for usage in r.report.kernels:
+            plain = demangle(usage.name)
+            mine = [s for s in sites if s.kernel == plain]
+            threads = max((s.block_threads for s in mine if s.block_threads), default=None)
+            dyn = max((s.dynamic_smem for s in mine if s.dynamic_smem is not None), default=None)
+            how = "block size from its launch site" if threads else ""
+            if threads is None and plain in bounds:
+                threads, how = bounds[plain], "block size assumed from __launch_bounds__"
+            if dyn is None and not mine:
+                dyn = 0
+            if not usage.cmem and usage.name in r.resources:
+                usage.cmem = {"cmem[0]": r.resources[usage.name].get("CONSTANT[0]", 0)}
+            limit_errors = [e.model_dump() for e in r.report.limit_errors if e.kernel == usage.name]
+            a = assess(plain, target.label, usage, threads_per_block=threads, dynamic_smem=dyn,
+                       launch_note=", ".join(x for x in (how, "dynamic shared memory unknown" if dyn is None else "")
+                                             if x), static_limit_errors=limit_errors)
+            self._record(ctx, a, check=f"nvcc -cubin -arch={target.label} -Xptxas -v ({r.mode})",
+                         inputs=inputs, config=config,
+                         extra={"mangled": usage.name, "launch_sites": [s.__dict__ for s in mine],
+                                "cuobjdump": r.resources.get(usage.name, {})},
+                         line=line, rerun=rerun, artifacts=r.artifacts, duration=r.seconds)
+        for err in r.report.limit_errors:
+            if r.report.kernel(err.kernel) is None:
+                msg = (f"{demangle(err.kernel)} on {target.label}: ptxas refused {err.used} bytes of static "
+                       f"{err.space} memory (limit {err.limit} bytes)")
+                ev = ctx.add_evidence(self, outcome="fail", defect="smem_over_limit", summary=msg,
+                                      check=f"nvcc -cubin -arch={target.label} -Xptxas -v", inputs=inputs,
+                                      config=config, result={"ptxas_error": err.model_dump()}, rerun=rerun,
+                                      artifacts=r.artifacts, spans=ctx.submission_span(line) if line else [])
+                ctx.add_finding(origin="tool", category="smem_over_limit", severity="error", message=msg,
+                                confirmed_by=[ev.id])
+

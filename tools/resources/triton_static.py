@@ -1,0 +1,215 @@
+"""Compile the Triton kernels a submission launched for real GPU targets, on any machine.
+
+1. The launches come from the ``triton_launches`` instrument (grid, argument dtypes/strides,
+   constexprs, num_warps/num_stages of each distinct launch) recorded while the submission ran.
+2. A dedicated sandbox child without ``TRITON_INTERPRET`` imports the submission and compiles each
+   launch for each target (tools/resources/triton_child.py); TTGIR, PTX and cubin land in the run's
+   artifacts.
+3. This process runs ptxas ``-v`` on that PTX itself (Triton's flags) and parses the report: registers,
+   spills, static shared memory. Dynamic shared memory is Triton's ``metadata.shared``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.resources import amdgcn, toolchain
+from tools.resources.ptxas import KernelUsage, parse_ptxas
+from tools.sandbox import SandboxLimits, SandboxWorker
+
+MAX_CONFIGS_PER_KERNEL = 3
+
+
+class Target(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    backend: str  # "cuda" | "hip"
+    arch: int | str  # 90 | "gfx942"
+    warp_size: int = 32
+
+    @property
+    def label(self) -> str:
+        return f"sm_{self.arch}" if self.backend == "cuda" else str(self.arch)
+
+    @property
+    def ptxas_arch(self) -> str:
+        # Triton's own naming (sm_arch_from_capability): the "a" variants from sm_90 on
+        return f"sm_{self.arch}{'a' if int(self.arch) >= 90 else ''}"
+
+    def payload(self) -> dict[str, Any]:
+        return {"backend": self.backend, "arch": self.arch, "warp_size": self.warp_size}
+
+
+def parse_target(text: str) -> Target:
+    """``sm_90`` / ``sm_80`` / ``90`` / ``gfx942`` -> a compile target."""
+    t = text.strip().lower()
+    if t.startswith("gfx"):
+        return Target(backend="hip", arch=t, warp_size=64)
+    m = re.fullmatch(r"(?:sm_?|compute_)?(\d{2,3})a?", t)
+    if m is None:
+        raise ValueError(f"not a compile target: {text!r} (use sm_90, sm_80, gfx942, ...)")
+    return Target(backend="cuda", arch=int(m.group(1)))
+
+
+class CompiledLaunch(BaseModel):
+    """One captured launch compiled for one target, with what the compilers say about it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kernel: str
+    file: str | None = None
+    line: int | None = None
+    target: str
+    launch: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = False
+    error: str | None = None
+    error_kind: str | None = None  # "compile" | "sandbox" | "ptxas" | "setup"
+    usage: KernelUsage | None = None
+    dynamic_smem: int = 0
+    threads_per_block: int = 0
+    compile: dict[str, Any] = Field(default_factory=dict)
+    ptxas_command: str = ""
+    ptxas_log: str = ""
+    artifacts: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+def select_launches(launches: list[dict[str, Any]], limit: int = MAX_CONFIGS_PER_KERNEL
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """At most ``limit`` distinct launches per kernel, the most frequent first.
+
+    Rationale: an autotuner launches every config while benchmarking, but the config it picks is
+    launched again for every real call, so it has the highest count."""
+    by_kernel: dict[str, list[dict[str, Any]]] = {}
+    for entry in launches:
+        by_kernel.setdefault(entry.get("qualname") or entry["kernel"], []).append(entry)
+    chosen, skipped = [], []
+    for entries in by_kernel.values():
+        ranked = sorted(entries, key=lambda e: -int(e.get("count", 1)))
+        chosen += ranked[:limit]
+        skipped += ranked[limit:]
+    return chosen, skipped
+
+
+def launch_label(entry: dict[str, Any]) -> str:
+    consts = ", ".join(f"{k}={v}" for k, v in sorted(entry.get("constexprs", {}).items()))
+    opts = entry.get("options", {})
+    extra = [f"num_warps={opts['num_warps']}"] if "num_warps" in opts else []
+    extra += [f"num_stages={opts['num_stages']}"] if "num_stages" in opts else []
+    return ", ".join(x for x in (consts, *extra) if x)
+
+
+class TritonStaticCompiler:
+    """A sandbox child that compiles (never runs) the submission's Triton kernels."""
+
+    def __init__(self, *, workdir: Path, src_copy: Path, spec: dict[str, Any], fmt: str,
+                 limits: SandboxLimits, cuda_shim: bool, recorded_root: str | None) -> None:
+        self.src = src_copy
+        self.spec = spec
+        self.fmt = fmt
+        self.recorded_root = recorded_root
+        self.limits = limits
+        preludes = (["tools.harness.cuda_shim"] if cuda_shim else []) + ["tools.resources.triton_child"]
+        # No TRITON_INTERPRET here: compiling for a GPU target needs the real JIT path.
+        self.worker = SandboxWorker("triton-compile", workdir, limits, preludes=preludes,
+                                    child_config={"device": "cpu", "cuda_shim": cuda_shim})
+        self._loaded: bool | None = None
+        self.load_error: str | None = None
+
+    def _load(self) -> bool:
+        if self._loaded and self.worker.alive:
+            return True
+        res = self.worker.call("load", {"format": self.fmt, "role": "submission", "spec": self.spec},
+                               timeout=self.limits.startup_timeout_s)
+        self._loaded = res.answered and res.ok
+        self.load_error = None if self._loaded else res.failure_text()[:1000]
+        return bool(self._loaded)
+
+    def compile(self, entry: dict[str, Any], target: Target, out_dir: Path, run_dir: Path,
+                timeout: float) -> CompiledLaunch:
+        base = CompiledLaunch(kernel=entry.get("qualname") or entry["kernel"], file=entry.get("file"),
+                              line=entry.get("line"), target=target.label,
+                              launch={k: entry.get(k) for k in ("grid", "constexprs", "options", "count")})
+        if not self._load():
+            return base.model_copy(update={"error": f"the submission could not be imported for compilation: "
+                                                     f"{self.load_error}", "error_kind": "sandbox"})
+        payload = {"launch": entry, "target": target.payload(), "out_dir": str(out_dir),
+                   "src_root": str(self.src), "recorded_root": self.recorded_root}
+        res = self.worker.call("triton_static_compile", payload, timeout=timeout)
+        if not res.answered:
+            self._loaded = None
+            kind = res.crash.kind if res.crash else "crash"
+            return base.model_copy(update={"error": f"compile child {kind}: {res.failure_text()[:600]}",
+                                           "error_kind": "sandbox", "seconds": res.duration_s})
+        if not res.ok:
+            err = res.error or {}
+            return base.model_copy(update={"error": f"{err.get('type')}: {str(err.get('message'))[:1500]}",
+                                           "error_kind": "compile", "seconds": res.duration_s})
+        info = res.result
+        files = info.get("files", {})
+        artifacts = [str((out_dir / name).relative_to(run_dir)) for name in files.values()]
+        threads = int(info.get("num_warps", 4)) * int(info.get("warp_size", target.warp_size))
+        done = base.model_copy(update={"compile": info, "dynamic_smem": int(info.get("shared", 0)),
+                                       "threads_per_block": threads, "artifacts": artifacts,
+                                       "seconds": res.duration_s})
+        if target.backend == "hip":
+            return _amd_usage(done, out_dir / files.get("amdgcn", "missing.amdgcn"), target)
+        if "ptx" not in files:
+            return done.model_copy(update={"error": "Triton produced no PTX", "error_kind": "compile"})
+        return run_ptxas(done, out_dir / files["ptx"], target, rel_dir=out_dir.relative_to(run_dir),
+                         timeout=timeout)
+
+    def close(self) -> None:
+        self.worker.close()
+
+
+def run_ptxas(done: CompiledLaunch, ptx: Path, target: Target, *, rel_dir: Path, timeout: float) -> CompiledLaunch:
+    """ptxas -v on the PTX with Triton's own flags, in this (trusted) process."""
+    ptxas = toolchain.ptxas_for(target.ptxas_arch)
+    if ptxas is None:
+        return done.model_copy(update={"error": "ptxas not found (neither in Triton's wheel nor a CUDA toolkit)",
+                                       "error_kind": "setup"})
+    cubin = ptx.with_suffix(".ptxas.cubin")
+    cmd = [ptxas, "-lineinfo", "-v", "--regAllocOptLevel=2", f"--gpu-name={target.ptxas_arch}", ptx.name,
+           "-o", cubin.name]
+    run = toolchain.run_tool(cmd, cwd=ptx.parent, timeout=timeout)
+    log = run.stderr + run.stdout
+    (ptx.parent / f"{ptx.stem}.ptxas.log").write_text(log)
+    update: dict[str, Any] = {"ptxas_command": run.command().replace(str(ptx.parent) + "/", ""),
+                              "ptxas_log": log[-4000:], "seconds": done.seconds + run.seconds}
+    report = parse_ptxas(log)
+    usage = report.kernel(done.compile.get("name", ""), None) or (report.kernels[0] if report.kernels else None)
+    if not run.ok or usage is None or usage.registers is None:
+        why = "timed out" if run.timed_out else f"exit status {run.returncode}"
+        return done.model_copy(update={**update, "error": f"ptxas failed ({why}): {log.strip()[-800:]}",
+                                       "error_kind": "ptxas"})
+    arts = [*done.artifacts, str(rel_dir / f"{ptx.stem}.ptxas.log")]
+    sass = _sass(cubin, timeout)
+    if sass is not None:
+        arts.append(str(rel_dir / sass.name))
+    return done.model_copy(update={**update, "ok": True, "usage": usage, "artifacts": arts})
+
+
+def _sass(cubin: Path, timeout: float) -> Path | None:
+    tool = toolchain.find("nvdisasm")
+    if tool is None or not cubin.exists():
+        return None
+    run = toolchain.run_tool([tool, "-c", "-g", cubin.name], cwd=cubin.parent, timeout=timeout)
+    if not run.ok:
+        return None
+    out = cubin.with_suffix(".sass")
+    out.write_text(run.stdout)
+    return out
+
+
+def _amd_usage(done: CompiledLaunch, asm: Path, target: Target) -> CompiledLaunch:
+    if not asm.exists():
+        return done.model_copy(update={"error": "Triton produced no AMDGCN assembly", "error_kind": "compile"})
+    usage = amdgcn.parse_amdgcn(asm.read_text(), done.compile.get("name", ""), str(target.arch))
+    if usage is None:
+        return done.model_copy(update={"error": "no register figures in the AMDGCN assembly", "error_kind": "compile"})
+    return done.model_copy(update={"ok": True, "usage": usage})

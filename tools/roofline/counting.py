@@ -1,0 +1,115 @@
+"""Child side of the roofline: the work one reference call does (runs inside the reference child).
+
+FLOPs come from ``torch.utils.flop_counter.FlopCounterMode``, which counts matrix products,
+convolutions and attention (elementwise ops and reductions count zero, so for them the bound is the
+memory traffic alone). The minimum traffic is every external tensor the call reads, once (its inputs
+and the parameters and buffers of every module it runs), plus every output, once: a dispatch mode
+records which external storages the ops actually read (arguments a schema marks as written, such as
+``out=``, are not reads), so a preallocated output buffer passed in is not counted as input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    from torch.utils._pytree import tree_leaves
+
+    return [t for t in tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def _key(t: torch.Tensor) -> int | None:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+def _nbytes(t: torch.Tensor) -> int:
+    return int(t.numel()) * int(t.element_size())
+
+
+class _Reads(TorchDispatchMode):
+    def __init__(self, external: dict[int, int]) -> None:
+        super().__init__()
+        self.external = external
+        self.read: dict[int, int] = {}
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        schema = getattr(func, "_schema", None)
+        params = list(schema.arguments) if schema is not None else []
+        bound: list[tuple[Any, Any]] = list(zip(params, args))
+        by_name = {p.name: p for p in params}
+        bound += [(by_name.get(k), v) for k, v in kwargs.items()]
+        for param, value in bound:
+            written = param is not None and param.alias_info is not None and param.alias_info.is_write
+            if written:
+                continue
+            for t in _tensors(value):
+                key = _key(t)
+                if key is not None and key in self.external:
+                    self.read[key] = max(self.read.get(key, 0), min(_nbytes(t), self.external[key]))
+        return func(*args, **kwargs)
+
+
+class Work:
+    def __init__(self) -> None:
+        self.external: dict[int, int] = {}
+        self.flops: FlopCounterMode | None = None
+        self.reads: _Reads | None = None
+        self.dtypes: list[str] = []
+
+    def add_external(self, t: torch.Tensor) -> None:
+        key = _key(t)
+        if key is not None:
+            self.external[key] = max(self.external.get(key, 0), int(t.untyped_storage().nbytes()))
+
+    def finish(self, outputs: Any) -> dict[str, Any]:
+        assert self.flops is not None and self.reads is not None
+        out_storages: dict[int, int] = {}
+        for t in _tensors(outputs):
+            key = _key(t)
+            if key is not None:
+                out_storages[key] = max(out_storages.get(key, 0), _nbytes(t))
+        counts = self.flops.get_flop_counts().get("Global", {})
+        return {
+            "flops": int(self.flops.get_total_flops()),
+            "flops_by_op": {str(k): int(v) for k, v in counts.items()},
+            "read_bytes": int(sum(self.reads.read.values())),
+            "write_bytes": int(sum(out_storages.values())),
+            "external_bytes": int(sum(self.external.values())),
+            "input_dtypes": self.dtypes,
+            "output_dtypes": sorted({str(t.dtype).removeprefix("torch.") for t in _tensors(outputs)}),
+            "counter": f"torch.utils.flop_counter.FlopCounterMode (torch {torch.__version__})",
+        }
+
+
+@contextlib.contextmanager
+def count_work(inputs: Any) -> Iterator[Work]:
+    """Count the FLOPs and external reads of the code run inside; ``work.finish(outputs)`` reports."""
+    work = Work()
+    for t in _tensors(inputs):
+        work.add_external(t)
+        name = str(t.dtype).removeprefix("torch.")
+        if name not in work.dtypes:
+            work.dtypes.append(name)
+
+    def pre_hook(module: torch.nn.Module, args: Any) -> None:
+        for t in [*module.parameters(recurse=False), *module.buffers(recurse=False)]:
+            work.add_external(t)
+
+    handle = torch.nn.modules.module.register_module_forward_pre_hook(pre_hook)
+    try:
+        with FlopCounterMode(display=False) as flops, _Reads(work.external) as reads:
+            work.flops, work.reads = flops, reads
+            yield work
+    finally:
+        handle.remove()
