@@ -15,7 +15,6 @@ from tools.cases import nominal_cases
 from tools.harness.case import Case
 from tools.nki import evidence as E
 from tools.nki import report as R
-from tools.nki.static import check_source
 
 
 class NkiTool(Tool):
@@ -30,6 +29,8 @@ class NkiTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
+        from tools.nki.static import check_source
+
         findings = check_source(ctx.submission.source(), ctx.submission.submission_file)
         report = None
         if ctx.submission.syntax_error is None and ctx.setup.can_run:

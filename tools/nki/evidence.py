@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from reviewer.models import SourceSpan
 from tools.nki import version as V
 from tools.nki.report import NkiReport
-from tools.nki.static import StaticFinding
 
 if TYPE_CHECKING:
     from tools.base import Tool, ToolContext
+    from tools.nki.static import StaticFinding
 
 # kind of a recorded (not raised) event -> (criterion, outcome, defect)
 _RECORDED = {

@@ -12,7 +12,8 @@ Runs in the reviewer's process on the parsed source only (nothing is executed). 
   divisibility assertion: sizes that are not multiples of the tile drop their remainder.
 - ``hard_coded_shape``: an HBM output allocated with a literal shape, or a kernel that never reads
   the shapes of its tensor arguments.
-- ``partition_underuse``: a literal partition size that is not 128 nor a divisor of 128.
+- ``partition_underuse``: a literal partition size below 128 that does not divide 128;
+  ``partition_limit``: one above 128.
 - ``control_flow_on_tensor``: ``if``/``while`` on a value computed by an NKI API.
 
 Limits: name-based, intraprocedural (helper functions called from a kernel are not followed),
@@ -33,6 +34,7 @@ from tools.nki import version as V
 
 _KERNEL_DECORATORS = ("jit", "baremetal", "benchmark", "trace", "profile")
 _LOOPS = {"affine_range": "affine", "sequential_range": "sequential", "static_range": "static"}
+_METADATA = ("shape", "dtype", "ndim", "buffer", "name")
 
 
 class StaticFinding(BaseModel):
@@ -177,8 +179,10 @@ class _Kernel:
                     out.append((dst.id, dst, stmt, acc))
         return out
 
-    def first_read_line(self, loop: ast.For, name: str) -> int | None:
-        """Line of the first load of ``name`` in the body that is not the destination of a write."""
+    def reads(self, loop: ast.For, name: str) -> list[tuple[int, str | None]]:
+        """(line, index) of each data read of ``name`` in the body: not a write destination, not a
+        metadata access (``.shape``/``.dtype``); index is the subscript's dump, None for the whole tensor."""
+        parents = {id(c): p for p in ast.walk(loop) for c in ast.iter_child_nodes(p)}
         dests: set[int] = set()
         for stmt in ast.walk(loop):
             if isinstance(stmt, ast.Assign):
@@ -195,9 +199,16 @@ class _Kernel:
                 for k in call.keywords:
                     if k.arg == "dst":
                         dests.add(id(k.value.value) if isinstance(k.value, ast.Subscript) else id(k.value))
-        lines = [n.lineno for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name
-                 and isinstance(n.ctx, ast.Load) and id(n) not in dests and n.lineno > loop.lineno]
-        return min(lines) if lines else None
+        out: list[tuple[int, str | None]] = []
+        for n in ast.walk(loop):
+            if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)) or id(n) in dests:
+                continue
+            parent = parents.get(id(n))
+            if isinstance(parent, ast.Attribute) and parent.attr in _METADATA:
+                continue
+            index = ast.dump(parent.slice) if isinstance(parent, ast.Subscript) and parent.value is n else None
+            out.append((n.lineno, index))
+        return out
 
     def check_loops(self) -> None:
         for loop in ast.walk(self.fn):
@@ -212,14 +223,18 @@ class _Kernel:
             for name, index, stmt, acc in self.writes(loop):
                 if name not in outside or acc:
                     continue
-                read = self.first_read_line(loop, name)
-                if read is not None and read <= stmt.lineno:
-                    hazards.append((stmt, f"`{name}` is defined before the loop, read at line {read} and written at "
-                                          f"line {stmt.lineno} in the same iteration: its value flows from one "
-                                          "iteration to the next"))
-                    continue
                 used = {n.id for n in ast.walk(index) if isinstance(n, ast.Name)}
-                if not used & dep and not isinstance(index, ast.Name):
+                private = bool(used & dep) and not isinstance(index, ast.Name)
+                # Rationale: reading exactly the elements this iteration writes (same loop-dependent index)
+                # is iteration-private; any other earlier read of the tensor sees another iteration's data.
+                carried = [line for line, idx in self.reads(loop, name)
+                           if line <= stmt.lineno and not (private and idx == ast.dump(index))]
+                if carried:
+                    hazards.append((stmt, f"`{name}` is defined before the loop, read at line {min(carried)} and "
+                                          f"written at line {stmt.lineno} in the same iteration: its value flows from "
+                                          "one iteration to the next"))
+                    continue
+                if not private and not isinstance(index, ast.Name):
                     hazards.append((stmt, f"every iteration writes the same elements of `{name}` (line {stmt.lineno}"
                                           ": the index does not depend on the loop variable)"))
             if kind == "affine":
@@ -278,15 +293,22 @@ class _Kernel:
                     shape = node.args[0]
                     if isinstance(shape, (ast.Tuple, ast.List)) and shape.elts and isinstance(shape.elts[0], ast.Constant):
                         size = shape.elts[0].value
-            if isinstance(size, int) and 0 < size and size != V.PMAX and V.PMAX % size and node.lineno not in seen:
-                seen.add(node.lineno)
-                self.add("partition_underuse", "info", "performance", node,
-                         f"tile with a literal partition size {size}: not 128 nor a divisor of 128, so "
-                         f"{V.PMAX - size % V.PMAX if size < V.PMAX else size % V.PMAX} lanes idle or a ragged last tile")
-            if isinstance(size, int) and size > V.PMAX and node.lineno not in seen:
+            if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call) and self.api(node.value) == "arange"
+                    and len(node.value.args) == 1 and isinstance(node.value.args[0], ast.Constant)
+                    and isinstance(node.slice, ast.Tuple) and len(node.slice.elts) == 2
+                    and isinstance(node.slice.elts[1], ast.Constant) and node.slice.elts[1].value is None):
+                size = node.value.args[0].value  # nl.arange(C)[:, None]: a partition index of C rows
+            if not isinstance(size, int) or node.lineno in seen:
+                continue
+            if size > V.PMAX:
                 seen.add(node.lineno)
                 self.add("partition_limit", "error", "builds", node,
                          f"tile with partition size {size}: exceeds the architecture limit of {V.PMAX}")
+            elif 0 < size < V.PMAX and V.PMAX % size:
+                seen.add(node.lineno)
+                self.add("partition_underuse", "info", "performance", node,
+                         f"tile with a literal partition size {size}, not a divisor of {V.PMAX}: {V.PMAX - size} of "
+                         f"{V.PMAX} partitions (engine lanes) idle in every instruction on it")
 
     def check_control_flow(self) -> None:
         computed = set()

@@ -99,11 +99,13 @@ class KernelRun:
         info["accumulated"] = info["accumulated"] or frame.accumulated
 
     def close_scope(self, frame: LoopFrame) -> None:
-        for ref, token in frame.allocations:
-            self.release(token)
-            st = ref()
-            if st is not None and frame.scoped:
-                st.out_of_scope = True
+        """End of an iteration: tensors of a scoped loop body die (unrolled loops keep theirs)."""
+        if frame.scoped:
+            for ref, token in frame.allocations:
+                self.release(token)
+                st = ref()
+                if st is not None:
+                    st.out_of_scope = True
         frame.allocations.clear()
 
     # -- memory --------------------------------------------------------------------------------

@@ -227,7 +227,8 @@ def _check_written(tile: Tile) -> None:
         RECORDER.event("unwritten_output",
                        f"{missing} of {written.size} element(s) of output {st.describe()} are never written "
                        f"(first at index {first}); on hardware they hold garbage",
-                       tensor=st.name, count=missing, total=int(written.size), first=first)
+                       tensor=st.name, count=missing, total=int(written.size), first=first,
+                       **({"where": st.where} if st.where else {}))
 
 
 def run_kernel(fn: Any, grid: tuple[int, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:

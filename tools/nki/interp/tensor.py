@@ -8,7 +8,9 @@ uses them, against the operation's mask, as NKI does (``err_tensor_access_out_of
 
 from __future__ import annotations
 
+import linecache
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -18,7 +20,9 @@ from tools.nki.interp import context
 from tools.nki.interp.dtypes import as_dtype, uninit_fill
 from tools.nki.interp.errors import NkiUnsupported
 from tools.nki.interp.index import Index, Mask, mask_array
-from tools.nki.interp.recorder import RECORDER, violation
+from tools.nki.interp.recorder import RECORDER, user_location, violation
+
+_ASSIGNED = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 
 
 class Buffer:
@@ -76,6 +80,7 @@ class Storage:
         self.out_of_scope = False
         self.param: str | None = None  # "immutable" | "mutable" for kernel arguments
         self.pending = False  # on-chip memory not yet accounted (a matmul result, see context)
+        self.where: tuple[str, int] | None = None  # kernel source line that allocated it
         self.shared = False
 
     @property
@@ -442,7 +447,14 @@ def _values_of(value: Any, target: Tile, what: str) -> tuple[Any, Any]:
     if isinstance(value, (Index, Mask)):
         raise violation("err_cannot_assign_to_index", "an 'index' tensor cannot be assigned to a tile; convert "
                         "it with nisa.iota first", exc_type=TypeError, documented=False, kind="assign_index")
-    return np.asarray(value)
+    return np.asarray(value), True
+
+
+def _default_name(api: str) -> str:
+    """The variable the kernel assigns the new tensor to, else ``<api>@line N``."""
+    file, line = user_location()
+    m = _ASSIGNED.match(linecache.getline(file, line))
+    return m.group(1) if m else f"{api}@line {line}"
 
 
 def allocate(shape: Any, dtype: Any, buffer: Any, *, name: str = "", initialised: bool = False,
@@ -477,7 +489,8 @@ def allocate(shape: Any, dtype: Any, buffer: Any, *, name: str = "", initialised
         existing = run.claim_shared(dims_i, dtype)
         if existing is not None:
             return Tile(existing)
-    st = Storage(dims_i, dtype, buf, name=name, data=data, initialised=initialised)
+    st = Storage(dims_i, dtype, buf, name=name or _default_name(api), data=data, initialised=initialised)
+    st.where = user_location()
     run.allocate(st, defer=defer)
     if buf is shared_hbm and run.grid:
         run.register_shared(st)
