@@ -1,6 +1,7 @@
 """Correct NKI tensor add: 128-row tiles, the last one partial and masked on load, compute and store.
 
 Expect: builds=pass, correctness=pass
+NKI-defect: none
 """
 
 import torch

@@ -2,6 +2,7 @@
 the compiler rejects ("Out-of-bound access for tensor ... exceed dimension size of 300").
 
 Expect: builds=fail, overall=reject
+NKI-defect: oob
 """
 
 import torch

@@ -2,6 +2,7 @@
 compiler fails with "Size of partition dimension 256 exceeds architecture limitation of 128."
 
 Expect: builds=fail, overall=reject
+NKI-defect: partition_limit
 """
 
 import torch

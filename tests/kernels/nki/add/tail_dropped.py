@@ -2,6 +2,7 @@
 written (garbage on hardware, NaN in the simulators).
 
 Expect: builds=pass, correctness=fail, overall=reject
+NKI-defect: unwritten_output
 """
 
 import torch

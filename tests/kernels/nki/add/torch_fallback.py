@@ -1,6 +1,7 @@
 """Defines an NKI kernel but computes the result with torch: no NKI kernel runs during the call.
 
-Expect: builds=fail, correctness=pass, overall=reject
+Expect: builds=fail, overall=reject
+NKI-defect: no_nki_kernel
 """
 
 import torch

@@ -2,6 +2,7 @@
 nt.mutable_tensor ("Cannot update immutable parameter").
 
 Expect: builds=fail, overall=reject
+NKI-defect: immutable_parameter
 """
 
 import torch

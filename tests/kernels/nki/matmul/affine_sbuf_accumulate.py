@@ -4,6 +4,7 @@ one wrote. The compiler rejects such output dependencies in affine loops (it nee
 nl.sequential_range, or `+=` into PSUM); a plain sequential simulation computes the right numbers.
 
 Expect: builds=fail, overall=reject
+NKI-defect: affine_output_dependency
 """
 
 import torch

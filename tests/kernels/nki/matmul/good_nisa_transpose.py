@@ -2,6 +2,7 @@
 result in PSUM, copied to SBUF) and fed to nisa.nc_matmul, accumulating in PSUM.
 
 Expect: builds=pass, correctness=pass
+NKI-defect: none
 """
 
 import torch

@@ -2,6 +2,7 @@
 partition axis), K is tiled by 128 and the partial products accumulate in a zeroed PSUM tile.
 
 Expect: builds=pass, correctness=pass
+NKI-defect: none
 """
 
 import torch

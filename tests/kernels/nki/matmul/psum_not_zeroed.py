@@ -2,6 +2,7 @@
 whatever PSUM held before (NaN in the simulators, garbage on hardware).
 
 Expect: builds=pass, correctness=fail, overall=reject
+NKI-defect: uninitialised_read
 """
 
 import torch

@@ -2,6 +2,7 @@
 keeps them all alive: eight fill PSUM (16 KiB per partition, 8 banks), the ninth overflows it.
 
 Expect: builds=fail, overall=reject
+NKI-defect: psum_overflow
 """
 
 import torch

@@ -2,6 +2,7 @@
 Tensor Engine's 128 columns (gemm_stationary_fmax).
 
 Expect: builds=fail, overall=reject
+NKI-defect: matmul_tile_limit
 """
 
 import torch

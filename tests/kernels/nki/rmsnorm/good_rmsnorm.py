@@ -3,6 +3,7 @@ the load and the store are masked, the arithmetic in between runs on the whole t
 included, which is harmless because they are never stored.
 
 Expect: builds=pass, correctness=pass
+NKI-defect: none
 """
 
 import math

@@ -3,6 +3,7 @@ short (dim // 128 - 1): the last chunk of the tile is never written and the whol
 so uninitialised SBUF reaches the output.
 
 Expect: builds=pass, correctness=fail, overall=reject
+NKI-defect: uninitialised_read
 """
 
 import math

@@ -2,6 +2,7 @@
 so independent tiles are serialised. Correct, only a performance note.
 
 Expect: builds=pass, correctness=pass
+NKI-defect: none
 """
 
 import math

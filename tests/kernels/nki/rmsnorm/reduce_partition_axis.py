@@ -2,6 +2,7 @@
 (A kernel that meant the row mean needs axis=[1]; reducing across partitions needs a matmul.)
 
 Expect: builds=fail, overall=reject
+NKI-defect: reduce_axis
 """
 
 import math
