@@ -65,7 +65,7 @@ def matmul_core(api: str, stationary: Tile, moving: Tile, mask: Any) -> Tile:
             raise violation("matmul_dtype",
                             f"'{api}' {name} tile has dtype {t.dtype}; the Tensor Engine takes "
                             "float8_e4m3/float8_e5m2/bfloat16/float16/tfloat32/float32", exc_type=TypeError,
-                            documented=True, kind="dtype_rule", doc=V.PAGES["isa"])
+                            documented=False, kind="dtype_rule", doc=V.PAGES["isa"])
     k, m = stationary.shape
     k2, n = moving.shape
     if k > V.PMAX or k2 > V.PMAX:
@@ -249,7 +249,7 @@ def iota(expr: Any, dtype: Any, *, mask: Any = None, **kwargs: Any) -> Tile:
     vals = expr.v if isinstance(expr, Index) else np.asarray(int(expr)).reshape(1, 1)
     if vals.ndim < 2:
         raise violation("err_1d_arange_not_supported", "iota takes a 2D index expression (nl.arange(n)[None, :])",
-                        exc_type=IndexError, documented=True, kind="1d_arange")
+                        exc_type=IndexError, documented=False, kind="1d_arange")
     m = ops.active_mask(mask, vals.shape)
     return ops.result(vals, True, vals.shape, dtype, m, "iota")
 

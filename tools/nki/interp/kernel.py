@@ -198,7 +198,7 @@ def _returned(value: Any, made: list[_Arg], like: Any, params: set[int]) -> Any:
         if value.store.space != "hbm":
             raise violation("kernel_output_not_hbm",
                             f"kernel returns {value.describe()}: the outputs of a top-level kernel must be HBM "
-                            "tensors (store on-chip tiles to an nl.shared_hbm tensor)", documented=True,
+                            "tensors (store on-chip tiles to an nl.shared_hbm tensor)", documented=False,
                             kind="output_not_hbm", doc=PAGES["known_issues"])
         st = value.store
         if id(st) not in params:
@@ -219,7 +219,7 @@ def _check_written(tile: Tile) -> None:
     if not written.any():
         raise violation("err_tensor_output_not_written_to",
                         f"output tensor {st.describe()} was never written to (a loop that writes it may never "
-                        "run, e.g. a trip count that evaluates to 0)", documented=True, kind="output_not_written",
+                        "run, e.g. a trip count that evaluates to 0)", documented=False, kind="output_not_written",
                         tensor=st.name)
     if not written.all():
         missing = int((~written).sum())

@@ -252,7 +252,7 @@ def _elementwise(api: str, fn: Any, xs: tuple[Any, ...], dtype: Any, mask: Any, 
     if int_only and not all(D.is_int(ops.dtype_of(x)) for x in xs):
         raise violation("dtype_bitvec_operator",
                         f"'{api}' is a bitvec operator: it expects integer operands, got "
-                        f"{[str(ops.dtype_of(x)) for x in xs]}", exc_type=TypeError, documented=True,
+                        f"{[str(ops.dtype_of(x)) for x in xs]}", exc_type=TypeError, documented=False,
                         kind="dtype_rule", doc=V.PAGES["common_fields"])
     out = D.as_dtype(dtype) if dtype is not None else (D.as_dtype(out_dtype) if out_dtype is not None else in_dt)
     m = ops.active_mask(mask, shape)
@@ -339,11 +339,11 @@ def _axes(api: str, x: Tile, axis: Any) -> tuple[int, ...]:
     if 0 in axes:
         raise violation("reduce_partition_axis",
                         f"'{api}' reduces along axis {list(axes)}: the axes must be free dimensions, not the "
-                        "partition dimension (0)", documented=True, kind="reduce_axis", doc=V.PAGES["language"])
+                        "partition dimension (0)", documented=False, kind="reduce_axis", doc=V.PAGES["language"])
     if axes != tuple(range(x.ndim - len(axes), x.ndim)):
         raise violation("reduce_axis_not_last",
                         f"'{api}' reduces along axes {list(axes)} of a rank-{x.ndim} tile: only the last "
-                        "contiguous dimension(s) can be reduced ([1], [1,2], ...)", documented=True,
+                        "contiguous dimension(s) can be reduced ([1], [1,2], ...)", documented=False,
                         kind="reduce_axis", doc=V.PAGES["language"])
     return axes
 

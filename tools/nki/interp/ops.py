@@ -62,7 +62,7 @@ def broadcast(api: str, *xs: Any, operator: bool = False) -> tuple[int, ...]:
         raise violation("operator_partition_broadcast",
                         f"Partition dimension broadcasting is not supported on operator overloads ({api} of "
                         f"{[list(s) for s in tiles]}); use nki.language APIs (nl.add, nl.multiply, ...) or "
-                        "broadcast_to", documented=True, kind="operator_partition_broadcast",
+                        "broadcast_to", documented=False, kind="operator_partition_broadcast",
                         doc=V.PAGES["known_issues"])
     return tuple(out)
 
