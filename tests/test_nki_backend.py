@@ -24,7 +24,7 @@ def run_child(code: str, env: dict[str, str] | None = None) -> str:
     import os
 
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, **(env or {})}, timeout=300)
+                          env={**os.environ, **(env or {})}, timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

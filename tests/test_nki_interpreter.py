@@ -322,7 +322,7 @@ def test_spmd_grid_shares_the_output_and_checks_programs_like_affine_iterations(
 def test_sbuf_over_capacity_is_recorded_and_a_single_oversized_tile_raises() -> None:
     def pressure(a):
         tiles = [nl.zeros((128, 16384), nl.float32, buffer=nl.sbuf) for _ in range(4)]
-        return a
+        return a, tiles[0]
 
     nki.simulate_kernel(pressure, rand(2, 2))
     assert kinds() == ["sbuf_pressure"]
@@ -389,7 +389,7 @@ def test_activations(name: str, ref) -> None:
     x = rand(8, 16)
     if name == "rsqrt":
         x = np.abs(x) + 1
-        ref = lambda v: 1 / np.sqrt(v)  # noqa: E731
+        ref = lambda v: 1 / np.sqrt(v)
     got = nki.simulate_kernel(lambda a: _store(getattr(nl, name)(nl.load(a))), x)
     np.testing.assert_allclose(got, ref(x), rtol=2e-3 if name == "gelu" else 1e-5, atol=1e-3 if name == "gelu" else 1e-6)
 

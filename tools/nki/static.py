@@ -230,13 +230,13 @@ class _Kernel:
                 carried = [line for line, idx in self.reads(loop, name)
                            if line <= stmt.lineno and not (private and idx == ast.dump(index))]
                 if carried:
-                    hazards.append((stmt, f"`{name}` is defined before the loop, read at line {min(carried)} and "
-                                          f"written at line {stmt.lineno} in the same iteration: its value flows from "
-                                          "one iteration to the next"))
+                    hazards.append((stmt, (f"`{name}` is defined before the loop, read at line {min(carried)} and "
+                                           f"written at line {stmt.lineno} in the same iteration: its value flows "
+                                           "from one iteration to the next")))
                     continue
                 if not private and not isinstance(index, ast.Name):
-                    hazards.append((stmt, f"every iteration writes the same elements of `{name}` (line {stmt.lineno}"
-                                          ": the index does not depend on the loop variable)"))
+                    hazards.append((stmt, (f"every iteration writes the same elements of `{name}` (line "
+                                           f"{stmt.lineno}: the index does not depend on the loop variable)")))
             if kind == "affine":
                 for stmt, why in hazards:
                     self.add("affine_carried_dependency", "warning", "correctness", stmt,
@@ -322,7 +322,7 @@ class _Kernel:
                 hit = used & computed
                 if hit:
                     self.add("control_flow_on_tensor", "error", "builds", node,
-                             f"`{'if' if isinstance(node, ast.If) else 'while'}` on `{sorted(hit)[0]}`, a tensor "
+                             f"`{'if' if isinstance(node, ast.If) else 'while'}` on `{min(hit)}`, a tensor "
                              "computed on the device: NKI does not support control flow on tensor values")
 
 

@@ -130,19 +130,7 @@ class KernelRun:
         if space not in self.live or token is None:
             return
         per_part = storage.bytes_per_partition
-        if space == "psum" and per_part > V.PSUM_BANK_BYTES:
-            raise violation(
-                "psum_tile_exceeds_bank",
-                f"PSUM tile {storage.describe()} needs {per_part} bytes per partition, exceeding one PSUM bank "
-                f"of {V.PSUM_BANK_BYTES} bytes (free dimension size must not exceed "
-                f"nki.language.tile_size.psum_fmax == {V.PSUM_FMAX} float32)",
-                documented=False, kind="psum_tile_limit", doc=V.PAGES["programming_model"])
-        if space == "sbuf" and per_part > V.SBUF_BYTES_PER_PARTITION:
-            raise violation(
-                "sbuf_tile_exceeds_partition",
-                f"SBUF tile {storage.describe()} needs {per_part} bytes per partition, more than the "
-                f"{V.SBUF_BYTES_PER_PARTITION} bytes ({V.SBUF_BYTES_PER_PARTITION // 1024} KiB) one SBUF partition "
-                f"holds on {V.TARGET}", documented=False, kind="sbuf_tile_limit", doc=V.PAGES["arch"])
+        tile_limits(space, per_part, storage.describe())
         total = self.live[space] + per_part
         if space == "psum" and total > V.PSUM_BYTES_PER_PARTITION:
             raise violation(
@@ -210,6 +198,23 @@ class KernelRun:
                 storage.stamps[...] = self.epoch
             else:
                 storage.stamps[coords] = self.epoch
+
+
+def tile_limits(space: str, per_part: int, what: str) -> None:
+    """A single on-chip tile must fit where it lives (checked before any memory is taken)."""
+    if space == "psum" and per_part > V.PSUM_BANK_BYTES:
+        raise violation(
+            "psum_tile_exceeds_bank",
+            f"PSUM tile {what} needs {per_part} bytes per partition, exceeding one PSUM bank "
+            f"of {V.PSUM_BANK_BYTES} bytes (free dimension size must not exceed "
+            f"nki.language.tile_size.psum_fmax == {V.PSUM_FMAX} float32)",
+            documented=False, kind="psum_tile_limit", doc=V.PAGES["programming_model"])
+    if space == "sbuf" and per_part > V.SBUF_BYTES_PER_PARTITION:
+        raise violation(
+            "sbuf_tile_exceeds_partition",
+            f"SBUF tile {what} needs {per_part} bytes per partition, more than the "
+            f"{V.SBUF_BYTES_PER_PARTITION} bytes ({V.SBUF_BYTES_PER_PARTITION // 1024} KiB) one SBUF partition "
+            f"holds on {V.TARGET}", documented=False, kind="sbuf_tile_limit", doc=V.PAGES["arch"])
 
 
 _STACK: list[KernelRun] = []

@@ -72,8 +72,8 @@ class Index:
     def __le__(self, o: Any) -> Any: return self._cmp(o, np.less_equal)
     def __gt__(self, o: Any) -> Any: return self._cmp(o, np.greater)
     def __ge__(self, o: Any) -> Any: return self._cmp(o, np.greater_equal)
-    def __eq__(self, o: Any) -> Any: return self._cmp(o, np.equal)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return self._cmp(o, np.not_equal)  # type: ignore[override]
+    def __eq__(self, o: object) -> Any: return self._cmp(o, np.equal)  # type: ignore[override]
+    def __ne__(self, o: object) -> Any: return self._cmp(o, np.not_equal)  # type: ignore[override]
     __hash__ = None  # type: ignore[assignment]
 
     def __bool__(self) -> bool:

@@ -18,7 +18,7 @@ from tools.nki.interp.recorder import violation
 from tools.nki.interp.tensor import Tile, psum, sbuf
 
 
-class engine(IntEnum):  # noqa: N801 - the NKI name
+class engine(IntEnum):
     unknown = 0
     tensor = 1
     vector = 2
@@ -30,19 +30,19 @@ tensor_engine, vector_engine = engine.tensor, engine.vector
 scalar_engine, gpsimd_engine, unknown_engine = engine.scalar, engine.gpsimd, engine.unknown
 
 
-class oob_mode(IntEnum):  # noqa: N801
+class oob_mode(IntEnum):
     error = 0
     skip = 1
 
 
-class dge_mode(IntEnum):  # noqa: N801
+class dge_mode(IntEnum):
     unknown = 0
     none = 1
     swdge = 2
     hwdge = 3
 
 
-class nc_version(IntEnum):  # noqa: N801
+class nc_version(IntEnum):
     gen2 = 2
     gen3 = 3
 

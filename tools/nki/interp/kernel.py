@@ -20,11 +20,11 @@ import ml_dtypes
 import numpy as np
 
 from tools.nki.interp import context
-from tools.nki.version import PAGES
 from tools.nki.interp import dtypes as D
 from tools.nki.interp.errors import NkiUnsupported
 from tools.nki.interp.recorder import RECORDER, violation
 from tools.nki.interp.tensor import Storage, Tile, hbm
+from tools.nki.version import PAGES
 
 _TORCH_TO_ML = {"bfloat16": ml_dtypes.bfloat16, "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
                 "float8_e5m2": ml_dtypes.float8_e5m2}

@@ -15,17 +15,28 @@ from tools.nki import version as V
 from tools.nki.interp import context, ops
 from tools.nki.interp import dtypes as D
 from tools.nki.interp.dtypes import (  # noqa: F401 - public dtype names of nki.language
-    bfloat16, bool_, float8_e4m3, float8_e5m2, float16, float32, int8, int16, int32, uint8, uint16, uint32)
+    bfloat16,
+    bool_,
+    float8_e4m3,
+    float8_e5m2,
+    float16,
+    float32,
+    int8,
+    int16,
+    int32,
+    uint8,
+    uint16,
+    uint32,
+)
 from tools.nki.interp.errors import NkiUnsupported, NkiUnsupportedName
 from tools.nki.interp.index import Index, arange, mgrid  # noqa: F401 - public API
 from tools.nki.interp.recorder import RECORDER, violation
-from tools.nki.interp.tensor import (  # noqa: F401 - public API
-    Tile, allocate, hbm, par_dim, private_hbm, psum, sbuf, shared_hbm)
+from tools.nki.interp.tensor import Tile, allocate, hbm, par_dim, private_hbm, psum, sbuf, shared_hbm  # noqa: F401 - public API
 
 tensor = Tile
 
 
-class tile_size:  # noqa: N801 - the NKI name
+class tile_size:
     """``nl.tile_size`` (programming model, "Tile size considerations")."""
 
     pmax = V.PMAX
@@ -379,13 +390,13 @@ def _reducer(name: str, fn: Any, default_dtype: Any = None) -> Any:
     return api
 
 
-sum = _reducer("sum", np.sum)  # noqa: A001 - the NKI name
+sum = _reducer("sum", np.sum)
 prod = _reducer("prod", np.prod)
-max = _reducer("max", np.max)  # noqa: A001
-min = _reducer("min", np.min)  # noqa: A001
+max = _reducer("max", np.max)
+min = _reducer("min", np.min)
 mean = _reducer("mean", np.mean)
 var = _reducer("var", np.var)
-all = _reducer("all", lambda a, axis, keepdims: np.all(a != 0, axis=axis, keepdims=keepdims), bool)  # noqa: A001
+all = _reducer("all", lambda a, axis, keepdims: np.all(a != 0, axis=axis, keepdims=keepdims), bool)
 
 
 def softmax(x: Any, axis: Any, *, dtype: Any = None, compute_dtype: Any = None, mask: Any = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import linecache
 import math
 import re
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 
@@ -371,7 +371,7 @@ class Tile:
         vals, ok = _values_of(value, target, "assignment")
         target.write(vals, what="assignment", defined=ok)
 
-    def __iadd__(self, other: Any) -> Tile:
+    def __iadd__(self, other: Any) -> Self:
         RECORDER.op("accumulate")
         if self.store.space not in ("sbuf", "psum"):
             raise violation("err_unsupported_memory",
@@ -407,8 +407,8 @@ class Tile:
     def __le__(self, o: Any) -> Any: return self._op("less_equal", o)
     def __gt__(self, o: Any) -> Any: return self._op("greater", o)
     def __ge__(self, o: Any) -> Any: return self._op("greater_equal", o)
-    def __eq__(self, o: Any) -> Any: return self._op("equal", o)  # type: ignore[override]
-    def __ne__(self, o: Any) -> Any: return self._op("not_equal", o)  # type: ignore[override]
+    def __eq__(self, o: object) -> Any: return self._op("equal", o)  # type: ignore[override]
+    def __ne__(self, o: object) -> Any: return self._op("not_equal", o)  # type: ignore[override]
     def __and__(self, o: Any) -> Any: return self._op("bitwise_and", o)
     def __or__(self, o: Any) -> Any: return self._op("bitwise_or", o)
     def __xor__(self, o: Any) -> Any: return self._op("bitwise_xor", o)
@@ -432,7 +432,7 @@ class Tile:
         return language.abs(self)
 
     @property
-    def T(self) -> Any:  # noqa: N802 - NumPy's name
+    def T(self) -> Any:
         raise NkiUnsupported("tensor.T (use nl.transpose or nisa.nc_transpose)")
 
 
@@ -481,6 +481,10 @@ def allocate(shape: Any, dtype: Any, buffer: Any, *, name: str = "", initialised
             raise violation("err_num_partition_exceed_arch_limit",
                             f"Size of partition dimension {dims_i[0]} exceeds architecture limitation of {V.PMAX}.",
                             documented=True, kind="partition_limit", shape=list(dims_i))
+    if buf.space in ("sbuf", "psum"):
+        dt = as_dtype(dtype)
+        nm = name or _default_name(api)
+        context.tile_limits(buf.space, int(math.prod(dims_i[1:])) * dt.itemsize, f"'{nm}' {dt}{list(dims_i)} in {buf.name}")
     if buf is shared_hbm and run.in_loop():
         raise violation("err_shared_hbm_must_in_kernel_level",
                         "shared_hbm buffer can only be created top level kernel scope", documented=True,
