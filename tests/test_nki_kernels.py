@@ -83,3 +83,22 @@ def test_documented_compiler_message_reaches_the_review(tmp_path: Path, config: 
     assert item.result["message_source"] == "wording of the NKI documentation"
     assert item.result["error"]["doc"].endswith("#nki-errors-err-num-partition-exceed-arch-limit")
     assert item.spans[0].quote.strip() == "a_tile = nl.load(a[r, i_f], mask=(r < rows))"
+
+
+def test_rerun_command_reproduces_the_item(tmp_path: Path, config: ReviewConfig) -> None:
+    import json
+    import shlex
+
+    from typer.testing import CliRunner
+
+    from reviewer.cli import app
+
+    sub = materialize(Path(__file__).parent / "kernels/nki/matmul/psum_not_zeroed.py", tmp_path / "sub")
+    r = review(sub, config)
+    [item] = [e for e in r.evidence if e.tool == "nki" and e.outcome == "fail"]
+    argv = shlex.split(item.rerun)
+    assert argv[:2] == ["kreview", "probe"]
+    done = CliRunner().invoke(app, [*argv[1:], "--format", "json"])
+    assert done.exit_code == 0, done.output
+    again = [e for e in json.loads(done.output) if e["outcome"] == "fail"]
+    assert [(e["defect"], e["summary"]) for e in again] == [(item.defect, item.summary)]
