@@ -409,6 +409,17 @@ def test_reductions_keep_the_partition_axis_and_broadcast_back() -> None:
     np.testing.assert_allclose(sm, np.exp(x) / np.exp(x).sum(axis=1, keepdims=True), rtol=1e-5)
 
 
+def test_masked_reduction_reads_only_the_active_columns() -> None:
+    def body(a):
+        i_p, i_f = nl.arange(8)[:, None], nl.arange(16)[None, :]
+        t = nl.load(a[i_p, i_f], mask=(i_f < 10))
+        return _store(nl.sum(t, axis=[1], mask=(i_f < 10)))
+
+    x = rand(8, 16)
+    np.testing.assert_allclose(nki.simulate_kernel(body, x), x[:, :10].sum(axis=1, keepdims=True), rtol=1e-5)
+    assert kinds() == []
+
+
 def test_isa_instructions() -> None:
     x = rand(32, 32)
 

@@ -366,8 +366,14 @@ def _reduce(api: str, fn: Any, x: Any, axis: Any, dtype: Any, mask: Any, keepdim
     vals, ok = x.read(m, what=api)
     out_dt = D.as_dtype(dtype) if dtype is not None else x.dtype
     compute = D.float32 if D.is_float(out_dt) or not D.is_int(x.dtype) else np.dtype(np.int64)
+    data = vals.astype(compute)
+    if m is not None:
+        # Masked-off elements take no part in the reduction (the instruction only reads the active region).
+        data = np.ma.masked_array(data, mask=~m)
+        ok = ok | ~m
     with np.errstate(all="ignore"):
-        res = fn(vals.astype(compute), axis=axes, keepdims=True)
+        res = fn(data, axis=axes, keepdims=True)
+    res = np.ma.filled(res, np.nan) if np.ma.isMaskedArray(res) else np.asarray(res)
     okr = np.all(ok, axis=axes, keepdims=True)
     shape = res.shape
     if not keepdims:
