@@ -11,6 +11,7 @@ import torch
 
 from reviewer.models import Outcome
 from tools.harness.tensors import flatten
+from tools.nki.interp.errors import UNSUPPORTED_MARK
 from tools.sandbox import CallResult
 
 # Rationale: under the Triton/Pallas interpreters a program instance costs ~1 ms, so a large case
@@ -67,6 +68,10 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
     err = call.error or {}
     etype, msg = err.get("type", "Error"), err.get("message", "")
     text = f"{etype}: {msg}"
+    if etype.startswith("NkiUnsupported") and UNSUPPORTED_MARK in msg:
+        # Rationale: a kernel using an NKI feature our interpreter lacks is not shown wrong by failing there
+        # (unverified still keeps the review from accepting, so forging this message gains nothing).
+        return Classified("unverified", "interpreter_unsupported", f"{stage} could not be checked: {text[:300]}")
     if on_cpu and _NEEDS_CUDA.search(text + (err.get("traceback") or "")[-1500:]):
         return Classified("unverified", "needs_gpu", f"{stage} needs a CUDA device this machine lacks ({text[:300]})")
     if etype in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in msg:

@@ -3,9 +3,6 @@ use these capability flags."""
 
 from __future__ import annotations
 
-import importlib.util
-from typing import ClassVar
-
 from tools.backends.base import Backend, DeviceInfo, RunSetup
 
 _SHIM = "tools.harness.cuda_shim"
@@ -72,15 +69,3 @@ class CudaBackend(Backend):
             return RunSetup(can_run=True)
         return RunSetup(can_run=False, why_not="CUDA C kernels need a CUDA device and a CUDA build of torch; "
                         "this machine has neither")
-
-
-class NkiBackend(Backend):
-    name = "nki"
-    markers = (r"neuronxcc", r"^\s*import nki", r"^\s*from nki", r"nki\.jit", r"\bnl\.")
-    priority = 40
-    supports_cpu_run: ClassVar[bool] = True
-
-    def run_setup(self, device: DeviceInfo) -> RunSetup:
-        if importlib.util.find_spec("neuronxcc") is None:
-            return RunSetup(can_run=False, why_not="the NKI simulator (neuronxcc) is not installed here")
-        return RunSetup(can_run=True, interpreted=True, note="NKI simulator")

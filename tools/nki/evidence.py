@@ -1,0 +1,150 @@
+"""Turning the interpreter's report and the static findings into evidence and findings."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reviewer.models import SourceSpan
+from tools.nki import version as V
+from tools.nki.report import NkiReport
+
+if TYPE_CHECKING:
+    from tools.base import Tool, ToolContext
+    from tools.nki.static import StaticFinding
+
+# kind of a recorded (not raised) event -> (criterion, outcome, defect)
+_RECORDED = {
+    "uninit_read": ("correctness", "fail", "uninitialised_read"),
+    "unwritten_output": ("correctness", "fail", "unwritten_output"),
+    "affine_carried_dependency": ("correctness", "fail", "affine_loop_carried_dependency"),
+    "sbuf_pressure": ("resources", "fail", "sbuf_over_capacity"),
+}
+
+
+def span(ctx: ToolContext, file: str, line: int, end: int | None = None) -> list[SourceSpan]:
+    """A span of a submission file named by a path in the child's copy (``.../src/<rel>``)."""
+    if not line or not file:
+        return []
+    rel = file.split("/src/", 1)[1] if "/src/" in file else Path(file).name
+    path = ctx.submission.root_path / rel
+    try:
+        if not path.resolve().is_relative_to(ctx.submission.root_path.resolve()):
+            return []
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    end = end or line
+    if line < 1 or end > len(lines):
+        return []
+    return [SourceSpan(file=rel, start_line=line, end_line=end, quote="\n".join(lines[line - 1:end]))]
+
+
+def _label(report: NkiReport) -> str:
+    return report.label or V.INTERPRETER_LABEL
+
+
+def violation_item(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict[str, Any]) -> None:
+    """The kernel raised: a hardware/toolchain rule it breaks, or a feature we do not model."""
+    err = report.error
+    assert err is not None
+    ev = report.raised
+    where = span(ctx, ev.file, ev.line) if ev else []
+    if err.unsupported:
+        ctx.add_evidence(tool, criteria=["builds", "correctness"], outcome="unverified", defect="interpreter_unsupported",
+                         summary=f"not checked: {err.message[:300]}", reason=err.message[:300], spans=where,
+                         check="run the kernel under the NKI interpreter", **common)
+        return
+    if not err.code:
+        return  # an ordinary exception of the submission: the builds tool reports it
+    wording = ("wording of the NKI documentation" if err.documented
+               else "reviewer's wording; the documentation states the rule, not the compiler's message")
+    ctx.add_evidence(tool, criteria=["builds"], outcome="fail", defect=ev.kind if ev else err.code,
+                     summary=f"{err.type}: {err.message[:400]} ({_label(report)})",
+                     check="NKI toolchain rules enforced by the interpreter",
+                     result={"error": err.model_dump(), "message_source": wording}, spans=where, **common)
+
+
+def recorded_items(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict[str, Any]) -> set[str]:
+    """One item per kind of recorded defect; returns the criteria that got a failing item."""
+    failed: set[str] = set()
+    for kind, (criterion, outcome, defect) in _RECORDED.items():
+        events = report.of_kind(kind)
+        if not events:
+            continue
+        first = events[0]
+        more = f" (+{len(events) - 1} more)" if len(events) > 1 else ""
+        ctx.add_evidence(tool, criteria=[criterion], outcome=outcome, defect=defect,  # type: ignore[arg-type]
+                         summary=f"{first.message[:400]}{more} ({_label(report)})",
+                         check=f"NKI interpreter: {kind.replace('_', ' ')}",
+                         result={"events": [e.model_dump(exclude_defaults=True) for e in events[:10]]},
+                         spans=[s for e in events[:3] for s in span(ctx, e.file, e.line)], **common)
+        failed.add(criterion)
+    return failed
+
+
+def clean_items(tool: Tool, ctx: ToolContext, report: NkiReport, failed: set[str], common: dict[str, Any]) -> None:
+    """What the run showed when nothing was wrong in a category: passes with their figures."""
+    n = len(report.launches)
+    ops = sum(report.ops.values())
+    if "builds" not in failed:
+        ctx.add_evidence(tool, criteria=["builds"], outcome="pass",
+                         summary=f"{n} kernel launch(es), {ops} NKI operations: no partition, tile-size, PSUM/SBUF, "
+                                 f"memory-space, dtype or indexing rule violated ({_label(report)})",
+                         check="NKI toolchain rules enforced by the interpreter",
+                         result={"launches": report.launches[:8], "ops": report.ops}, **common)
+    if "correctness" not in failed:
+        ctx.add_evidence(tool, criteria=["correctness"], outcome="pass",
+                         summary="no undefined value reached an output, every output element was written, and no "
+                                 f"affine_range/SPMD iteration read or wrote another's elements ({_label(report)})",
+                         check="NKI interpreter: uninitialised data, unwritten outputs, affine-loop hazards",
+                         result={"loops": report.loops[:20]}, **common)
+    if "resources" not in failed:
+        sb = report.peak.get("sbuf", {}).get("bytes_per_partition", 0)
+        ps = report.peak.get("psum", {}).get("bytes_per_partition", 0)
+        ctx.add_evidence(tool, criteria=["resources"], outcome="pass",
+                         summary=f"peak live on-chip memory per partition: SBUF {sb} of {V.SBUF_BYTES_PER_PARTITION} "
+                                 f"bytes, PSUM {ps} of {V.PSUM_BYTES_PER_PARTITION} bytes on {V.TARGET} "
+                                 f"({_label(report)})",
+                         check="NKI interpreter: SBUF/PSUM accounting by tensor lifetime and loop scope",
+                         result={"peak": report.peak}, **common)
+
+
+def loop_hints(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict[str, Any]) -> None:
+    for loop in report.loops:
+        if loop.get("kind") in ("sequential", "range") and not loop.get("carried") and loop.get("trips", 0) > 1:
+            what = "Python range (compiled as nl.sequential_range)" if loop["kind"] == "range" else "nl.sequential_range"
+            ctx.add_evidence(tool, criteria=["performance"], outcome="info", defect="sequential_could_be_affine",
+                             summary=f"{what} loop ran {loop['trips']} iterations with no dependency between them: "
+                                     f"nl.affine_range would let the compiler overlap them ({_label(report)})",
+                             check="NKI interpreter: cross-iteration accesses per loop",
+                             result={"loop": loop}, spans=span(ctx, loop.get("file", ""), loop.get("line", 0)),
+                             **common)
+
+
+def static_items(tool: Tool, ctx: ToolContext, findings: list[StaticFinding], report: NkiReport | None) -> None:
+    path = ctx.submission.path(ctx.submission.submission_file)
+    rerun = f"python -m tools.nki.static {shlex.quote(str(path))}"
+    for f in findings:
+        where = ctx.submission_span(f.line, f.end_line)
+        ev = ctx.add_evidence(tool, criteria=[f.criterion], outcome="info", defect=f.code,
+                              summary=f"static: {f.message}", check="NKI static check on the syntax tree",
+                              result=f.model_dump(), spans=where, rerun=rerun)
+        confirmed = [e.id for e in ctx.evidence if e.tool == tool.name and e.outcome == "fail"
+                     and _confirms(f, e.defect, e.result, report)]
+        ctx.add_finding(category=f"nki:{f.code}", severity=f.severity, message=f.message, spans=where,
+                        confirmed_by=[ev.id] + confirmed if confirmed else [])
+
+
+def _confirms(f: StaticFinding, defect: str | None, result: dict[str, Any], report: NkiReport | None) -> bool:
+    if f.code == "affine_carried_dependency":
+        if defect == "affine_loop_carried_dependency":
+            return True
+        return defect == "affine_output_dependency"
+    if f.code == "tail_not_handled":
+        return defect in ("unwritten_output", "uninitialised_read")
+    if f.code in ("partition_limit", "control_flow_on_tensor"):
+        return defect in ("partition_limit", "dynamic_control_flow", "ambiguous_truth")
+    return False
+
