@@ -25,6 +25,9 @@ class CriterionSpec(BaseModel):
     allow_unverified: bool = False
     requires: list[str] = Field(default_factory=list)
     required: bool = True
+    pass_requires: list[str] = Field(default_factory=list)
+    """Tools that must each contribute a passing item before the criterion can pass: supporting
+    tools (a memory checker under generality) cannot make it pass on their own."""
 
 
 class Rubric(BaseModel):
@@ -44,6 +47,9 @@ class Rubric(BaseModel):
                 raise ValueError(f"criterion {c.id!r} is defined twice")
             if c.rule not in RULES:
                 raise ValueError(f"criterion {c.id!r}: unknown rule {c.rule!r} (known: {sorted(RULES)})")
+            stray = [t for t in c.pass_requires if t not in c.evidence]
+            if stray:
+                raise ValueError(f"criterion {c.id!r}: pass_requires {stray} are not in its evidence list")
             for r in c.requires:
                 if r not in seen:
                     raise ValueError(f"criterion {c.id!r} requires {r!r}, which is not defined before it")

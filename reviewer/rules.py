@@ -41,5 +41,9 @@ def all_pass(spec: CriterionSpec, evidence: list[Evidence]) -> tuple[Verdict, st
     if len(passed) < spec.min_pass:
         return "unverified", (f"only {len(passed)} passing check(s), {spec.min_pass} needed"
                               + (f": {_cite(unverified)}" if unverified else ""))
+    missing = [t for t in spec.pass_requires if not any(e.tool == t for e in passed)]
+    if missing:
+        return "unverified", (f"{len(passed)} supporting check(s) passed, but no passing evidence from "
+                              f"{', '.join(missing)}, which this criterion needs")
     note = f"; {len(unverified)} unverified" if unverified else ""
     return "pass", f"all {len(passed)} checks passed{note}"
