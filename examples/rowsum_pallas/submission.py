@@ -1,7 +1,10 @@
 """A correct Pallas row sum for TPU: (8, 512) blocks, the column axis is the reduction axis and is
 marked "arbitrary" (sequential), the output block is zeroed on its first visit and accumulated in
-place. Inputs and outputs cross between torch and JAX through DLPack. Expected verdict: builds,
-correctness and the interpreter checks pass on CPU (performance stays unverified without a device)."""
+place. Inputs and outputs cross between torch and JAX through DLPack; shapes that are not block
+multiples are rejected with a clear error. On CPU: builds, correctness (interpret=True and the TPU
+interpreter), lowering for TPU and the partial-block probe pass; performance stays unverified.
+Expect: builds=pass, correctness=pass, generality=pass
+"""
 
 import jax
 import jax.numpy as jnp

@@ -2,8 +2,9 @@
 which the kernel reduces over by accumulating into its output block, is marked "parallel". A TPU
 may then split that axis across cores or run it out of order, so partial sums are lost or wiped by
 the zero-init. interpret=True runs grid points in order on one core and gets the right answer; the
-TPU interpreter (2 cores, shuffled grid order) does not. Expected verdict: builds pass,
-correctness fail (under the TPU interpreter), overall reject."""
+TPU interpreter (2 cores, shuffled grid order) does not: correctness fails, the review rejects.
+Expect: builds=pass, correctness=fail, overall=reject
+"""
 
 import jax
 import jax.numpy as jnp
