@@ -208,6 +208,12 @@ def compile_ptx(src: CudaSource, arch: str, nvcc: str, workdir: Path) -> Lowered
         base.message = f"compiled to PTX for {arch}"
         return base
     errors = [ln for ln in log.splitlines() if " error" in ln or ln.startswith("error")]
+    missing = [ln for ln in errors if "cannot open source file" in ln or "No such file" in ln]
+    if missing:
+        # Rationale: a header this machine lacks (a CPU torch without some CUDA headers, a library
+        # not installed) says nothing about the kernel: unverified, not a build failure.
+        base.message = "a header the source includes is not available here: " + missing[0][:300]
+        return base
     base.status = "rejected"
     base.rule = "compile_error"
     base.message = "\n".join(errors[:5]) or log[-1500:]
