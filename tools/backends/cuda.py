@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -234,31 +235,52 @@ def _error_line(errors: list[str], src: CudaSource) -> int | None:
 
 # -- compute-sanitizer ----------------------------------------------------------------------------
 _SUMMARY = re.compile(r"ERROR SUMMARY:\s*(\d+)\s+error")
-_REPORT = re.compile(r"^=+\s+((?:Invalid|Race|Uninitialized|Barrier|Misaligned|Out-of-range|"
-                     r"Address|Malloc|Cuda|Program hit|Warp|Unused|Error|Potential|.*hazard).*)$",
+# Rationale: a report's first line follows the "=========" prefix after exactly one space; its
+# details (location, thread, address) are indented further.
+_REPORT = re.compile(r"^=+ ((?:Invalid|Uninitialized|Error|Race|Barrier|Misaligned|Out-of-range|Illegal|"
+                     r"Program hit|Warp|Potential|Leaked|Unused|Malloc|Free|Memory|Detected)\b(?! SUMMARY).*)$",
                      re.MULTILINE | re.IGNORECASE)
 _AT = re.compile(r"^=+\s+at\s+(.+?)(?:\s+in\s+(\S+?):(\d+))?$", re.MULTILINE)
 
 
-def parse_sanitizer_log(text: str, tool: str) -> tuple[int | None, list[Defect]]:
-    """(error count from the summary or None if the summary is missing, distinct reports)."""
+def parse_sanitizer_log(text: str, tool: str,
+                        map_line: Callable[[str, int], int | None] = lambda file, line: None,
+                        ) -> tuple[int | None, list[Defect]]:
+    """(error count from the summary or None if the summary is missing, distinct reports).
+    ``map_line(file, line)`` turns a reported source location into a line of the submission file."""
     m = _SUMMARY.search(text)
     count = int(m.group(1)) if m else None
     seen: dict[str, Defect] = {}
     for rep in _REPORT.finditer(text):
         head = rep.group(1).strip()
-        if head.upper().startswith("ERROR SUMMARY"):
-            continue
         key = re.sub(r"0x[0-9a-f]+|\d+", "N", head.lower())
         if key in seen:
             continue
         tail = text[rep.end(): rep.end() + 600]
         at = _AT.search(tail)
         where = f" at {at.group(1)}" if at else ""
-        line = int(at.group(3)) if at and at.group(3) else None
+        line = map_line(at.group(2), int(at.group(3))) if at and at.group(3) else None
         code = f"{tool}_" + re.sub(r"[^a-z]+", "_", head.lower().split(" of ")[0].split(" at ")[0]).strip("_")[:40]
         seen[key] = Defect(code=code, message=f"{head}{where}"[:500], line=line)
     return count, list(seen.values())
+
+
+def _line_mapper(submission: Submission) -> Callable[[str, int], int | None]:
+    """Map a line of the compiled file to the submission file: the .cu submission itself, or the
+    ``cuda.cu`` load_inline writes (its 3 include lines, then the single cuda_sources string)."""
+    sources, _ = cuda_sources(submission)
+    inline = [s for s in sources if s.prelude and s.file == submission.submission_file]
+
+    def map_line(file: str, line: int) -> int | None:
+        name = Path(file).name
+        if name == Path(submission.submission_file).name and submission.submission_file.endswith(".cu"):
+            return line
+        if name == "cuda.cu" and len(inline) == 1:
+            mapped = inline[0].line + line - 1 - _LOAD_INLINE_PRELUDE.count("\n")
+            return mapped if mapped >= inline[0].line else None
+        return None
+
+    return map_line
 
 
 class CudaBackend(Backend):
@@ -321,14 +343,19 @@ class CudaBackend(Backend):
             wrapper += ["--track-unused-memory", "no"]
         if mode.name == "racecheck":
             wrapper += ["--racecheck-report", "all"]
+        # Rationale: torch's caching allocator sub-allocates big cudaMalloc blocks, so an overflow
+        # into the slack of a block is invisible to memcheck; without caching every tensor is its own
+        # allocation and its exact end is checked.
+        env = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
         base = ctx.config.limits
         # Rationale: sanitizers slow kernels 10-100x and start slowly; a plain-run timeout would
         # turn that slowness into a false hang.
         limits = base.model_copy(update={"call_timeout_s": max(base.call_timeout_s * 10, 600.0),
                                          "startup_timeout_s": max(base.startup_timeout_s * 4, 600.0)})
-        run, folder = ctx.session.side_run(f"sanitizer-{mode.name}", case, ref, wrapper=wrapper, limits=limits)
+        run, folder = ctx.session.side_run(f"sanitizer-{mode.name}", case, ref, wrapper=wrapper, limits=limits,
+                                           env_extra=env)
         text = (folder / log).read_text(errors="replace") if (folder / log).exists() else ""
-        count, defects = parse_sanitizer_log(text, mode.name)
+        count, defects = parse_sanitizer_log(text, mode.name, _line_mapper(ctx.submission))
         data = {"errors": count, "log_tail": text[-4000:], "exit_code": run.meta.get("exit_code")}
         result = ModeRun(call=run.call, outputs=run.outputs if run.ok else None, defects=defects, data=data)
         if count is None and run.ok:
