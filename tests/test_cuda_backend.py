@@ -44,6 +44,7 @@ def test_without_a_gpu_every_run_criterion_is_unverified_with_the_reason(example
     assert not any(e.outcome == "pass" for e in review.evidence)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 def test_nvcc_compiles_the_load_inline_source_and_the_missing_guard_is_a_finding(config: ReviewConfig) -> None:
     review = start_review(BUGGY, config.model_copy(update={"only_tools": ["builds", "lowering"], "device": "cpu"}))
@@ -57,6 +58,7 @@ def test_nvcc_compiles_the_load_inline_source_and_the_missing_guard_is_a_finding
     assert review.criterion("builds").verdict == "unverified"  # compiled, but never ran
 
 
+@pytest.mark.slow
 def test_a_compile_error_fails_builds_at_the_right_line(tmp_path: Path, config: ReviewConfig) -> None:
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed")

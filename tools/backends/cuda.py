@@ -171,7 +171,9 @@ def _include_flags() -> list[str]:
 
     from torch.utils.cpp_extension import include_paths
 
-    return [f"-I{p}" for p in [*include_paths(), sysconfig.get_paths()["include"]]]
+    # Rationale: the stand-in directory comes last, so it only fills in a header torch lacks.
+    stand_in = Path(__file__).with_name("cuda_include")
+    return [f"-I{p}" for p in [*include_paths(), sysconfig.get_paths()["include"], str(stand_in)]]
 
 
 def _limit_nvcc() -> None:
