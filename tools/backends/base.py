@@ -65,6 +65,9 @@ class CheckMode:
     available: bool = True
     why_not: str = ""
     options: dict[str, Any] = field(default_factory=dict)
+    required: bool = True
+    """An unavailable required mode leaves its criterion unverified; an optional one (a sanitizer
+    that is simply not installed) is reported as information."""
 
 
 @dataclass(frozen=True)

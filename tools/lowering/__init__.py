@@ -33,7 +33,7 @@ class LoweringTool(Tool):
     def applies(self, ctx: ToolContext) -> str | None:
         backend = backend_for(ctx.submission.framework)
         if not backend.supports_static_compile or type(backend).lower is Backend.lower:
-            return f"the {backend.name} backend has no static compile"
+            return f"the {backend.name} backend has no lower hook"
         if ctx.submission.syntax_error is not None:
             return "the submission does not parse (see builds)"
         return None

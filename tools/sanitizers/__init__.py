@@ -58,7 +58,8 @@ class SanitizersTool(Tool):
             self._record(ctx, mode, case, ref.meta, backend.run_mode(ctx, mode, case, ref), ref.outputs)
 
     def _unavailable(self, ctx: ToolContext, mode: CheckMode, case: Case | None) -> None:
-        ctx.add_evidence(self, outcome="unverified", defect="cannot_run_here", reason=mode.why_not,
+        ctx.add_evidence(self, outcome="unverified" if mode.required else "info", defect="cannot_run_here",
+                         reason=mode.why_not,
                          summary=f"{mode.title}: not run: {mode.why_not}", check=mode.title,
                          config=ctx.environment(), rerun=ctx.rerun(self.name, case))
 

@@ -181,6 +181,9 @@ def pallas(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
     races = _RaceLog()
     if mode == "tpu":
+        from jax.experimental.pallas import tpu as pltpu
+
+        pltpu.reset_tpu_interpret_mode_state()  # no race state left over from an earlier call
         problem = races.install()
         if problem:
             data["error"] = problem
@@ -192,8 +195,6 @@ def pallas(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
             yield data
         except BaseException:
             if mode == "tpu":
-                from jax.experimental.pallas import tpu as pltpu
-
                 # Rationale: after an exception the TPU interpreter keeps its simulated memory;
                 # without a reset every later TPU-mode call in this child fails.
                 pltpu.reset_tpu_interpret_mode_state()
