@@ -33,7 +33,7 @@ EXAMPLES = ("scaled_add_cuda", "scaled_add_cuda_buggy")
 
 def _register_from_pyproject() -> None:
     """Fill the registry from pyproject.toml when this checkout is not pip-installed."""
-    import reviewer.registry as registry
+    from reviewer import registry
     from reviewer.errors import ToolError
 
     try:
@@ -141,7 +141,7 @@ def main() -> int:
             print("  !", line[:220])
     (args.out / "cuda_gpu_check.json").write_text(json.dumps({"environment": env, "results": results}, indent=2))
     if shutil.which("nvidia-smi"):
-        os.system("nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv")  # noqa: S605
+        os.system("nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv")
     ok = all(r.get("matches") for r in results)
     print(f"\n{'ALL EXPECTED VERDICTS' if ok else 'SOME VERDICTS DIFFER'}")
     return 0 if ok else 1

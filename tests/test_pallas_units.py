@@ -119,7 +119,8 @@ def test_pinned_jax_internals_the_checks_rely_on_are_present() -> None:
 
     assert jax.__version__ == "0.10.2"
     assert hasattr(rds, "RaceDetectionState") and hasattr(ipc, "races")
-    assert "print(" in open(rds.__file__).read()
+    with open(rds.__file__) as fh:
+        assert "print(" in fh.read()
     assert callable(impl.pallas_call) and hasattr(config, "jax_pallas_use_mosaic_gpu")
     params = pltpu.InterpretParams(detect_races=True, out_of_bounds_reads="raise", uninitialized_memory="nan",
                                    num_cores_or_threads=2, random_seed=3)

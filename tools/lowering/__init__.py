@@ -64,11 +64,11 @@ class LoweringTool(Tool):
                 path.write_text(text)
                 paths.append(str(path.relative_to(ctx.run_dir)))
         spans = ctx.submission_span(res.line) if res.file in (None, ctx.submission.submission_file) else []
-        common = dict(check=f"lower {res.kernel} for {title} without a device", artifacts=paths,
-                      result={"status": res.status, "rule": res.rule, "message": res.message[:3000],
-                              "intended_target": res.intended, **res.details},
-                      config={"target": res.target}, rerun=ctx.rerun(self.name), duration_s=res.seconds,
-                      spans=spans)
+        common = {"check": f"lower {res.kernel} for {title} without a device", "artifacts": paths,
+                  "result": {"status": res.status, "rule": res.rule, "message": res.message[:3000],
+                             "intended_target": res.intended, **res.details},
+                  "config": {"target": res.target}, "rerun": ctx.rerun(self.name), "duration_s": res.seconds,
+                  "spans": spans}
         what = f"{res.kernel} for {title}"
         if res.status == "ok":
             ctx.add_evidence(self, outcome="pass" if res.intended else "info",

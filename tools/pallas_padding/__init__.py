@@ -156,9 +156,9 @@ class PallasPaddingTool(Tool):
             run = ctx.session.run_submission(case, ref, instruments=[INSTRUMENT], keep_inputs_after=False,
                                              options={INSTRUMENT: {"mode": mode.name, "seed": mode.options.get("seed")}})
             inputs = {"case": case.model_dump(), "tensors": ref.meta.get("inputs", []), "plan": plan}
-            common = dict(check=f"{mode.title} on {case.label}", inputs=inputs, rerun=rerun,
-                          config={**ctx.environment(), "mode": mode.name, **mode.options},
-                          duration_s=run.call.duration_s)
+            common = {"check": f"{mode.title} on {case.label}", "inputs": inputs, "rerun": rerun,
+                      "config": {**ctx.environment(), "mode": mode.name, **mode.options},
+                      "duration_s": run.call.duration_s}
             if not run.ok:
                 if _own_rejection(run.call, ctx.submission.submission_file):
                     ctx.add_evidence(self, outcome="pass", summary=f"{case.label}: rejected by the submission's own "

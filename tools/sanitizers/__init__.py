@@ -68,8 +68,8 @@ class SanitizersTool(Tool):
         sub = ctx.submission
         inputs = {"case": case.model_dump(), "tensors": ref_meta.get("inputs", [])}
         config = {**ctx.environment(), "mode": mode.name, **mode.options}
-        common = dict(check=mode.title, inputs=inputs, config=config, rerun=ctx.rerun(self.name, case),
-                      duration_s=got.call.duration_s)
+        common = {"check": mode.title, "inputs": inputs, "config": config, "rerun": ctx.rerun(self.name, case),
+                  "duration_s": got.call.duration_s}
         data = {k: v for k, v in got.data.items() if k not in ("calls",)}
         defects = [{"code": d.code, "message": d.message, "line": d.line} for d in got.defects]
         if got.not_applicable:
