@@ -94,7 +94,8 @@ def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, st
         items = [e for e in evidence if e.tool in spec.evidence and spec.id in e.criteria]
         blocked = [r for r in spec.requires if results[r].verdict != "pass"]
         if blocked and not any(e.outcome == "fail" for e in items):
-            verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass"
+            why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in blocked)
+            verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass ({why})"
         elif not items:
             na = [f"{t}: {not_applicable[t]}" for t in spec.evidence if t in not_applicable]
             if spec.evidence and len(na) == len(spec.evidence):

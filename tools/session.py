@@ -94,13 +94,26 @@ class SandboxSession:
         return {"device": "cuda" if self.device.has_gpu else "cpu",
                 "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes}
 
+    def _new_worker(self, role: str, *, limits: SandboxLimits | None = None, wrapper: list[str] | None = None,
+                    env_extra: dict[str, str] | None = None) -> SandboxWorker:
+        workdir = self.root / role
+        _copy_tree(self.submission.root_path, workdir / "src")
+        env = dict(self.setup.env)
+        if role != "reference":
+            # Rationale: load_inline builds once per review, not once per submission child (a CUDA
+            # extension takes a minute to compile); the reference never shares a build directory.
+            env["TORCH_EXTENSIONS_DIR"] = str(self.root / "submission-extensions")
+        env.update(env_extra or {})
+        # Rationale: CUDA reserves virtual address space for all host and device memory (UVM), so an
+        # RLIMIT_AS makes CUDA initialisation fail; on a GPU the device bounds kernel memory instead.
+        return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
+                             child_config=self.child_config(), wrapper=wrapper,
+                             address_space_limit=not self.device.has_gpu)
+
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)
         if w is None:
-            workdir = self.root / role
-            _copy_tree(self.submission.root_path, workdir / "src")
-            w = SandboxWorker(role, workdir, self.limits, env_extra=dict(self.setup.env),
-                              preludes=list(self.setup.preludes), child_config=self.child_config())
+            w = self._new_worker(role)
             self._workers[role] = w
         return w
 
@@ -159,11 +172,21 @@ class SandboxSession:
         return run
 
     def run_submission(self, case: Case, ref: ReferenceRun, *, instruments: list[str] | None = None,
-                       calls: int = 1, keep_inputs_after: bool = True, timeout: float | None = None) -> SubmissionRun:
-        """Run the submission on ``ref``'s inputs; restarts its child after a crash."""
+                       calls: int = 1, keep_inputs_after: bool = True, timeout: float | None = None,
+                       options: dict[str, dict[str, Any]] | None = None) -> SubmissionRun:
+        """Run the submission on ``ref``'s inputs; restarts its child after a crash.
+
+        ``options`` maps an instrument name to its options (e.g. the Pallas interpreter mode)."""
         load = self._ensure_loaded("submission")
         if not (load.answered and load.ok):
             return SubmissionRun(case=case, call=load, load=load)
+        return self._submission_call(self._workers["submission"], case, ref, instruments=instruments, calls=calls,
+                                     keep_inputs_after=keep_inputs_after, timeout=timeout, options=options,
+                                     restart_role="submission")
+
+    def _submission_call(self, worker: SandboxWorker, case: Case, ref: ReferenceRun, *, instruments: list[str] | None,
+                         calls: int, keep_inputs_after: bool, timeout: float | None,
+                         options: dict[str, dict[str, Any]] | None, restart_role: str | None) -> SubmissionRun:
         assert ref.inputs_path is not None
         self._counter += 1
         folder = ref.inputs_path.parent
@@ -171,8 +194,9 @@ class SandboxSession:
         after_path = folder / f"inputs-after-{self._counter}.pt"
         payload = {"case": case.model_dump(), "inputs_path": str(ref.inputs_path),
                    "outputs_path": str(out_path), "instruments": instruments or [], "calls": calls,
+                   "instrument_options": options or {},
                    "inputs_after_path": str(after_path) if keep_inputs_after else None}
-        call = self._workers["submission"].call("run_submission", payload, timeout=timeout)
+        call = worker.call("run_submission", payload, timeout=timeout)
         run = SubmissionRun(case=case, call=call)
         if call.answered and call.ok:
             try:
@@ -185,10 +209,32 @@ class SandboxSession:
                     "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""}})
             run.meta = call.result
         else:
-            if not call.answered:
-                self.restart("submission")
+            if not call.answered and restart_role is not None:
+                self.restart(restart_role)
         after_path.unlink(missing_ok=True)
         return run
+
+    def side_run(self, role: str, case: Case, ref: ReferenceRun, *, wrapper: list[str],
+                 limits: SandboxLimits | None = None, env_extra: dict[str, str] | None = None,
+                 shutdown_timeout: float = 120.0) -> tuple[SubmissionRun, Path]:
+        """Run the submission on ``ref``'s inputs once, in a fresh child of its own started under
+        ``wrapper`` (a sanitizer) and ended gracefully so the wrapper can write its final report.
+        Returns the run and the child's folder (its working directory, where reports land)."""
+        limits = limits or self.limits
+        worker = self._new_worker(role, limits=limits, wrapper=wrapper, env_extra=env_extra)
+        try:
+            spec = self.submission.child_spec(worker.workdir / "src")
+            load = worker.call("load", {"format": self.submission.format, "role": "submission", "spec": spec},
+                               timeout=limits.startup_timeout_s)
+            if not (load.answered and load.ok):
+                return SubmissionRun(case=case, call=load, load=load), worker.workdir
+            run = self._submission_call(worker, case, ref, instruments=None, calls=1, keep_inputs_after=False,
+                                        timeout=limits.call_timeout_s, options=None, restart_role=None)
+            run.load = load
+        finally:
+            exit_code = worker.shutdown(shutdown_timeout)
+        run.meta = {**run.meta, "exit_code": exit_code}
+        return run, worker.workdir
 
     def task_check(self, case: Case, ref: ReferenceRun, sub: SubmissionRun) -> CallResult | None:
         """The task's own checker (GPU MODE ``check_implementation``) on the submission's output."""

@@ -195,8 +195,9 @@ def load_submission(path: str | Path, hint: str | None = None) -> Submission:
 def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[str, PyFacts]) -> Submission:
     sub.framework, sub.frameworks_seen = _detect_framework(root, sub.submission_file)  # type: ignore[assignment]
     sub.source_files = sorted(p.name for p in root.iterdir() if p.is_file() and p.suffix in _SOURCE_SUFFIXES)
-    sf = facts.get(sub.submission_file) or read_facts(root / sub.submission_file)
-    sub.syntax_error = sf.syntax_error
+    if sub.submission_file.endswith(".py"):
+        sf = facts.get(sub.submission_file) or read_facts(root / sub.submission_file)
+        sub.syntax_error = sf.syntax_error
     if manifest is not None:
         sub.manifest_file = "kreview.toml"
         if manifest.name:

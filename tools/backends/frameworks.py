@@ -1,5 +1,5 @@
-"""The built-in backends. Deeper support (lowering, sanitizers, simulators) lives in the tools that
-use these capability flags."""
+"""The built-in backends without modules of their own (torch, Triton, NKI). Pallas and CUDA live in
+tools/backends/pallas.py and tools/backends/cuda.py."""
 
 from __future__ import annotations
 
@@ -42,30 +42,3 @@ class TritonBackend(Backend):
         )
 
 
-class PallasBackend(Backend):
-    name = "pallas"
-    markers = (r"pallas_call", r"jax\.experimental\s+import\s+pallas", r"jax\.experimental\.pallas")
-    priority = 20
-    supports_cpu_run = True
-    supports_static_compile = True
-    supports_sanitizer = True
-
-    def run_setup(self, device: DeviceInfo) -> RunSetup:
-        if device.has_gpu:
-            return RunSetup(can_run=True)
-        return RunSetup(can_run=True, env=(("JAX_PLATFORMS", "cpu"),), preludes=(_SHIM,), interpreted=True,
-                        note="Pallas interpreter on CPU")
-
-
-class CudaBackend(Backend):
-    name = "cuda"
-    markers = (r"load_inline", r"cpp_extension", r"__global__", r"<<<")
-    priority = 30
-    supports_static_compile = True
-    supports_sanitizer = True
-
-    def run_setup(self, device: DeviceInfo) -> RunSetup:
-        if device.has_gpu:
-            return RunSetup(can_run=True)
-        return RunSetup(can_run=False, why_not="CUDA C kernels need a CUDA device and a CUDA build of torch; "
-                        "this machine has neither")

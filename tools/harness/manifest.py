@@ -53,7 +53,13 @@ class ManifestSubmission(SubmissionProgram):
 
     def __init__(self, spec: dict[str, Any], device: str) -> None:
         super().__init__(spec, device)
-        self.fn = _entry(Path(spec["submission_path"]), "submission", spec["entry"])
+        path = Path(spec["submission_path"])
+        if path.suffix == ".cu":
+            from tools.harness.cuda_ext import load_cu
+
+            self.fn = load_cu(path, spec["entry"])
+        else:
+            self.fn = _entry(path, "submission", spec["entry"])
 
     def run(self, case: Case, data: CaseData) -> Any:
         torch.manual_seed(case.seed)

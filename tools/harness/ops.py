@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from tools.harness import instruments, programs, tensors, transforms
+from tools.harness import arrays, instruments, programs, tensors, transforms
 from tools.harness.case import Case
 from tools.harness.programs import CaseData
 
@@ -77,6 +77,11 @@ def _prepared(base: list[Any], case: Case, device: str) -> list[Any]:
     return transforms.apply(tensors.move(base, device), case.transforms)
 
 
+def _restored(init: list[Any], inputs: list[Any], kinds: dict[str, str]) -> CaseData:
+    restored = arrays.restore([init, inputs], kinds)
+    return CaseData(init=restored[0], inputs=restored[1])
+
+
 @op("reference_case")
 def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     if state.reference is None:
@@ -84,15 +89,18 @@ def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     case = Case.model_validate(payload["case"])
     t0 = time.perf_counter()
     data = state.reference.make_case(case)
-    tensors.save({"init": data.init, "inputs": data.inputs}, payload["inputs_path"])
+    # JAX/numpy inputs travel as tensors; each side gets them back as the kind they were made as.
+    (init, inputs), kinds = arrays.normalise([data.init, data.inputs])
+    tensors.save({"init": init, "inputs": inputs, "kinds": kinds}, payload["inputs_path"])
     t1 = time.perf_counter()
-    run_data = CaseData(init=data.init, inputs=_prepared(data.inputs, case, state.device))
+    run_data = _restored(init, _prepared(inputs, case, state.device), kinds)
     out = state.reference.run(case, run_data)
     _sync(state.device)
     t2 = time.perf_counter()
     tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])
     return {
         "inputs": tensors.describe(run_data.inputs),
+        "input_kinds": kinds,
         "init": [repr(x)[:80] for x in data.init],
         "outputs": tensors.describe(out),
         "make_seconds": t1 - t0,
@@ -115,7 +123,7 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         raise RuntimeError("submission not loaded")
     case = Case.model_validate(payload["case"])
     saved = tensors.load(payload["inputs_path"])
-    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    data = _restored(saved["init"], _prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
     calls = int(payload.get("calls", 1))
     t0 = time.perf_counter()
     with _instruments(payload.get("instruments", []), payload) as observed:

@@ -6,6 +6,8 @@ from typing import Any
 
 import torch
 
+from tools.harness import arrays
+
 
 def to_plain(value: Any) -> Any:
     """A copy of ``value`` made only of plain CPU tensors, lists, dicts and Python scalars."""
@@ -18,6 +20,8 @@ def to_plain(value: Any) -> Any:
             return value.as_subclass(torch.Tensor).detach().to("cpu").clone()
         except (RuntimeError, TypeError, NotImplementedError):
             return torch.tensor(value.tolist())
+    if arrays.kind_of(value) is not None:
+        return arrays.to_torch(value)
     if isinstance(value, (list, tuple)):
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
@@ -60,6 +64,9 @@ def describe(value: Any) -> list[dict[str, Any]]:
             except (RuntimeError, NotImplementedError):
                 d["layout"] = "no strides"
             out.append(d)
+        elif arrays.kind_of(leaf) is not None:
+            out.append({"path": path, "type": type(leaf).__name__, "framework": arrays.kind_of(leaf),
+                        "shape": list(leaf.shape), "dtype": str(leaf.dtype), "device": "cpu"})
         else:
             out.append({"path": path, "type": type(leaf).__name__, "value": repr(leaf)[:80]})
     return out
@@ -101,6 +108,8 @@ def clone(value: Any) -> Any:
 def cast_floating(value: Any, dtype: torch.dtype) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(dtype) if value.is_floating_point() else value
+    if arrays.kind_of(value) is not None:
+        return arrays.cast(value, dtype)
     if isinstance(value, list):
         return [cast_floating(v, dtype) for v in value]
     if isinstance(value, tuple):

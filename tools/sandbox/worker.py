@@ -80,9 +80,10 @@ def _set_pdeathsig() -> None:
         pass
 
 
-def _limit_child(limits: SandboxLimits) -> None:
-    mem = limits.memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+def _limit_child(limits: SandboxLimits, address_space: bool = True) -> None:
+    if address_space:
+        mem = limits.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     fsize = limits.file_size_mb * 2**20
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
@@ -116,6 +117,8 @@ class SandboxWorker:
 
     ``preludes`` are module names (ours, trusted) whose ``install(config)`` runs in the child before
     any submission code is imported: backend setup such as ``TRITON_INTERPRET`` or the CUDA shim.
+    ``wrapper`` is a command the child runs under (e.g. ``compute-sanitizer --tool memcheck``).
+    ``address_space_limit=False`` drops RLIMIT_AS (CUDA children: see ``SandboxSession``).
     """
 
     def __init__(
@@ -128,6 +131,8 @@ class SandboxWorker:
         preludes: list[str] | None = None,
         child_config: dict[str, Any] | None = None,
         python: str | None = None,
+        wrapper: list[str] | None = None,
+        address_space_limit: bool = True,
     ) -> None:
         self.name = name
         self.workdir = Path(workdir)
@@ -136,6 +141,8 @@ class SandboxWorker:
         self.preludes = list(preludes or [])
         self.child_config = dict(child_config or {})
         self.python = python or sys.executable
+        self.wrapper = list(wrapper or [])
+        self.address_space_limit = address_space_limit
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
         self._resp_r: int | None = None
@@ -170,9 +177,9 @@ class SandboxWorker:
             "package_root": str(_PACKAGE_ROOT),
             **self.child_config,
         }
-        cmd = [self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w), json.dumps(config)]
+        cmd = [*self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w), json.dumps(config)]
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
-        limits = self.limits
+        limits, address_space = self.limits, self.address_space_limit
         try:
             with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
                 self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
@@ -184,7 +191,7 @@ class SandboxWorker:
                     cwd=self.workdir,
                     env=env,
                     start_new_session=True,
-                    preexec_fn=lambda: _limit_child(limits),  # noqa: PLW1509 - single-threaded parent
+                    preexec_fn=lambda: _limit_child(limits, address_space),  # noqa: PLW1509 - single-threaded parent
                 )
         finally:
             os.close(req_r)
@@ -215,6 +222,24 @@ class SandboxWorker:
                     pass
         self._req_w = self._resp_r = None
         self.proc = None
+
+    def shutdown(self, timeout: float) -> int | None:
+        """End the child by closing its request pipe (it exits 0), so a wrapper can write its final
+        report; killed after ``timeout``. Returns the exit code, None if it had to be killed."""
+        code: int | None = None
+        if self._req_w is not None:
+            try:
+                os.close(self._req_w)
+            except OSError:
+                pass
+            self._req_w = None
+        if self.proc is not None:
+            try:
+                code = self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+        self.close()
+        return code
 
     def remove(self) -> None:
         self.close()
