@@ -15,7 +15,8 @@ from reviewer.config import ReviewConfig
 from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import expectations
-from tools.backends.cuda import load_inline_sources, parse_sanitizer_log
+from reviewer.ingest.submission import Submission
+from tools.backends.cuda import cuda_sources, parse_sanitizer_log
 from tools.harness.cuda_ext import entry_declaration
 
 GOOD, BUGGY = EXAMPLES / "scaled_add_cuda", EXAMPLES / "scaled_add_cuda_buggy"
@@ -82,10 +83,12 @@ def test_load_inline_sources_are_read_statically(tmp_path: Path) -> None:
         m = load_inline("ext", "void f();", cuda_sources=HEAD + body, functions=["f"])
         n = load_inline(name="dyn", cpp_sources="", cuda_sources=make_source())
     '''))
-    found, problems = load_inline_sources(tmp_path / "s.py", "s.py")
+    sub = Submission(root=str(tmp_path), name="s", format="manifest", framework="cuda", reference_file="s.py",
+                     submission_file="s.py", source_files=["s.py"])
+    found, problems = cuda_sources(sub)
     assert [s.name for s in found] == ["ext"] and "__global__ void k" in found[0].text
-    assert found[0].line == 3 and found[0].text.startswith("#include")
-    assert len(problems) == 1 and "computed at run time" in problems[0]
+    assert found[0].text.startswith("#include") and found[0].prelude.count("#include") == 3
+    assert len(problems) == 1 and "without running the submission" in problems[0]
 
 
 def test_standalone_cu_with_a_manifest_is_ingested_as_cuda(tmp_path: Path, config: ReviewConfig) -> None:

@@ -15,7 +15,6 @@ tools/cuda_sources.py, where present, is the fuller extractor the resources tool
 
 from __future__ import annotations
 
-import ast
 import os
 import re
 import resource
@@ -50,7 +49,6 @@ DEFAULT_ARCHS = ("sm_90",)
 # Rationale: nvcc of one load_inline source with the torch headers took 22 s on a loaded 2-core
 # machine (measured); three times that before calling it a hang.
 NVCC_TIMEOUT_S = 180.0
-_LOAD_INLINE_PRELUDE = "#include <torch/types.h>\n#include <cuda.h>\n#include <cuda_runtime.h>\n"
 _NO_GPU = "CUDA C kernels need a CUDA device and a CUDA build of torch; this machine has neither"
 
 
@@ -66,79 +64,27 @@ class CudaSource:
     prelude: str = ""
 
 
-# -- source extraction (small, private) --------------------------------------------------------
-def _strings(node: ast.AST | None, consts: dict[str, tuple[str, int]]) -> list[tuple[str, int]] | None:
-    """The string(s) an expression stands for, with their first line; None if not static."""
-    if node is None:
-        return []
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return [(node.value, node.lineno)]
-    if isinstance(node, ast.Name) and node.id in consts:
-        return [consts[node.id]]
-    if isinstance(node, (ast.List, ast.Tuple)):
-        out: list[tuple[str, int]] = []
-        for elt in node.elts:
-            part = _strings(elt, consts)
-            if part is None:
-                return None
-            out += part
-        return out
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _strings(node.left, consts), _strings(node.right, consts)
-        if left is None or right is None or len(left) != 1 or len(right) != 1:
-            return None
-        return [(left[0][0] + right[0][0], left[0][1])]
-    return None
-
-
-def load_inline_sources(path: Path, rel: str) -> tuple[list[CudaSource], list[str]]:
-    """``cuda_sources`` of every ``load_inline`` call in ``path``, and why any could not be read."""
-    try:
-        tree = ast.parse(path.read_text(errors="replace"))
-    except SyntaxError as exc:
-        return [], [f"{rel} does not parse: {exc.msg} (line {exc.lineno})"]
-    consts: dict[str, tuple[str, int]] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            got = _strings(node.value, consts)
-            if got is not None and len(got) == 1:
-                consts[node.targets[0].id] = got[0]
-    found: list[CudaSource] = []
-    problems: list[str] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        f = node.func
-        fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        if fname != "load_inline":
-            continue
-        kwargs = {k.arg: k.value for k in node.keywords if k.arg}
-        src_node = kwargs.get("cuda_sources", node.args[2] if len(node.args) > 2 else None)
-        name_node = kwargs.get("name", node.args[0] if node.args else None)
-        name = name_node.value if isinstance(name_node, ast.Constant) and isinstance(name_node.value, str) \
-            else f"load_inline_line{node.lineno}"
-        parts = _strings(src_node, consts)
-        if parts is None:
-            problems.append(f"{rel}:{node.lineno}: load_inline's cuda_sources is computed at run time; "
-                            "it cannot be compiled without running the submission")
-            continue
-        for i, (text, line) in enumerate(parts):
-            found.append(CudaSource(name=f"{name}{'' if len(parts) == 1 else f'_{i}'}", text=text, file=rel,
-                                    line=line, prelude=_LOAD_INLINE_PRELUDE))
-    return found, problems
-
-
+# -- sources: one extraction for the whole project (tools/cuda_sources.py) -----------------------
 def cuda_sources(submission: Submission) -> tuple[list[CudaSource], list[str]]:
+    """Every CUDA translation unit of the submission, and why any could not be recovered statically."""
+    from tools import cuda_sources as shared
+
+    py_files = [f for f in submission.source_files if f.endswith(".py")]
     out: list[CudaSource] = []
     problems: list[str] = []
-    for rel in submission.source_files:
-        path = submission.path(rel)
-        if rel.endswith(".cu"):
-            out.append(CudaSource(name=Path(rel).stem, text=path.read_text(errors="replace"), file=rel, line=1))
-        elif rel.endswith(".py"):
-            found, why = load_inline_sources(path, rel)
-            out += found
-            problems += why
+    seen: dict[str, int] = {}
+    for src in shared.find_cuda_sources(submission.root_path, py_files):
+        if src.text is None:
+            problems.append(f"{src.file}:{src.line}: {src.unresolved}; it cannot be compiled without running "
+                            "the submission")
+            continue
+        name = src.name or Path(src.file).stem
+        seen[name] = seen.get(name, 0) + 1
+        if seen[name] > 1:
+            name = f"{name}_{seen[name] - 1}"
+        prelude = ("\n".join(shared.IMPLICIT_CUDA_HEADERS) + "\n"
+                   if src.origin == "load_inline" and src.implicit_headers else "")
+        out.append(CudaSource(name=name, text=src.text, file=src.file, line=src.line, prelude=prelude))
     return out, problems
 
 
@@ -279,7 +225,7 @@ def _line_mapper(submission: Submission) -> Callable[[str, int], int | None]:
         if name == Path(submission.submission_file).name and submission.submission_file.endswith(".cu"):
             return line
         if name == "cuda.cu" and len(inline) == 1:
-            mapped = inline[0].line + line - 1 - _LOAD_INLINE_PRELUDE.count("\n")
+            mapped = inline[0].line + line - 1 - inline[0].prelude.count("\n")
             return mapped if mapped >= inline[0].line else None
         return None
 
