@@ -3,11 +3,14 @@
 Rules (each one a reason a kernel reviewer would reject):
 - structure, shape and dtype must match exactly;
 - NaN-strict: a NaN or +-inf in the expected output is not a wildcard, its position (and sign for
-  inf) must match in the actual output, and the actual output may not add any;
+  inf) must match in the actual output, and the actual output may not add any (``nan_strict=False``
+  lets a NaN in the expected output match anything; inf signs and added NaNs still count);
 - elsewhere |actual - expected| <= atol + rtol * |expected| (torch.testing.assert_close's form),
   with per-dtype defaults from torch.testing.assert_close and overrides from task/manifest/CLI.
 Reported per output: max abs error, max rel error, max ULP distance, mismatch count and fraction,
 the worst elements and the flat index range of mismatches (a tail or a first block stands out).
+Also the spread of both sides (standard deviation, constant, all zeros), so a constant or zero
+output that only passes because the tolerance is loose can be told from a real answer.
 """
 
 from __future__ import annotations
@@ -63,6 +66,20 @@ class TensorComparison(BaseModel):
     mismatch_flat_range: list[int] | None = None
     expected_abs_max: float | None = None
     actual_abs_max: float | None = None
+    actual_std: float | None = None
+    expected_std: float | None = None
+    spread_ratio: float | None = None
+    """actual_std / expected_std over finite elements (None when the expected output is constant)."""
+    actual_constant: bool | None = None
+    actual_all_zero: bool | None = None
+    expected_constant: bool | None = None
+    """Constant up to rounding: its range is within a few ULPs of its largest magnitude."""
+
+    @property
+    def constant_hides_in_tolerance(self) -> bool:
+        """A constant (often all-zero) output accepted only thanks to the tolerance, while the
+        reference's output really varies: the answer is not being computed."""
+        return bool(self.ok and self.numel >= 2 and self.actual_constant and self.expected_constant is False)
 
 
 class Comparison(BaseModel):
@@ -84,7 +101,28 @@ def _fmt_index(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
 
-def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rtol: float | None) -> TensorComparison:
+# Rationale: a reference output whose range is within this many ULPs of its largest magnitude is
+# constant up to rounding (e.g. x - x); a constant submission output is then no evidence of cheating.
+_CONSTANT_ULPS = 16
+
+
+def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: torch.dtype) -> None:
+    fin_a, fin_e = a[torch.isfinite(a)], e[torch.isfinite(e)]
+    if fin_a.numel():
+        base.actual_std = float(fin_a.std(unbiased=False))
+        base.actual_constant = bool(fin_a.max() == fin_a.min()) and fin_a.numel() == a.numel()
+        base.actual_all_zero = bool((a == 0).all())
+    if fin_e.numel():
+        base.expected_std = float(fin_e.std(unbiased=False))
+        eps = torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
+        scale = float(fin_e.abs().max())
+        base.expected_constant = float(fin_e.max() - fin_e.min()) <= _CONSTANT_ULPS * eps * scale
+    if base.actual_std is not None and base.expected_std:
+        base.spread_ratio = base.actual_std / base.expected_std
+
+
+def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rtol: float | None,
+                   nan_strict: bool = True) -> TensorComparison:
     if not isinstance(expected, torch.Tensor):
         expected = torch.as_tensor(expected)
     if not isinstance(actual, torch.Tensor):
@@ -122,6 +160,8 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
     a_inf, e_inf = torch.isinf(a), torch.isinf(e)
     finite_both = ~(a_nan | e_nan | a_inf | e_inf)
     nonfinite_ok = (a_nan & e_nan) | (a_inf & e_inf & (torch.sign(a) == torch.sign(e)))
+    if not nan_strict:
+        nonfinite_ok = nonfinite_ok | e_nan
     nonfinite_bad = ~finite_both & ~nonfinite_ok
     diff = torch.where(finite_both, (a - e).abs(), torch.zeros_like(a))
     rel = torch.where(finite_both & (e != 0), diff / e.abs(), torch.zeros_like(a))
@@ -134,6 +174,7 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
     base.max_rel_err = float(rel.max())
     base.expected_abs_max = float(torch.where(torch.isfinite(e), e.abs(), torch.zeros_like(e)).max())
     base.actual_abs_max = float(torch.where(torch.isfinite(a), a.abs(), torch.zeros_like(a)).max())
+    _spread(base, a, e, expected.dtype)
     try:
         ulps = ulp_distance(actual, expected)
         fin = finite_both.numpy()
@@ -160,13 +201,14 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
     return base
 
 
-def compare_outputs(actual: Any, expected: Any, atol: float | None = None, rtol: float | None = None) -> Comparison:
+def compare_outputs(actual: Any, expected: Any, atol: float | None = None, rtol: float | None = None,
+                    nan_strict: bool = True) -> Comparison:
     """Compare two output lists (as loaded from the children's files)."""
     act = flatten(actual if isinstance(actual, (list, tuple)) else [actual])
     exp = flatten(expected if isinstance(expected, (list, tuple)) else [expected])
     if [p for p, _ in act] != [p for p, _ in exp]:
         return Comparison(ok=False, reason=f"returned outputs {[p for p, _ in act]}, "
                                            f"the reference returns {[p for p, _ in exp]}")
-    results = [compare_tensor(p, a, e, atol, rtol) for (p, a), (_, e) in zip(act, exp, strict=True)]
+    results = [compare_tensor(p, a, e, atol, rtol, nan_strict) for (p, a), (_, e) in zip(act, exp, strict=True)]
     bad = [r for r in results if not r.ok]
     return Comparison(ok=not bad, reason="; ".join(r.reason for r in bad), outputs=results)
