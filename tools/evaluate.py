@@ -95,6 +95,14 @@ class Evaluation:
         assert self.judgement is not None
         return self.judgement.summary
 
+    def short_summary(self) -> str:
+        """Like ``summary`` but a wrong answer is only its comparison line (the budget stays in the
+        result record)."""
+        if self.status == "wrong" and self.comparison is not None and self.judgement is not None \
+                and self.judgement.basis in ("tolerance", "structure", "nonfinite"):
+            return self.comparison.reason
+        return self.summary()
+
     def error_line(self, ctx: ToolContext) -> int | None:
         return user_frame_line(self.run.call, ctx.submission.submission_file) if self.run is not None else None
 

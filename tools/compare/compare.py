@@ -15,7 +15,7 @@ output that only passes because the tolerance is loose can be told from a real a
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -59,6 +59,8 @@ class TensorComparison(BaseModel):
     mismatches: int = 0
     mismatch_fraction: float = 0.0
     nonfinite_mismatches: int = 0
+    expected_nonfinite: int = 0
+    """NaN/inf positions in the expected output (matched unless counted in nonfinite_mismatches)."""
     max_abs_err: float | None = None
     max_rel_err: float | None = None
     max_ulp: float | None = None
@@ -95,6 +97,35 @@ class Comparison(BaseModel):
             ulp = max((o.max_ulp or 0.0) for o in self.outputs) if self.outputs else 0.0
             return f"matches within tolerance (max abs error {worst:.3g}, max {ulp:.0f} ULP)"
         return self.reason
+
+
+class _Masks(NamedTuple):
+    finite_both: torch.Tensor
+    nonfinite_bad: torch.Tensor
+    diff: torch.Tensor
+    bad: torch.Tensor
+
+
+def _masks(a: torch.Tensor, e: torch.Tensor, atol: float, rtol: float, nan_strict: bool) -> _Masks:
+    a_nan, e_nan = torch.isnan(a), torch.isnan(e)
+    a_inf, e_inf = torch.isinf(a), torch.isinf(e)
+    finite_both = ~(a_nan | e_nan | a_inf | e_inf)
+    nonfinite_ok = (a_nan & e_nan) | (a_inf & e_inf & (torch.sign(a) == torch.sign(e)))
+    if not nan_strict:
+        nonfinite_ok = nonfinite_ok | e_nan
+    nonfinite_bad = ~finite_both & ~nonfinite_ok
+    diff = torch.where(finite_both, (a - e).abs(), torch.zeros_like(a))
+    bad = nonfinite_bad | (finite_both & ~(diff <= atol + rtol * e.abs()))
+    return _Masks(finite_both, nonfinite_bad, diff, bad)
+
+
+def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, atol: float | None = None,
+                  rtol: float | None = None, nan_strict: bool = True) -> torch.Tensor:
+    """Where two same-shaped floating tensors disagree under the comparison's rule (bool tensor)."""
+    a_tol, r_tol = tolerance_for(expected.dtype, atol, rtol)
+    if not expected.is_floating_point():
+        return actual.cpu() != expected.cpu()
+    return _masks(actual.detach().double().cpu(), expected.detach().double().cpu(), a_tol, r_tol, nan_strict).bad
 
 
 def _fmt_index(flat: int, shape: tuple[int, ...]) -> list[int]:
@@ -156,19 +187,12 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
         return base
     a = actual.detach().double().cpu()
     e = expected.detach().double().cpu()
-    a_nan, e_nan = torch.isnan(a), torch.isnan(e)
-    a_inf, e_inf = torch.isinf(a), torch.isinf(e)
-    finite_both = ~(a_nan | e_nan | a_inf | e_inf)
-    nonfinite_ok = (a_nan & e_nan) | (a_inf & e_inf & (torch.sign(a) == torch.sign(e)))
-    if not nan_strict:
-        nonfinite_ok = nonfinite_ok | e_nan
-    nonfinite_bad = ~finite_both & ~nonfinite_ok
-    diff = torch.where(finite_both, (a - e).abs(), torch.zeros_like(a))
+    m = _masks(a, e, a_tol, r_tol, nan_strict)
+    finite_both, nonfinite_bad, diff, bad = m.finite_both, m.nonfinite_bad, m.diff, m.bad
     rel = torch.where(finite_both & (e != 0), diff / e.abs(), torch.zeros_like(a))
-    within = diff <= a_tol + r_tol * e.abs()
-    bad = nonfinite_bad | (finite_both & ~within)
     n = int(bad.sum())
     base.nonfinite_mismatches = int(nonfinite_bad.sum())
+    base.expected_nonfinite = int((~torch.isfinite(e)).sum())
     base.mismatches, base.mismatch_fraction = n, n / expected.numel()
     base.max_abs_err = float(diff.max())
     base.max_rel_err = float(rel.max())
