@@ -76,10 +76,11 @@ class GeneralityTool(Tool):
         blocks = self._blocks(ctx, base)
         params = affordable_params(ctx, base, self.case_cap_s)
         deadline = t0 + self.budget_s
-        axes = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
-        for axis in axes:
-            share = min(deadline, time.monotonic() + self.budget_s / 4)
-            self._search(ctx, base, axis, blocks, share)
+        # Rationale: layouts and dtypes are a handful of configurations each and catch common
+        # defects (contiguity); sizes get what remains, since hypothesis can use any amount.
+        for axis, share in ((layouts_axis(ctx, base, params), 0.35), (dtypes_axis(ctx, base, params), 0.15)):
+            if axis is not None:
+                self._search(ctx, base, axis, blocks, min(deadline, time.monotonic() + share * self.budget_s))
         sizes = sizes_axis(ctx, base, blocks)
         if sizes is None:
             ctx.add_evidence(self, outcome="info", summary="sizes: no size knob to vary (no module-level integer "

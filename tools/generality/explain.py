@@ -89,7 +89,7 @@ def value_pattern(name: str, passing: Iterable[int], failing: Iterable[int], nom
                 f"{', '.join(map(str, failing[:6]))}: a padded block is not handled")
     g = _gcd_all(passing)
     b = g & -g if g else 0  # largest power of two dividing every passing value
-    if b >= 8 and all(v % b for v in failing):
+    if len(passing) >= 2 and b >= 8 and all(v % b for v in failing):
         return (f"{name} passes only on multiples of {b} ({', '.join(map(str, passing[:6]))}) and fails on "
                 f"{', '.join(map(str, failing[:6]))}")
     if len(passing) >= 2 and max(passing) < min(failing):
