@@ -78,19 +78,20 @@ class NumericsTool(Tool):
         common: dict[str, Any] = {"check": probe.check, "config": {**ctx.environment(), **tolerance_config(ctx)}}
         if not measured:
             why = ev.budget.reason if ev.budget is not None else "no float64 reference"
+            case = ev.case.model_copy(update={"id": "numerics-accuracy", "label": probe.title})
             ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not measured ({why})",
-                             inputs={"case": ev.case.model_dump()}, result={"error_budget": None},
-                             rerun=ctx.rerun(self.name, ev.case.model_copy(update={"id": "numerics-accuracy"})),
-                             **common)
+                             inputs={"case": case.model_dump()}, result={"error_budget": None},
+                             rerun=ctx.rerun(self.name, case), **common)
             return
         case, worst = max(measured, key=lambda cb: cb[1].ratio or 0.0)
+        case = case.model_copy(update={"id": "numerics-accuracy", "label": probe.title})
         ok = all(b.ok for _, b in measured)
         ctx.add_evidence(self, outcome="pass" if ok else "fail", defect=None if ok else probe.defect,
                          summary=f"{probe.title}: worst of {len(measured)} nominal run(s): {worst.describe()}",
                          inputs={"case": case.model_dump()},
                          result={"basis": "error_budget", "error_budget": worst.model_dump(),
                                  "ratios": [round(b.ratio or 0.0, 4) for _, b in measured]},
-                         rerun=ctx.rerun(self.name, case.model_copy(update={"id": "numerics-accuracy"})), **common)
+                         rerun=ctx.rerun(self.name, case), **common)
 
     # -- one probe ---------------------------------------------------------------------------
     def _run_probe(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
