@@ -49,7 +49,7 @@ class GeneralityTool(Tool):
     description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
 
     # Rationale: the whole tool (three axes) must leave a level-1 review under a minute on 2 cores.
-    budget_s: ClassVar[float] = 18.0
+    budget_s: ClassVar[float] = 15.0
     # Rationale: one configuration may cost a few nominal calls, not the whole budget.
     case_cap_s: ClassVar[float] = 4.0
     # Rationale: inputs beyond this many elements are memory- and time-heavy under an interpreter.

@@ -23,6 +23,10 @@ class Probe:
     title: str
     check: str
     defect: str
+    mode: str = "accuracy"
+    """``accuracy``: the error budget decides (a float64 reference run per probe). ``correctness``:
+    the special-value probes, where what matters is the NaN/inf positions and the finite part
+    within tolerance; the budget runs only if the tolerance alone would fail."""
 
 
 PROBES: dict[str, Probe] = {p.name: p for p in (
@@ -33,11 +37,11 @@ PROBES: dict[str, Probe] = {p.name: p for p in (
     Probe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
           "inputs shifted by 1e3 with the same spread: cancellation in E[x^2]-E[x]^2", "cancellation"),
     Probe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
-          "nan_propagation"),
+          "nan_propagation", "correctness"),
     Probe("inf", "+-inf inputs", "+inf and -inf injected at 2 positions each: positions and signs must match",
-          "inf_handling"),
-    Probe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero"),
-    Probe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal"),
+          "inf_handling", "correctness"),
+    Probe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
+    Probe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal", "correctness"),
     Probe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
           "reduced_precision"),
     Probe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
