@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer.api import start_review  # noqa: E402
-from reviewer.config import ReviewConfig  # noqa: E402
-from reviewer.models import Review  # noqa: E402
-from tools.generality import GeneralityTool  # noqa: E402
-from tools.numerics import NumericsTool  # noqa: E402
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from reviewer.models import Review
+from tools.generality import GeneralityTool
+from tools.numerics import NumericsTool
 
 PROBLEMS = ROOT / "benchmarks" / "problems"
 BASE_TOOLS = ["builds", "correctness"]

@@ -60,6 +60,6 @@ def test_costly_failures_stop_the_search() -> None:
 
 def test_extra_configurations_join_the_sweep() -> None:
     dims = [Dim("size", [127, 1, 3])]
-    s, calls = _search(lambda c: Trial(c, "fail" if c["size"] == 4096 else "pass"), dims=dims)
+    s, _ = _search(lambda c: Trial(c, "fail" if c["size"] == 4096 else "pass"), dims=dims)
     result = s.run(extra=[{"size": 4096}])
     assert result.failure is not None and result.failure.config == {"size": 4096} and not result.shrunk

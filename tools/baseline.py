@@ -44,6 +44,19 @@ class Baseline:
         return min(ctx.config.limits.call_timeout_s, max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0))
 
 
+def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
+    """True when an off-nominal probe tool should not run: builds did not pass (the rubric already
+    says "not assessed"), or correctness failed (recorded here as an unverified item)."""
+    if any(e.outcome != "pass" for e in ctx.prior("builds")):
+        return True
+    if any(e.outcome == "fail" for e in ctx.prior("correctness")):
+        ctx.add_evidence(tool, criteria=[tool], outcome="unverified", defect="not_assessed",
+                         reason="correctness failed", check=check, rerun=ctx.rerun(tool),
+                         summary="not assessed: the submission already fails on its nominal inputs")
+        return True
+    return False
+
+
 def nominal_case(ctx: ToolContext, purpose: str) -> Case:
     """The first nominal case under a seed of the run for ``purpose``."""
     nc = ctx.submission.nominal_cases[0]

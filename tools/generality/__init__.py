@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from reviewer.models import SourceSpan
 from tools.base import Tool, ToolContext
-from tools.baseline import Baseline, affordable_params, instruments_for, launches_of, measure
+from tools.baseline import Baseline, affordable_params, instruments_for, launches_of, measure, prerequisites_failed
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.generality import explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
@@ -61,12 +61,7 @@ class GeneralityTool(Tool):
 
     # -- run -------------------------------------------------------------------------------
     def run(self, ctx: ToolContext) -> None:
-        if any(e.outcome != "pass" for e in ctx.prior("builds")):
-            return
-        if any(e.outcome == "fail" for e in ctx.prior("correctness")):
-            ctx.add_evidence(self, outcome="unverified", defect="not_assessed", reason="correctness failed",
-                             summary="not assessed: the submission already fails on its nominal inputs",
-                             check="generality search", rerun=ctx.rerun(self.name))
+        if prerequisites_failed(ctx, self.name, "generality search"):
             return
         t0 = time.monotonic()
         base = measure(ctx, "probes")

@@ -14,7 +14,7 @@ import time
 from typing import Any, ClassVar
 
 from tools.base import Tool, ToolContext
-from tools.baseline import Baseline, affordable_params, instruments_for, measure
+from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
 from tools.compare import ErrorBudget, bitwise_equal
 from tools.compare.bitwise import differing_elements
 from tools.evaluate import Evaluation, evaluate, tolerance_config
@@ -39,12 +39,7 @@ class NumericsTool(Tool):
         return None if ctx.setup.can_run else ctx.setup.why_not
 
     def run(self, ctx: ToolContext) -> None:
-        if any(e.outcome != "pass" for e in ctx.prior("builds")):
-            return
-        if any(e.outcome == "fail" for e in ctx.prior("correctness")):
-            ctx.add_evidence(self, outcome="unverified", defect="not_assessed", reason="correctness failed",
-                             summary="not assessed: the submission already fails on its nominal inputs",
-                             check="numerics probes", rerun=ctx.rerun(self.name))
+        if prerequisites_failed(ctx, self.name, "numerics probes"):
             return
         deadline = time.monotonic() + self.budget_s
         base = measure(ctx, "probes")
