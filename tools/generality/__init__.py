@@ -42,6 +42,14 @@ def _inner_frame(ev: Evaluation) -> str | None:
     return None
 
 
+def _describe(case: Case) -> str:
+    parts = [", ".join(f"{k}={v}" for k, v in sorted(case.params.items())) or "nominal sizes"]
+    parts += [t.kind + (f" {t.args}" if t.args else "") for t in case.transforms]
+    if case.dtype:
+        parts.append(f"dtype {case.dtype}")
+    return "; ".join(parts)
+
+
 class GeneralityTool(Tool):
     name = "generality"
     criteria = ("generality",)
@@ -289,7 +297,7 @@ class GeneralityTool(Tool):
     # -- probe -----------------------------------------------------------------------------
     def probe(self, ctx: ToolContext, case: Case) -> None:
         ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True)
-        self._report_case(ctx, ev, case.label or case.id, source_blocks(ctx.submission.source()))
+        self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.submission.source()))
 
     def _report_case(self, ctx: ToolContext, ev: Evaluation, label: str, blocks: set[int]) -> None:
         status = ev.status

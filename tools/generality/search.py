@@ -14,13 +14,15 @@ recorded as skipped and count as passing, which also ends shrinking where it sta
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, seed, settings
 from hypothesis import strategies as st
 
 TrialVerdict = Literal["pass", "fail", "rejected", "invalid", "skipped", "inconclusive"]
@@ -53,6 +55,19 @@ class SearchResult:
 
     def count(self, verdict: TrialVerdict) -> int:
         return sum(1 for t in self.trials if t.verdict == verdict)
+
+
+@contextlib.contextmanager
+def _private_storage() -> Iterator[None]:
+    """Hypothesis caches what it reads from loaded modules under ``./.hypothesis``; a review must
+    not write into the user's working directory, so the cache lives in a temporary directory."""
+    previous = vars(configuration).get("__hypothesis_home_directory")
+    with tempfile.TemporaryDirectory(prefix="kreview-hypothesis-") as tmp:
+        configuration.set_hypothesis_home_dir(tmp)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(previous)
 
 
 class _Found(Exception):
@@ -115,7 +130,8 @@ class Search:
                 raise _Found(t)
 
         try:
-            prop()
+            with _private_storage():
+                prop()
         except _Found as found:
             return found.trial
         return None
