@@ -23,6 +23,9 @@ from tools.outcomes import HANG_SLACK, input_elements
 MIN_CALL_S = 0.05
 # Rationale: long enough for a child restart plus a small interpreted call on a loaded machine.
 MIN_TIMEOUT_S = 10.0
+# Rationale: compiled Triton specialises on shapes and constexprs, and an autotuned kernel retunes
+# for a new shape; that can take tens of seconds on a GPU without anything being stuck.
+RECOMPILE_S = 60.0
 
 
 @dataclass
@@ -40,8 +43,14 @@ class Baseline:
     def estimate_s(self, elements: int) -> float:
         return max(MIN_CALL_S, self.seconds * elements / max(self.elements, 1))
 
+    def expected_s(self, ctx: ToolContext, estimate: float) -> float:
+        """What a call may honestly take: the scaled estimate, plus on a GPU the compile or autotune
+        a new shape can trigger (the interpreter compiles nothing)."""
+        return estimate + (0.0 if ctx.setup.interpreted else RECOMPILE_S)
+
     def timeout_s(self, ctx: ToolContext, estimate: float) -> float:
-        return min(ctx.config.limits.call_timeout_s, max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0))
+        return min(ctx.config.limits.call_timeout_s,
+                   max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
 
 
 def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
@@ -78,7 +87,13 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
     if key in ctx.shared:
         return ctx.shared[key]
     case = nominal_case(ctx, purpose)
-    ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True)
+    seen = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s]
+    # Rationale: correctness already timed nominal calls; a nominal call ten times slower is stuck.
+    expected = max(seen) + (0.0 if ctx.setup.interpreted else RECOMPILE_S) if seen else None
+    timeout = None if expected is None else min(ctx.config.limits.call_timeout_s,
+                                                 max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
+    ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
+                  expected_s=expected)
     base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
                     seconds=ev.duration_s, launches=launches_of(ev))
     ctx.shared[key] = base

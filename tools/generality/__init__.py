@@ -111,7 +111,7 @@ class GeneralityTool(Tool):
             if n > self.max_elements or est > self.case_cap_s:
                 return Trial(cfg, "skipped", note=f"{n} input elements, estimated {est:.1f}s: over the per-case budget")
             ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est),
-                          expected_s=est, allow_rejection=True)
+                          expected_s=base.expected_s(ctx, est), allow_rejection=True)
             return self._trial_of(cfg, ev)
 
         return trial

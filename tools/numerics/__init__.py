@@ -96,7 +96,8 @@ class NumericsTool(Tool):
         ref = ctx.session.reference(case)
         est = base.estimate_s(input_elements(ref.meta)) if base is not None and ref.ok else None
         timeout = base.timeout_s(ctx, est) if base is not None and est is not None else None
-        ev = evaluate(ctx, case, mode=probe.mode, instruments=instruments_for(ctx), timeout=timeout, expected_s=est,
+        expected = base.expected_s(ctx, est) if base is not None and est is not None else None
+        ev = evaluate(ctx, case, mode=probe.mode, instruments=instruments_for(ctx), timeout=timeout, expected_s=expected,
                       allow_rejection=True)
         self._record(ctx, probe, ev)
 
@@ -138,8 +139,9 @@ class NumericsTool(Tool):
         # Rationale: the baseline already ran these exact inputs (same seed, sizes, no transforms).
         reuse = base is not None and base.case.params == case.params and base.evaluation.run is not None
         runs = [base.evaluation.run] if reuse and base is not None and base.evaluation.run is not None else []
+        timeout = base.timeout_s(ctx, base.seconds) if base is not None else None
         while len(runs) < 2:
-            runs.append(ctx.session.run_submission(case, ref, keep_inputs_after=False))
+            runs.append(ctx.session.run_submission(case, ref, keep_inputs_after=False, timeout=timeout))
         if not all(r.ok for r in runs):
             bad = next(r for r in runs if not r.ok)
             ctx.add_evidence(self, outcome="unverified", defect="run_failed", reason=bad.call.failure_text()[:300],
