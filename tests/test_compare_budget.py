@@ -87,6 +87,9 @@ def test_structure_and_nonfinite_decide_before_the_budget() -> None:
     e = torch.randn(4)
     assert judge(compare_outputs([torch.randn(5)], [e]), None, mode="correctness", default_tolerance=True).basis \
         == "structure"
+    assert judge(compare_outputs(["text"], [e]), None, mode="correctness", default_tolerance=True).basis \
+        == "structure"
+    assert judge(compare_outputs([e, e], [e]), None, mode="correctness", default_tolerance=True).basis == "structure"
     bad = e.clone()
     bad[0] = float("inf")
     j = judge(compare_outputs([bad], [e]), None, mode="accuracy", default_tolerance=True)
