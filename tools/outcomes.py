@@ -3,6 +3,7 @@ could not tell). Shared by every tool that runs submission code."""
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,11 @@ from tools.sandbox import CallResult
 # Rationale: under the Triton/Pallas interpreters a program instance costs ~1 ms, so a large case
 # can honestly exceed the time limit; on inputs this small it cannot, and a timeout is a hang.
 SMALL_INPUT_ELEMENTS = 1 << 18
+
+# Rationale: interpreter time grows about linearly with the program instances launched, and a shared
+# machine can be several times slower than when the estimate was measured; a call that had ten
+# times its estimate and still did not answer is stuck, not slow.
+HANG_SLACK = 10.0
 
 # Rationale: code written for a GPU that checks ``x.is_cuda`` or calls CUDA-only APIs fails on a
 # CPU-only reviewer through no fault of its own; those messages make the failure unverified.
@@ -44,17 +50,34 @@ def _numel(value: Any) -> int:
     return sum(int(leaf.numel()) for _, leaf in flatten(value) if isinstance(leaf, torch.Tensor))
 
 
+def _timeout(crash_message: str, *, interpreted: bool, input_numel: int, stage: str,
+             expected_s: float | None, timeout_s: float | None) -> Classified:
+    if stage != "import" and expected_s is not None and timeout_s is not None:
+        if expected_s * HANG_SLACK <= timeout_s:
+            return Classified("fail", "hang", f"{stage} did not finish within {timeout_s:.0f}s although a comparable "
+                                              f"run predicts about {expected_s:.2g}s ({crash_message})")
+        return Classified("unverified", "timeout",
+                          f"{stage} did not finish within {timeout_s:.0f}s; a comparable run predicts about "
+                          f"{expected_s:.2g}s, too close to the limit to tell a hang from slowness")
+    if interpreted and input_numel > SMALL_INPUT_ELEMENTS and stage != "import":
+        return Classified("unverified", "timeout",
+                          f"{stage} did not finish within the time limit under the CPU interpreter "
+                          f"({input_numel} input elements); too slow to tell from a hang here")
+    return Classified("fail", "hang", f"{stage} did not finish within the time limit ({crash_message})")
+
+
 def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, on_cpu: bool,
-                     stage: str) -> Classified:
-    """Outcome of a sandbox call that did not succeed, during ``stage`` (import / run)."""
+                     stage: str, expected_s: float | None = None, timeout_s: float | None = None) -> Classified:
+    """Outcome of a sandbox call that did not succeed, during ``stage`` (import / run).
+
+    ``expected_s``/``timeout_s``: an estimate of this call's duration (scaled from a measured run of
+    the same submission) and the limit it ran under; with both, a timeout is a hang when the limit
+    was ``HANG_SLACK`` times the estimate, else too slow to tell. Without them, input size decides."""
     crash = call.crash
     if crash is not None:
         if crash.kind == "timeout":
-            if interpreted and input_numel > SMALL_INPUT_ELEMENTS and stage != "import":
-                return Classified("unverified", "timeout",
-                                  f"{stage} did not finish within the time limit under the CPU interpreter "
-                                  f"({input_numel} input elements); too slow to tell from a hang here")
-            return Classified("fail", "hang", f"{stage} did not finish within the time limit ({crash.message})")
+            return _timeout(crash.message, interpreted=interpreted, input_numel=input_numel, stage=stage,
+                            expected_s=expected_s, timeout_s=timeout_s)
         if crash.kind == "startup":
             return Classified("unverified", "sandbox_start", f"the sandbox child could not start: {crash.message}")
         if crash.kind == "oom":
@@ -85,3 +108,39 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
 
 def numel_of(value: Any) -> int:
     return _numel(value)
+
+
+# Rationale: only a ``raise``/``assert`` written in the submission's own file, not chained from
+# another error, is the author deciding to refuse an input; anything raised inside Triton, PyTorch
+# or numpy (or re-raised from one of their errors) is the kernel breaking on it.
+_CHAINED = ("The above exception was the direct cause", "During handling of the above exception")
+
+
+def deliberate_rejection(call: CallResult, filename: str, source: str) -> str | None:
+    """``"file.py:LINE: Type: message"`` when the call failed by a raise/assert statement of
+    ``filename`` itself (the innermost frame), else None."""
+    if call.crash is not None or not call.error:
+        return None
+    tb = call.error.get("traceback") or ""
+    if not tb or any(marker in tb for marker in _CHAINED):
+        return None
+    frames = re.findall(r'File "([^"]+)", line (\d+)', tb)
+    if not frames:
+        return None
+    path, line = frames[-1][0], int(frames[-1][1])
+    if not path.endswith("/" + filename) and path != filename:
+        return None
+    if not _is_raise_line(source, line):
+        return None
+    return f"{filename}:{line}: {call.error.get('type')}: {str(call.error.get('message', ''))[:200]}"
+
+
+def _is_raise_line(source: str, line: int) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Raise, ast.Assert)) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            return True
+    return False

@@ -1,6 +1,11 @@
-"""The one comparison module: tolerances per dtype, NaN-strict matching, ULP distances."""
+"""The one comparison module: tolerances per dtype, NaN-strict matching, ULP distances, the error
+budget against a float64 reference, and the verdict that combines them."""
 
+from tools.compare.bitwise import bitwise_equal
+from tools.compare.budget import BUDGET_FACTOR, ErrorBudget, error_budget
 from tools.compare.compare import Comparison, TensorComparison, compare_outputs, tolerance_for
+from tools.compare.judge import Judgement, judge, needs_budget
 from tools.compare.ulp import ulp_distance
 
-__all__ = ["Comparison", "TensorComparison", "compare_outputs", "tolerance_for", "ulp_distance"]
+__all__ = ["BUDGET_FACTOR", "Comparison", "ErrorBudget", "Judgement", "TensorComparison", "bitwise_equal",
+           "compare_outputs", "error_budget", "judge", "needs_budget", "tolerance_for", "ulp_distance"]

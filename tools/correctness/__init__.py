@@ -1,13 +1,13 @@
 """correctness: the submission's outputs match the reference's on the nominal inputs under several
-recorded seeds, compared in the parent with dtype-aware tolerances."""
+recorded seeds, compared in the parent with dtype-aware tolerances and, where the reference runs in
+float64, the error budget (tools/compare/judge.py has the rule)."""
 
 from __future__ import annotations
 
-from tools.base import Tool, ToolContext, failure_details, user_frame_line
+from tools.base import Tool, ToolContext, failure_details
 from tools.cases import nominal_cases
-from tools.compare import compare_outputs
+from tools.evaluate import evaluate, tolerance_config
 from tools.harness.case import Case
-from tools.outcomes import classify_failure, input_elements
 
 
 class CorrectnessTool(Tool):
@@ -31,44 +31,38 @@ class CorrectnessTool(Tool):
     def probe(self, ctx: ToolContext, case: Case) -> None:
         sub = ctx.submission
         env = ctx.environment()
-        ref = ctx.session.reference(case)
-        inputs = {"case": case.model_dump(), "tensors": ref.meta.get("inputs", [])}
         rerun = ctx.rerun(self.name, case)
-        if not ref.ok:
+        # Rationale: the budget is measured even when the tolerance already decides, so numerics can
+        # judge accuracy at the nominal inputs without running the submission again.
+        ev = evaluate(ctx, case, mode="correctness", keep_inputs_after=True, want_budget=True)
+        check = f"compare with the reference on {case.label}"
+        if ev.status == "reference_failed":
             ctx.add_evidence(self, outcome="unverified", defect="reference_failed",
-                             summary=f"the reference failed on {case.label}: {ref.call.failure_text()[:300]}",
-                             reason="reference failed", inputs=inputs, config=env,
-                             result=failure_details(ref.call), rerun=rerun)
+                             summary=f"the reference failed on {case.label}: {ev.ref.call.failure_text()[:300]}",
+                             reason="reference failed", inputs=ev.inputs_record(), config=env,
+                             result=failure_details(ev.ref.call), rerun=rerun)
             return
-        run = ctx.session.run_submission(case, ref)
-        if not run.ok:
-            c = classify_failure(run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
-                                 on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label}")
+        if ev.status == "failed":
+            c = ev.classified
+            assert c is not None
             ctx.add_evidence(self, outcome=c.outcome, defect=c.defect, summary=c.reason,
-                             reason=c.reason if c.outcome == "unverified" else None,
-                             check=f"compare with the reference on {case.label}", inputs=inputs, config=env,
-                             result=failure_details(run.call),
-                             spans=ctx.submission_span(user_frame_line(run.call, sub.submission_file)),
-                             rerun=rerun, duration_s=run.call.duration_s)
+                             reason=c.reason if c.outcome == "unverified" else None, check=check,
+                             inputs=ev.inputs_record(), config=env, result=ev.result_record(),
+                             spans=ctx.submission_span(ev.error_line(ctx)), rerun=rerun, duration_s=ev.duration_s)
             return
-        atol, rtol = ctx.tolerance()
-        cmp = compare_outputs(run.outputs, ref.outputs, atol=atol, rtol=rtol)
-        tol_note = ctx.submission.tolerance_source if (atol, rtol) == (sub.tolerance.atol, sub.tolerance.rtol) \
-            and sub.tolerance_source else ("--atol/--rtol" if (atol, rtol) != (None, None) else "per-dtype defaults")
-        config = {**env, "atol": atol, "rtol": rtol, "tolerance_source": tol_note}
-        result = {"comparison": cmp.model_dump(), "duration_s": round(run.call.duration_s, 3)}
-        summary = f"{case.label}: " + (cmp.headline() if cmp.ok else cmp.reason)
-        ctx.add_evidence(self, outcome="pass" if cmp.ok else "fail", defect=None if cmp.ok else "mismatch",
-                         summary=summary, check=f"compare with the reference on {case.label}",
-                         inputs=inputs, config=config, result=result, rerun=rerun,
-                         duration_s=run.call.duration_s)
+        j = ev.judgement
+        assert j is not None and ev.run is not None
+        ctx.add_evidence(self, outcome="pass" if j.ok else "fail", defect=j.defect,
+                         summary=f"{case.label}: {j.summary}", check=check, inputs=ev.inputs_record(),
+                         config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
+                         duration_s=ev.duration_s)
         if sub.format == "gpumode":
-            checked = ctx.session.task_check(case, ref, run)
+            checked = ctx.session.task_check(case, ev.ref, ev.run)
             if checked is not None and checked.answered and checked.ok and checked.result.get("checker"):
                 verdict = checked.result["checker"]
                 ok = bool(verdict.get("ok"))
                 ctx.add_evidence(self, outcome="pass" if ok else "fail", defect=None if ok else "task_check",
                                  summary=f"{case.label}: the task's own check_implementation "
                                          + ("accepts the output" if ok else f"rejects it: {verdict.get('message', '')[:300]}"),
-                                 check="reference.py check_implementation(data, output)", inputs=inputs,
+                                 check="reference.py check_implementation(data, output)", inputs=ev.inputs_record(),
                                  config=env, result={"checker": verdict}, rerun=rerun)

@@ -26,6 +26,11 @@ class Case(BaseModel):
     """KernelBench: module-level size constants to rebind. GPU MODE / manifest: generator kwargs."""
     dtype: str | None = None
     """Cast floating-point inputs (and a KernelBench model) to this dtype."""
+    reference_dtype: str | None = None
+    """Reference child only: run the reference in this wider dtype (``float64`` for the error budget).
+    The inputs saved for the submission are unchanged; the reference computes on an exact up-cast of
+    them (and of a KernelBench model already cast to ``dtype``), so its outputs are the same
+    function evaluated with less rounding."""
     transforms: list[Transform] = Field(default_factory=list)
     label: str = ""
 

@@ -14,6 +14,7 @@ import torch
 
 from tools.harness import gpumode_shim, tensors
 from tools.harness.case import Case
+from tools.harness.kernelbench import dtype_of
 from tools.harness.loader import import_file
 from tools.harness.programs import CaseData, ReferenceProgram, SubmissionProgram, register
 
@@ -41,7 +42,11 @@ class GpuModeReference(ReferenceProgram):
 
     def run(self, case: Case, data: CaseData) -> Any:
         torch.manual_seed(case.seed)
-        return self.module.ref_kernel(tensors.clone(data.inputs[0]))
+        value = tensors.clone(data.inputs[0])
+        wide = dtype_of(case.reference_dtype)
+        if wide is not None:
+            value = tensors.cast_floating(value, wide)
+        return self.module.ref_kernel(value)
 
     def check(self, data: CaseData, candidate: Any) -> dict[str, Any] | None:
         checker = getattr(self.module, "check_implementation", None)

@@ -30,17 +30,24 @@ def dtype_of(name: str | None) -> torch.dtype | None:
     return _DTYPES[name]
 
 
-def _call_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
+def _call_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
+    """Construct under the case's seed and call. ``widen`` (reference only): after the cast to the
+    case's dtype, up-cast the model and inputs exactly, so only the arithmetic gets wider."""
     torch.manual_seed(case.seed)
     model = cls(*data.init)
     dt = dtype_of(case.dtype)
+    inputs = data.inputs
     if isinstance(model, torch.nn.Module):
         if dt is not None:
             model = model.to(dt)
+        if widen is not None:
+            model = model.to(widen)
         model = model.to(device)
         model.eval()
+    if widen is not None:
+        inputs = tensors.cast_floating(inputs, widen)
     with torch.no_grad():
-        return model(*data.inputs)
+        return model(*inputs)
 
 
 class KernelBenchReference(ReferenceProgram):
@@ -74,7 +81,8 @@ class KernelBenchReference(ReferenceProgram):
         return CaseData(init=init, inputs=inputs)
 
     def run(self, case: Case, data: CaseData) -> Any:
-        return _call_model(self.module_for(case.params).Model, case, data, self.device)
+        return _call_model(self.module_for(case.params).Model, case, data, self.device,
+                           widen=dtype_of(case.reference_dtype))
 
 
 class KernelBenchSubmission(SubmissionProgram):

@@ -45,7 +45,11 @@ class ManifestReference(ReferenceProgram):
 
     def run(self, case: Case, data: CaseData) -> Any:
         torch.manual_seed(case.seed)
-        return self.fn(*tensors.clone(data.inputs))
+        args = tensors.clone(data.inputs)
+        wide = dtype_of(case.reference_dtype)
+        if wide is not None:
+            args = tensors.cast_floating(args, wide)
+        return self.fn(*args)
 
 
 class ManifestSubmission(SubmissionProgram):

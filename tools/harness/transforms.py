@@ -2,7 +2,9 @@
 
 Layout transforms keep every value and the logical shape and change only strides or storage
 offset, so the reference's answer is unchanged and any difference is the submission's. Value
-transforms change the data before either side sees it. Each transform names the input leaves it
+transforms change the data before either side sees it (``expand`` is both: a stride-0 view whose
+rows repeat the first one). Value transforms return contiguous tensors: list them before layout
+transforms. Each transform names the input leaves it
 touches by index (``inputs: [0, 2]``); without ``inputs`` it touches every floating-point tensor.
 """
 
@@ -62,13 +64,58 @@ def _storage_offset(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
     return view
 
 
+@transform("expand")
+def _expand(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """A stride-0 view along dim 0: every row is the tensor's first row (values change, identically
+    on both sides). Tensors with fewer than two dims are left alone."""
+    if t.dim() < 2 or t.shape[0] < 2:
+        return t
+    return t[:1].expand(t.shape)
+
+
+def _special(value: str, dtype: torch.dtype) -> float:
+    if value == "nan":
+        return float("nan")
+    if value == "inf":
+        return float("inf")
+    if value == "-inf":
+        return float("-inf")
+    if value == "-0":
+        return -0.0
+    if value == "subnormal":
+        return float(torch.finfo(dtype).tiny) / 4
+    raise ValueError(f"unknown special value {value!r}; known: nan, inf, -inf, -0, subnormal")
+
+
+@transform("inject")
+def _inject(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Set ``count`` elements (chosen by ``seed``) to a special value: nan, inf, -inf, -0 or
+    subnormal (a quarter of the dtype's smallest normal, sign kept from the element)."""
+    if not t.is_floating_point() or t.numel() == 0:
+        return t
+    value = str(args.get("value", "nan"))
+    count = min(int(args.get("count", 1)), t.numel())
+    gen = torch.Generator().manual_seed(int(args.get("seed", 0)))
+    where = torch.randperm(t.numel(), generator=gen)[:count].to(t.device)
+    out = t.detach().clone().contiguous()
+    flat = out.view(-1)
+    special = _special(value, t.dtype)
+    if value == "subnormal":
+        flat[where] = torch.where(flat[where] < 0, -special, special).to(t.dtype)
+    else:
+        flat[where] = special
+    return out
+
+
 @transform("scale")
 def _scale(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Large (or small) magnitudes: every element times ``factor``."""
     return t * float(args.get("factor", 1000.0))
 
 
 @transform("shift")
 def _shift(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """A mean far from zero with the same spread: catastrophic cancellation in E[x^2]-E[x]^2."""
     return t + float(args.get("offset", 1000.0))
 
 

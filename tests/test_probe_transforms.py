@@ -1,0 +1,61 @@
+"""Input transforms used by the numerics and generality probes."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from tools.harness import transforms
+from tools.harness.case import Transform
+
+
+def _one(x: torch.Tensor, kind: str, **args: object) -> torch.Tensor:
+    return transforms.apply([x], [Transform(kind=kind, args=dict(args))])[0]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-0", "subnormal"])
+def test_inject_sets_exactly_count_positions_reproducibly(value: str) -> None:
+    x = torch.randn(6, 7) + 5.0  # no zeros, no specials
+    y = _one(x, "inject", value=value, count=5, seed=3)
+    assert y.shape == x.shape and y.dtype == x.dtype and y.is_contiguous()
+    changed = (y.view(torch.int32) != x.view(torch.int32))
+    assert int(changed.sum()) == 5
+    assert torch.equal(y.view(torch.int32), _one(x, "inject", value=value, count=5, seed=3).view(torch.int32))
+    picked = y[changed]
+    if value == "nan":
+        assert torch.isnan(picked).all()
+    elif value in ("inf", "-inf"):
+        assert (picked == float(value)).all()
+    elif value == "-0":
+        assert (picked == 0).all() and torch.signbit(picked).all()
+    else:
+        tiny = torch.finfo(torch.float32).tiny
+        assert ((picked.abs() > 0) & (picked.abs() < tiny)).all()
+
+
+def test_inject_leaves_integers_and_knows_fp16_subnormals() -> None:
+    ints = torch.arange(10)
+    assert torch.equal(_one(ints, "inject", value="nan", count=3), ints)
+    half = _one(torch.ones(16, dtype=torch.float16), "inject", value="subnormal", count=4, seed=1)
+    small = half[half != 1]
+    assert small.numel() == 4 and (small < torch.finfo(torch.float16).tiny).all() and (small > 0).all()
+    with pytest.raises(ValueError, match="unknown special value"):
+        _one(torch.ones(3), "inject", value="huge")
+
+
+def test_expand_is_a_stride_zero_view_of_the_first_row() -> None:
+    x = torch.randn(4, 5)
+    y = _one(x, "expand")
+    assert y.stride(0) == 0 and y.shape == x.shape
+    assert torch.equal(y, x[:1].expand(4, 5))
+    v = torch.randn(5)
+    assert _one(v, "expand") is v
+
+
+def test_layout_transforms_keep_values_and_change_strides() -> None:
+    x = torch.randn(3, 8)
+    for kind, args in (("transpose_layout", {}), ("strided_slice", {"dim": 0}), ("strided_slice", {"dim": -1}),
+                       ("storage_offset", {"offset": 1})):
+        y = _one(x, kind, **args)
+        assert torch.equal(y, x)
+        assert (not y.is_contiguous()) or y.storage_offset() == 1

@@ -1,0 +1,135 @@
+"""The nominal run that off-nominal probes are planned and timed against.
+
+One evaluation of the nominal case (with the ``triton_launches`` instrument for Triton
+submissions) gives the submission's call time for a known number of input elements and the
+constexprs of its real launches. Probes estimate their own call time by scaling it with their
+input elements (interpreter time is proportional to program instances, which grow with the data),
+skip what their budget cannot afford, and set their timeout from the estimate so a hang costs
+seconds, not the review's whole call limit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.base import ToolContext
+from tools.evaluate import Evaluation, evaluate
+from tools.harness.case import Case
+from tools.outcomes import HANG_SLACK, input_elements
+
+# Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
+# not shrink with the input; estimates never go below it.
+MIN_CALL_S = 0.05
+# Rationale: long enough for a child restart plus a small interpreted call on a loaded machine.
+MIN_TIMEOUT_S = 10.0
+# Rationale: compiled Triton specialises on shapes and constexprs, and an autotuned kernel retunes
+# for a new shape; that can take tens of seconds on a GPU without anything being stuck.
+RECOMPILE_S = 60.0
+
+
+@dataclass
+class Baseline:
+    case: Case
+    evaluation: Evaluation
+    elements: int
+    seconds: float
+    launches: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.evaluation.status == "ok"
+
+    def estimate_s(self, elements: int) -> float:
+        return max(MIN_CALL_S, self.seconds * elements / max(self.elements, 1))
+
+    def expected_s(self, ctx: ToolContext, estimate: float) -> float:
+        """What a call may honestly take: the scaled estimate, plus on a GPU the compile or autotune
+        a new shape can trigger (the interpreter compiles nothing)."""
+        return estimate + (0.0 if ctx.setup.interpreted else RECOMPILE_S)
+
+    def timeout_s(self, ctx: ToolContext, estimate: float) -> float:
+        return min(ctx.config.limits.call_timeout_s,
+                   max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
+
+
+def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
+    """True when an off-nominal probe tool should not run: builds did not pass (the rubric already
+    says "not assessed"), or correctness failed (recorded here as an unverified item)."""
+    if any(e.outcome != "pass" for e in ctx.prior("builds")):
+        return True
+    if any(e.outcome == "fail" for e in ctx.prior("correctness")):
+        ctx.add_evidence(tool, criteria=[tool], outcome="unverified", defect="not_assessed",
+                         reason="correctness failed", check=check, rerun=ctx.rerun(tool),
+                         summary="not assessed: the submission already fails on its nominal inputs")
+        return True
+    return False
+
+
+def nominal_case(ctx: ToolContext, purpose: str) -> Case:
+    """The first nominal case under a seed of the run for ``purpose``."""
+    nc = ctx.submission.nominal_cases[0]
+    seed = ctx.seeds(1, purpose)[0]
+    params = dict(nc.params)
+    if "seed" in params:
+        params["seed"] = seed
+    return Case(id=f"{purpose}-nominal", seed=seed, params=params, dtype=ctx.submission.dtype,
+                label=f"{nc.label or 'nominal'}, seed {seed}")
+
+
+def instruments_for(ctx: ToolContext) -> list[str]:
+    return ["triton_launches"] if ctx.submission.framework == "triton" else []
+
+
+def measure(ctx: ToolContext, purpose: str) -> Baseline:
+    """Run the nominal case once (memoised per review in ``ctx.shared``)."""
+    key = f"baseline:{purpose}"
+    if key in ctx.shared:
+        return ctx.shared[key]
+    case = nominal_case(ctx, purpose)
+    seen = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s]
+    # Rationale: correctness already timed nominal calls; a nominal call ten times slower is stuck.
+    expected = max(seen) + (0.0 if ctx.setup.interpreted else RECOMPILE_S) if seen else None
+    timeout = None if expected is None else min(ctx.config.limits.call_timeout_s,
+                                                 max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
+    ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
+                  expected_s=expected)
+    base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
+                    seconds=ev.duration_s, launches=launches_of(ev))
+    ctx.shared[key] = base
+    return base
+
+
+def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
+    """The size knobs of the submission's format with their nominal values (tools/generality/sizes.py)."""
+    from tools.generality.sizes import int_kwargs, size_knobs
+
+    sub = ctx.submission
+    if sub.format == "kernelbench":
+        knobs = {k: v for k, v in size_knobs(sub.source(sub.reference_file)).items() if k not in params}
+        return knobs | int_kwargs(params)
+    return int_kwargs(params)
+
+
+def affordable_params(ctx: ToolContext, base: Baseline, cap_s: float) -> dict[str, Any]:
+    """The nominal params, or, when one nominal call is estimated above ``cap_s``, the size knobs
+    halved (largest first) until the estimate fits: probes that need many calls run there."""
+    from tools.generality.sizes import scaled_elements
+
+    params = dict(base.case.params)
+    if base.estimate_s(base.elements) <= cap_s:
+        return params
+    nominal = size_knobs_of(ctx, params)
+    chosen = dict(nominal)
+    while chosen and base.estimate_s(scaled_elements(base.elements, nominal, chosen)) > cap_s:
+        k = max(chosen, key=lambda n: chosen[n])
+        if chosen[k] <= 1:
+            break
+        chosen[k] = max(1, chosen[k] // 2)
+    return {**params, **{k: v for k, v in chosen.items() if v != nominal[k]}}
+
+
+def launches_of(ev: Evaluation) -> list[dict[str, Any]]:
+    if ev.run is None or not ev.run.ok:
+        return []
+    return list(((ev.run.meta.get("instruments") or {}).get("triton_launches") or {}).get("launches") or [])

@@ -1,0 +1,323 @@
+"""generality: does the submission stay correct off its nominal shape, for non-contiguous inputs and
+for the other dtypes its reference accepts?
+
+Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
+within a time budget planned from a nominal run (tools/baseline.py). A configuration passes when
+its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
+submission refuses it with a raise/assert of its own file (tools/outcomes.py); a silent wrong
+answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
+with the smallest failing configuration found, measured facts on why (tools/generality/explain.py)
+and a ``kreview probe`` command that reruns exactly that configuration.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any, ClassVar
+
+from reviewer.models import SourceSpan
+from tools.base import Tool, ToolContext
+from tools.baseline import Baseline, affordable_params, instruments_for, launches_of, measure, prerequisites_failed
+from tools.evaluate import Evaluation, evaluate, tolerance_config
+from tools.generality import explain
+from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
+from tools.generality.search import Search, SearchResult, Trial
+from tools.generality.sizes import launch_blocks, scaled_elements, source_blocks
+from tools.harness.case import Case
+from tools.outcomes import input_elements
+
+
+def _inner_frame(ev: Evaluation) -> str | None:
+    """Where an exception was raised, when that is inside Triton or PyTorch rather than the submission."""
+    if ev.run is None or ev.run.call.error is None:
+        return None
+    frames = re.findall(r'File "([^"]+)", line (\d+)', ev.run.call.error.get("traceback") or "")
+    if not frames:
+        return None
+    path, line = frames[-1]
+    for lib in ("triton", "torch", "numpy"):
+        if f"/{lib}/" in path:
+            return f"raised inside {lib} ({path.split(f'/{lib}/', 1)[1]}:{line})"
+    return None
+
+
+def _describe(case: Case) -> str:
+    parts = [", ".join(f"{k}={v}" for k, v in sorted(case.params.items())) or "nominal sizes"]
+    parts += [t.kind + (f" {t.args}" if t.args else "") for t in case.transforms]
+    if case.dtype:
+        parts.append(f"dtype {case.dtype}")
+    return "; ".join(parts)
+
+
+class GeneralityTool(Tool):
+    name = "generality"
+    criteria = ("generality",)
+    after = ("correctness",)
+    description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
+
+    # Rationale: the whole tool (three axes) must leave a level-1 review under a minute on 2 cores.
+    budget_s: ClassVar[float] = 15.0
+    # Rationale: one configuration may cost a few nominal calls, not the whole budget.
+    case_cap_s: ClassVar[float] = 4.0
+    # Rationale: inputs beyond this many elements are memory- and time-heavy under an interpreter.
+    max_elements: ClassVar[int] = 1 << 23
+    max_examples: ClassVar[dict[str, int]] = {"sizes": 24, "layouts": 10, "dtypes": 6}
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        return None if ctx.setup.can_run else ctx.setup.why_not
+
+    # -- run -------------------------------------------------------------------------------
+    def run(self, ctx: ToolContext) -> None:
+        if prerequisites_failed(ctx, self.name, "generality search"):
+            return
+        t0 = time.monotonic()
+        base = measure(ctx, "probes")
+        if not base.ok:
+            self._report_case(ctx, base.evaluation, "nominal inputs with the generality seed", self._blocks(ctx, base))
+            return
+        blocks = self._blocks(ctx, base)
+        params = affordable_params(ctx, base, self.case_cap_s)
+        deadline = t0 + self.budget_s
+        # Rationale: layouts and dtypes are a handful of configurations each and catch common
+        # defects (contiguity); sizes get what remains, since hypothesis can use any amount.
+        for axis, share in ((layouts_axis(ctx, base, params), 0.35), (dtypes_axis(ctx, base, params), 0.15)):
+            if axis is not None:
+                self._search(ctx, base, axis, blocks, min(deadline, time.monotonic() + share * self.budget_s))
+        sizes = sizes_axis(ctx, base, blocks)
+        if sizes is None:
+            ctx.add_evidence(self, outcome="info", summary="sizes: no size knob to vary (no module-level integer "
+                             "constant read by get_inputs/get_init_inputs, or no integer kwarg)",
+                             check="size search", rerun=ctx.rerun(self.name))
+        else:
+            self._search(ctx, base, sizes, blocks, deadline)
+
+    def _blocks(self, ctx: ToolContext, base: Baseline) -> set[int]:
+        return launch_blocks(base.launches) | source_blocks(ctx.submission.source())
+
+    # -- one axis --------------------------------------------------------------------------
+    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis):
+        def trial(cfg: dict[str, Any]) -> Trial:
+            case = axis.make_case(cfg)
+            if axis.name == "sizes":
+                guess = scaled_elements(base.elements, axis.base, {k: v for k, v in cfg.items()})
+                if guess > 4 * self.max_elements:
+                    return Trial(cfg, "skipped", note=f"about {guess} input elements, over the memory budget")
+            ref = ctx.session.reference(case)
+            if not ref.ok:
+                return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
+            n = input_elements(ref.meta)
+            est = base.estimate_s(n)
+            if n > self.max_elements or est > self.case_cap_s:
+                return Trial(cfg, "skipped", note=f"{n} input elements, estimated {est:.1f}s: over the per-case budget")
+            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est),
+                          expected_s=base.expected_s(ctx, est), allow_rejection=True)
+            return self._trial_of(cfg, ev)
+
+        return trial
+
+    @staticmethod
+    def _trial_of(cfg: dict[str, Any], ev: Evaluation) -> Trial:
+        status = ev.status
+        if status == "reference_failed":
+            return Trial(cfg, "invalid", payload=ev)
+        if status == "rejected":
+            return Trial(cfg, "rejected", note=ev.rejection or "", payload=ev)
+        costly = ev.run is not None and ev.run.call.crash is not None
+        if status == "failed":
+            assert ev.classified is not None
+            verdict = "inconclusive" if ev.classified.outcome == "unverified" else "fail"
+            return Trial(cfg, verdict, note=ev.classified.reason, costly=costly, payload=ev)
+        return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
+
+    def _search(self, ctx: ToolContext, base: Baseline, axis: Axis, blocks: set[int], deadline: float) -> None:
+        search = Search(axis.dims, self._trial_fn(ctx, base, axis), rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
+                        max_examples=self.max_examples.get(axis.name, 12), deadline=deadline)
+        if axis.make_case(axis.base).params == base.case.params:
+            search.seed_trial(axis.base, self._trial_of(axis.base, base.evaluation))
+        result = search.run(extra=axis.extra)
+        if result.failure is not None and axis.name == "sizes":
+            self._characterize(search, axis, result)
+        self._report_axis(ctx, base, axis, result, blocks)
+
+    @staticmethod
+    def _characterize(search: Search, axis: Axis, result: SearchResult) -> None:
+        """A few more values of each knob the failure changed (double, half, one off the nominal),
+        so the pattern over passing and failing values rests on more than the search's picks."""
+        fail = result.failure
+        assert fail is not None
+        for knob, nominal in axis.base.items():
+            if fail.config.get(knob) == nominal:
+                continue
+            for v in (2 * nominal, nominal // 2 if nominal % 2 == 0 else 0, nominal - 1, nominal + 1):
+                if v >= 1 and v != nominal:
+                    search.trial({**axis.base, knob: v})
+        result.trials = list(search.order)
+
+    # -- evidence --------------------------------------------------------------------------
+    def _config(self, ctx: ToolContext, base: Baseline | None, blocks: set[int]) -> dict[str, Any]:
+        cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget_s": self.budget_s,
+                               "case_cap_s": self.case_cap_s, "block_sizes_seen": sorted(blocks)}
+        if base is not None:
+            cfg |= {"baseline_s": round(base.seconds, 3), "baseline_elements": base.elements}
+        return cfg
+
+    def _report_axis(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
+                     blocks: set[int]) -> None:
+        tried = [t for t in result.trials if t.config != axis.base]
+        stats = {v: result.count(v) for v in ("pass", "fail", "rejected", "invalid", "skipped", "inconclusive")}
+        search_rec = {"axis": axis.name, "dims": {d.name: d.values for d in axis.dims}, "counts": stats,
+                      "tried": [{"config": t.config, "verdict": t.verdict, "note": t.note[:160]} for t in result.trials],
+                      "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes}
+        if result.failure is not None:
+            self._report_failure(ctx, base, axis, result, blocks, search_rec)
+        for t in [t for t in tried if t.verdict == "inconclusive"][:1]:
+            ev = t.payload
+            ctx.add_evidence(self, outcome="unverified", defect="timeout", reason=t.note,
+                             summary=f"{axis.name}: {axis.describe(t.config)} could not be concluded: {t.note}",
+                             check=f"generality search over {axis.name}", inputs=ev.inputs_record(),
+                             config=self._config(ctx, base, blocks), result={**ev.result_record(), "search": search_rec},
+                             rerun=ctx.rerun(self.name, ev.case), duration_s=ev.duration_s)
+        if result.failure is not None:
+            return
+        passed = [t for t in tried if t.verdict == "pass"]
+        rejected = [t for t in tried if t.verdict == "rejected"]
+        notes = []
+        if rejected:
+            notes.append(f"{len(rejected)} refused by the submission's own raise/assert (valid rejections)")
+        if stats["invalid"]:
+            notes.append(f"{stats['invalid']} not accepted by the reference")
+        if stats["skipped"]:
+            notes.append(f"{stats['skipped']} skipped as over the per-case budget")
+        if result.unrun:
+            notes.append(f"search stopped early: {result.stopped}")
+        notes += axis.notes
+        tail = f"; {'; '.join(notes)}" if notes else ""
+        if passed:
+            shown = "; ".join(axis.describe(t.config) for t in passed[:6]) + ("; ..." if len(passed) > 6 else "")
+            ctx.add_evidence(self, outcome="pass",
+                             summary=f"{axis.name}: all {len(passed)} configurations run off the nominal one are "
+                                     f"correct ({shown}){tail}",
+                             check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},
+                             config=self._config(ctx, base, blocks), result={"search": search_rec},
+                             rerun=ctx.rerun(self.name))
+        else:
+            what = "every configuration tried was refused by the submission" if rejected else "nothing could be run"
+            ctx.add_evidence(self, outcome="info", summary=f"{axis.name}: {what}{tail}",
+                             check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},
+                             config=self._config(ctx, base, blocks), result={"search": search_rec},
+                             rerun=ctx.rerun(self.name))
+
+    def _report_failure(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
+                        blocks: set[int], search_rec: dict[str, Any]) -> None:
+        fail = result.failure
+        assert fail is not None
+        ev: Evaluation = fail.payload
+        why = self._why(ctx, ev, blocks)
+        spans: list[SourceSpan] = []
+        if axis.name == "sizes":
+            if all(explain.is_partial_only(w) for w in why if w.startswith("output ")) and why:
+                why += self._larger_tail(ctx, axis, result, fail, blocks)
+            why += self._size_patterns(ctx, axis, result, fail, spans)
+            nominal_inputs = base.evaluation.ref.meta.get("inputs", [])
+            if explain.shape_note(nominal_inputs) is None and (note := explain.shape_note(ev.ref.meta.get("inputs", []))):
+                why.append(f"the nominal inputs are square in their last two dims; this case has {note}")
+        elif axis.name == "layouts":
+            strides = [(d.get("shape"), d.get("stride"), d.get("storage_offset")) for d in ev.ref.meta.get("inputs", [])]
+            why.append(f"the same shapes pass with contiguous inputs; here the inputs are (shape, stride, offset) "
+                       f"{strides}")
+        if not result.shrunk:
+            why.append("found by the sweep of single changes and not shrunk further")
+        spans = spans or ctx.submission_span(ev.error_line(ctx))
+        outcome = ev.classified.outcome if ev.classified is not None else "fail"
+        defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
+        summary = f"{axis.name}: {axis.describe(fail.config)} fails: {ev.short_summary()[:400]}"
+        if why:
+            summary += " — " + "; ".join(why)[:900]
+        ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch", summary=summary,
+                         reason=ev.classified.reason if outcome == "unverified" and ev.classified else None,
+                         check=f"generality search over {axis.name} (smallest failing configuration)",
+                         inputs=ev.inputs_record(), config=self._config(ctx, base, blocks),
+                         result={**ev.result_record(), "configuration": fail.config, "shrunk": result.shrunk,
+                                 "why": why, "search": search_rec},
+                         spans=spans, rerun=ctx.rerun(self.name, ev.case), duration_s=ev.duration_s)
+
+    def _why(self, ctx: ToolContext, ev: Evaluation, blocks: set[int]) -> list[str]:
+        why: list[str] = []
+        if ev.judgement is not None and ev.judgement.defect == "mismatch" and ev.run is not None:
+            atol, rtol = ctx.tolerance()
+            # Rationale: the failing run's own constexprs are the tiles it really used; the
+            # nominal launch's and the source's only stand in when it launched nothing.
+            ordered = sorted(launch_blocks(launches_of(ev)), reverse=True) or sorted(blocks, reverse=True)
+            why += explain.tail_facts(ev.run.outputs, ev.ref.outputs, ordered, atol, rtol)
+        inner = _inner_frame(ev)
+        if inner:
+            why.append(inner)
+        return why
+
+    def _larger_tail(self, ctx: ToolContext, axis: Axis, result: SearchResult, fail: Trial,
+                     blocks: set[int]) -> list[str]:
+        """When the smallest failing size is below one block, the tail fact of the next failing
+        size of the same knob that spans at least one full block."""
+        knobs = [k for k, v in fail.config.items() if v != axis.base[k]]
+        if len(knobs) != 1:
+            return []
+        knob = knobs[0]
+        others = sorted((t for t in result.trials if t.verdict == "fail" and t is not fail and t.payload is not None
+                         and all(t.config[k] == axis.base[k] for k in axis.base if k != knob)),
+                        key=lambda t: t.config[knob])
+        for t in others:
+            facts = [f for f in self._why(ctx, t.payload, blocks)
+                     if f.startswith("output ") and not explain.is_partial_only(f)]
+            if facts:
+                return [f"at {axis.describe(t.config)}: {facts[0]}"]
+        return []
+
+    def _size_patterns(self, ctx: ToolContext, axis: Axis, result: SearchResult, fail: Trial,
+                       spans: list[SourceSpan]) -> list[str]:
+        out = []
+        for knob in [k for k, v in fail.config.items() if v != axis.base[k]]:
+            singles = [t for t in result.trials
+                       if all(t.config.get(k) == axis.base[k] for k in axis.base if k != knob)]
+            passing = [t.config[knob] for t in singles if t.verdict == "pass"]
+            failing = [t.config[knob] for t in singles if t.verdict == "fail"]
+            pattern = explain.value_pattern(knob, passing, failing, axis.base[knob])
+            if pattern:
+                out.append(pattern)
+                literal = axis.base[knob] if "only at its nominal value" in pattern else explain.threshold(pattern)
+                if literal is not None:
+                    lines = explain.literal_lines(ctx.submission.source(), literal)
+                    for line in lines[:3]:
+                        spans += ctx.submission_span(line)
+                    if lines:
+                        out.append(f"the submission's source holds the literal {literal} at line(s) "
+                                   f"{', '.join(map(str, lines[:5]))}")
+        return out
+
+    # -- probe -----------------------------------------------------------------------------
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True)
+        self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.submission.source()))
+
+    def _report_case(self, ctx: ToolContext, ev: Evaluation, label: str, blocks: set[int]) -> None:
+        status = ev.status
+        common: dict[str, Any] = {"check": f"generality probe: {label}", "inputs": ev.inputs_record(),
+                                  "config": self._config(ctx, None, blocks), "rerun": ctx.rerun(self.name, ev.case),
+                                  "duration_s": ev.duration_s}
+        if status == "reference_failed":
+            ctx.add_evidence(self, outcome="unverified", defect="reference_failed", reason="the reference fails here",
+                             summary=ev.summary(), result=ev.result_record(), **common)
+        elif status == "rejected":
+            ctx.add_evidence(self, outcome="info", summary=ev.summary(), result=ev.result_record(), **common)
+        elif status == "ok":
+            ctx.add_evidence(self, outcome="pass", summary=f"{label}: {ev.summary()}", result=ev.result_record(),
+                             **common)
+        else:
+            why = self._why(ctx, ev, blocks | launch_blocks(launches_of(ev)))
+            outcome = ev.classified.outcome if ev.classified is not None else "fail"
+            defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
+            ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch",
+                             summary=f"{label}: {ev.short_summary()[:400]}" + (" — " + "; ".join(why) if why else ""),
+                             reason=ev.classified.reason if outcome == "unverified" and ev.classified else None,
+                             result={**ev.result_record(), "why": why},
+                             spans=ctx.submission_span(ev.error_line(ctx)), **common)

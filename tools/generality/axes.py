@@ -1,0 +1,127 @@
+"""The three directions generality searches along, as dimensions and case builders.
+
+sizes    KernelBench size constants / GPU MODE and manifest integer kwargs (tools/generality/sizes.py)
+layouts  the same values in non-contiguous storage: transposed, strided (last dim, rows), offset
+         storage, and an expanded (stride-0) view
+dtypes   the other floating dtypes (KernelBench and manifest; the reference decides which it accepts)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.base import ToolContext
+from tools.baseline import Baseline, size_knobs_of
+from tools.generality.search import Dim
+from tools.generality.sizes import candidates, int_kwargs
+from tools.harness.case import Case, Transform
+
+LAYOUTS: dict[str, list[Transform]] = {
+    "transposed": [Transform(kind="transpose_layout")],
+    "strided_last_dim": [Transform(kind="strided_slice", args={"step": 2, "dim": -1})],
+    "strided_rows": [Transform(kind="strided_slice", args={"step": 2, "dim": 0})],
+    "storage_offset": [Transform(kind="storage_offset", args={"offset": 1})],
+    "expanded": [Transform(kind="expand")],
+}
+_NEEDS_2D = {"transposed", "strided_rows", "expanded"}
+DTYPES = ("float32", "float16", "bfloat16")
+_LARGE_FACTOR = 4
+
+
+@dataclass
+class Axis:
+    name: str
+    dims: list[Dim]
+    make_case: Callable[[dict[str, Any]], Case]
+    describe: Callable[[dict[str, Any]], str]
+    base: dict[str, Any]
+    extra: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _case(ctx: ToolContext, base: Baseline, axis: str, label: str, **update: Any) -> Case:
+    return base.case.model_copy(update={"id": f"generality-{axis}", "label": label, **update})
+
+
+def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | None:
+    sub = ctx.submission
+    base_params = dict(base.case.params)
+    nominal = size_knobs_of(ctx, base_params)
+    if not nominal:
+        return None
+    others: dict[str, set[int]] = {k: set() for k in nominal}
+    extra: list[dict[str, Any]] = []
+    for nc in [*sub.nominal_cases[1:], *sub.benchmarks]:
+        kw = int_kwargs(nc.params)
+        if set(kw) == set(nominal):
+            extra.append(kw)
+            for k, v in kw.items():
+                others[k].add(v)
+    dims = []
+    for k, v in sorted(nominal.items()):
+        cands = candidates(v, blocks, others[k])
+        # Rationale: hypothesis samples values uniformly; sizes far above nominal cost many times a
+        # nominal call under an interpreter, so they are tried once each after the search instead.
+        small = [c for c in cands if c <= max(_LARGE_FACTOR * v, 64)]
+        dims.append(Dim(k, [v, *small]))
+        extra += [{**nominal, k: c} for c in cands if c not in small]
+
+    def changed(cfg: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in cfg.items() if v != nominal[k]}
+
+    def describe(cfg: dict[str, Any]) -> str:
+        diff = changed(cfg)
+        if not diff:
+            return "nominal sizes"
+        return ", ".join(f"{k}={v} (nominal {nominal[k]})" for k, v in sorted(diff.items()))
+
+    def make_case(cfg: dict[str, Any]) -> Case:
+        return _case(ctx, base, "sizes", describe(cfg), params={**base_params, **changed(cfg)})
+
+    return Axis("sizes", dims, make_case, describe, base=dict(nominal), extra=extra)
+
+
+def layouts_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:
+    shapes = [d.get("shape") for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
+    float_ok = any(d.get("dtype", "").startswith(("float", "bfloat")) for d in base.evaluation.ref.meta.get("inputs", []))
+    if not shapes or not float_ok:
+        return None
+    two_d = any(len(s) >= 2 for s in shapes)
+    names = [n for n in LAYOUTS if two_d or n not in _NEEDS_2D]
+
+    def describe(cfg: dict[str, Any]) -> str:
+        return f"{cfg['layout']} inputs" if cfg["layout"] else "contiguous inputs"
+
+    def make_case(cfg: dict[str, Any]) -> Case:
+        return _case(ctx, base, "layouts", describe(cfg), params=params,
+                     transforms=list(LAYOUTS[cfg["layout"]]) if cfg["layout"] else [])
+
+    return Axis("layouts", [Dim("layout", [None, *names])], make_case, describe, base={"layout": None})
+
+
+def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:
+    sub = ctx.submission
+    if sub.format == "gpumode":
+        return None  # generate_input fixes the dtype; there is no knob to turn
+    outs = base.evaluation.ref.meta.get("outputs", [])
+    native = sub.dtype or next((o.get("dtype") for o in outs if str(o.get("dtype", "")).startswith(("float", "bfloat"))),
+                               None)
+    if native is None:
+        return None
+    notes = []
+    others = [d for d in DTYPES if d != native]
+    if ctx.setup.interpreted and sub.framework == "triton" and "bfloat16" in others:
+        others.remove("bfloat16")
+        # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits; a bf16
+        # mismatch there says nothing about the kernel.
+        notes.append("bfloat16 not tried: the Triton CPU interpreter computes bf16 on raw bits")
+
+    def describe(cfg: dict[str, Any]) -> str:
+        return f"dtype {cfg['dtype'] or native}"
+
+    def make_case(cfg: dict[str, Any]) -> Case:
+        return _case(ctx, base, "dtypes", describe(cfg), params=params, dtype=cfg["dtype"] or sub.dtype)
+
+    return Axis("dtypes", [Dim("dtype", [None, *others])], make_case, describe, base={"dtype": None}, notes=notes)

@@ -1,0 +1,169 @@
+"""A bounded configuration search driven by hypothesis, so a failure shrinks to the smallest one.
+
+A configuration picks one value per dimension; ``values[0]`` of every dimension is the base (the
+nominal size, contiguous layout, native dtype) and the rest are ordered from small to large, so
+hypothesis' shrinking (towards earlier values) ends on a configuration that differs from the base
+in as few dimensions as possible, each by the smallest value that still fails.
+
+Random generation can miss a single bad value; after it, every one-dimension variation not yet
+tried is run in order (the sweep), and a failure found there is handed back to hypothesis on the
+values up to it, to be shrunk like any other. Every evaluation is memoised; once the time budget
+or the allowance for costly failures (crashes, hangs) is spent, untried configurations are
+recorded as skipped and count as passing, which also ends shrinking where it stands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, seed, settings
+from hypothesis import strategies as st
+
+TrialVerdict = Literal["pass", "fail", "rejected", "invalid", "skipped", "inconclusive"]
+
+
+@dataclass
+class Trial:
+    config: dict[str, Any]
+    verdict: TrialVerdict
+    note: str = ""
+    costly: bool = False
+    """A failure that costs a child restart (crash, hang): few of them are affordable."""
+    payload: Any = None
+
+
+@dataclass
+class Dim:
+    name: str
+    values: list[Any]
+
+
+@dataclass
+class SearchResult:
+    trials: list[Trial] = field(default_factory=list)
+    failure: Trial | None = None
+    shrunk: bool = False
+    stopped: str = ""
+    unrun: int = 0
+    """Configurations hypothesis or the sweep asked for after the budget was spent."""
+
+    def count(self, verdict: TrialVerdict) -> int:
+        return sum(1 for t in self.trials if t.verdict == verdict)
+
+
+@contextlib.contextmanager
+def _private_storage() -> Iterator[None]:
+    """Hypothesis caches what it reads from loaded modules under ``./.hypothesis``; a review must
+    not write into the user's working directory, so the cache lives in a temporary directory."""
+    previous = vars(configuration).get("__hypothesis_home_directory")
+    with tempfile.TemporaryDirectory(prefix="kreview-hypothesis-") as tmp:
+        configuration.set_hypothesis_home_dir(tmp)
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(previous)
+
+
+class _Found(Exception):
+    def __init__(self, trial: Trial) -> None:
+        super().__init__(json.dumps(trial.config, default=str))
+        self.trial = trial
+
+
+class Search:
+    def __init__(self, dims: list[Dim], trial_fn: Callable[[dict[str, Any]], Trial], *, rng_seed: int,
+                 max_examples: int, deadline: float, costly_allowance: int = 2) -> None:
+        self.dims = [d for d in dims if d.values]
+        self.trial_fn = trial_fn
+        self.rng_seed = rng_seed
+        self.max_examples = max_examples
+        self.deadline = deadline
+        self.costly_left = costly_allowance
+        self.cache: dict[str, Trial] = {}
+        self.order: list[Trial] = []
+        self.stopped = ""
+        self.unrun = 0
+
+    @staticmethod
+    def key(config: dict[str, Any]) -> str:
+        return json.dumps(config, sort_keys=True, default=str)
+
+    def trial(self, config: dict[str, Any]) -> Trial:
+        k = self.key(config)
+        if k in self.cache:
+            return self.cache[k]
+        if time.monotonic() > self.deadline or self.costly_left <= 0:
+            self.stopped = self.stopped or ("time budget spent" if self.costly_left > 0
+                                            else "stopped after repeated crashes or hangs")
+            self.unrun += 1
+            t = Trial(config, "skipped", note=self.stopped)
+            self.cache[k] = t
+            return t
+        t = self.trial_fn(config)
+        if t.costly and t.verdict in ("fail", "inconclusive"):
+            self.costly_left -= 1
+        self.cache[k] = t
+        self.order.append(t)
+        return t
+
+    def seed_trial(self, config: dict[str, Any], trial: Trial) -> None:
+        """Record a configuration already evaluated elsewhere (the nominal run)."""
+        self.cache[self.key(config)] = trial
+
+    def _hypothesis(self, dims: list[Dim], max_examples: int) -> Trial | None:
+        strategy = st.fixed_dictionaries({d.name: st.sampled_from(d.values) for d in dims})
+
+        @settings(max_examples=max_examples, deadline=None, database=None, derandomize=False,
+                  phases=[Phase.generate, Phase.shrink], report_multiple_bugs=False,
+                  suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet)
+        @seed(self.rng_seed)
+        @given(strategy)
+        def prop(config: dict[str, Any]) -> None:
+            t = self.trial(config)
+            if t.verdict == "fail":
+                raise _Found(t)
+
+        try:
+            with _private_storage():
+                prop()
+        except _Found as found:
+            return found.trial
+        return None
+
+    def _singles(self) -> list[dict[str, Any]]:
+        base = {d.name: d.values[0] for d in self.dims}
+        out = [dict(base)]
+        for d in self.dims:
+            out += [{**base, d.name: v} for v in d.values[1:]]
+        return out
+
+    def run(self, extra: list[dict[str, Any]] | None = None) -> SearchResult:
+        """Search; ``extra`` configurations (large sizes, a task's benchmark shapes) are tried after
+        the single changes in the sweep."""
+        failure = self._hypothesis(self.dims, self.max_examples)
+        shrunk = failure is not None
+        if failure is None:
+            names = {d.name for d in self.dims}
+            wanted = self._singles() + [c for c in (extra or []) if set(c) == names]
+            for config in wanted:
+                t = self.trial(config)
+                if t.verdict == "fail":
+                    failure = t
+                    break
+            if failure is not None:
+                narrowed = []
+                for d in self.dims:
+                    v = failure.config[d.name]
+                    idx = d.values.index(v) if v in d.values else len(d.values) - 1
+                    narrowed.append(Dim(d.name, d.values[:idx + 1]) if idx else d)
+                again = self._hypothesis(narrowed, max(10, 3 * sum(len(d.values) for d in narrowed)))
+                if again is not None:
+                    failure, shrunk = again, True
+        return SearchResult(trials=list(self.order), failure=failure, shrunk=shrunk, stopped=self.stopped,
+                            unrun=self.unrun)

@@ -1,0 +1,187 @@
+"""numerics: is the submission as accurate as the operator it replaces, and does it survive the
+inputs numerical code breaks on?
+
+Probes (tools/numerics/probes.py), each one case judged in ``accuracy`` mode (the error budget
+against float64 where the reference runs in float64, NaN/inf positions strict): accuracy at the
+nominal inputs, large magnitudes, a shifted mean with small variance, NaN, +-inf, -0 and
+subnormal injection, fp16/bf16 inputs with the model cast, and determinism (two identical runs
+compared bitwise: reported, a failure only when the submission declares determinism_required).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from tools.base import Tool, ToolContext
+from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
+from tools.compare import ErrorBudget, bitwise_equal
+from tools.compare.bitwise import differing_elements
+from tools.evaluate import Evaluation, evaluate, tolerance_config
+from tools.harness.case import Case
+from tools.harness.tensors import flatten
+from tools.numerics.probes import PROBES, Probe, plan
+from tools.outcomes import input_elements
+
+
+class NumericsTool(Tool):
+    name = "numerics"
+    criteria = ("numerics",)
+    after = ("correctness", "generality")
+    description = "accuracy vs float64, large magnitudes, cancellation, NaN/inf/-0/subnormals, fp16/bf16, determinism"
+
+    # Rationale: about ten nominal-sized calls; with generality this keeps a level-1 review's
+    # probes within 30 s on 2 cores.
+    budget_s: ClassVar[float] = 10.0
+    case_cap_s: ClassVar[float] = 4.0
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        return None if ctx.setup.can_run else ctx.setup.why_not
+
+    def run(self, ctx: ToolContext) -> None:
+        if prerequisites_failed(ctx, self.name, "numerics probes"):
+            return
+        deadline = time.monotonic() + self.budget_s
+        base = measure(ctx, "probes")
+        if not base.ok:
+            ctx.add_evidence(self, outcome="unverified", defect="baseline_failed", reason=base.evaluation.summary(),
+                             summary=f"not assessed: the nominal run failed: {base.evaluation.summary()[:300]}",
+                             check="numerics probes", inputs=base.evaluation.inputs_record(),
+                             result=base.evaluation.result_record(), rerun=ctx.rerun(self.name, base.case))
+            return
+        self._accuracy(ctx, base)
+        params = affordable_params(ctx, base, self.case_cap_s)
+        for probe, case in plan(ctx, base, params):
+            if time.monotonic() > deadline:
+                ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not run, the numerics time budget "
+                                 f"({self.budget_s:g}s) was spent", check=probe.title, rerun=ctx.rerun(self.name, case))
+                continue
+            self._run_probe(ctx, probe, case, base)
+
+    # -- accuracy at nominal inputs ----------------------------------------------------------
+    def _accuracy(self, ctx: ToolContext, base: Baseline) -> None:
+        """Judged from runs already made: the baseline and correctness' seeds both measured the
+        error budget, so no extra call is needed. The worst of them decides."""
+        probe = PROBES["accuracy"]
+        ev = base.evaluation
+        items = [(ev.case, ev.budget)]
+        for e in ctx.prior("correctness"):
+            b = e.result.get("error_budget")
+            if e.outcome == "pass" and b and b.get("available") and "case" in e.inputs:
+                items.append((Case.model_validate(e.inputs["case"]), ErrorBudget.model_validate(b)))
+        measured = [(c, b) for c, b in items if b is not None and b.available]
+        common: dict[str, Any] = {"check": probe.check, "config": {**ctx.environment(), **tolerance_config(ctx)}}
+        if not measured:
+            why = ev.budget.reason if ev.budget is not None else "no float64 reference"
+            case = ev.case.model_copy(update={"id": "numerics-accuracy", "label": probe.title})
+            ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not measured ({why})",
+                             inputs={"case": case.model_dump()}, result={"error_budget": None},
+                             rerun=ctx.rerun(self.name, case), **common)
+            return
+        case, worst = max(measured, key=lambda cb: cb[1].ratio or 0.0)
+        case = case.model_copy(update={"id": "numerics-accuracy", "label": probe.title})
+        ok = all(b.ok for _, b in measured)
+        ctx.add_evidence(self, outcome="pass" if ok else "fail", defect=None if ok else probe.defect,
+                         summary=f"{probe.title}: worst of {len(measured)} nominal run(s): {worst.describe()}",
+                         inputs={"case": case.model_dump()},
+                         result={"basis": "error_budget", "error_budget": worst.model_dump(),
+                                 "ratios": [round(b.ratio or 0.0, 4) for _, b in measured]},
+                         rerun=ctx.rerun(self.name, case), **common)
+
+    # -- one probe ---------------------------------------------------------------------------
+    def _run_probe(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
+        if probe.name == "determinism":
+            self._determinism(ctx, probe, case, base)
+            return
+        ref = ctx.session.reference(case)
+        est = base.estimate_s(input_elements(ref.meta)) if base is not None and ref.ok else None
+        timeout = base.timeout_s(ctx, est) if base is not None and est is not None else None
+        expected = base.expected_s(ctx, est) if base is not None and est is not None else None
+        ev = evaluate(ctx, case, mode=probe.mode, instruments=instruments_for(ctx), timeout=timeout, expected_s=expected,
+                      allow_rejection=True)
+        self._record(ctx, probe, ev)
+
+    def _record(self, ctx: ToolContext, probe: Probe, ev: Evaluation) -> None:
+        common: dict[str, Any] = {"check": probe.check, "inputs": ev.inputs_record(),
+                                  "config": {**ctx.environment(), **tolerance_config(ctx)},
+                                  "result": ev.result_record(), "rerun": ctx.rerun(self.name, ev.case),
+                                  "duration_s": ev.duration_s}
+        status = ev.status
+        if status == "reference_failed":
+            ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not applicable, the reference itself "
+                             f"fails on these inputs ({ev.ref.call.failure_text()[:200]})", **common)
+        elif status == "rejected":
+            ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: {ev.summary()}", **common)
+        elif status == "failed":
+            c = ev.classified
+            assert c is not None
+            ctx.add_evidence(self, outcome=c.outcome, defect=c.defect, reason=c.reason if c.outcome == "unverified"
+                             else None, summary=f"{probe.title}: {c.reason}",
+                             spans=ctx.submission_span(ev.error_line(ctx)), **common)
+        else:
+            j = ev.judgement
+            assert j is not None
+            nonfinite = sum(o.expected_nonfinite for o in ev.comparison.outputs) if ev.comparison else 0
+            lead = (f"the reference's {nonfinite} NaN/inf output position(s) are matched; "
+                    if nonfinite and j.basis != "nonfinite" else "")
+            ctx.add_evidence(self, outcome="pass" if j.ok else "fail", defect=None if j.ok else probe.defect,
+                             summary=f"{probe.title}: {lead}{j.summary}", **common)
+
+    def _determinism(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
+        ref = ctx.session.reference(case)
+        common: dict[str, Any] = {"check": probe.check, "inputs": {"case": case.model_dump(),
+                                                                   "tensors": ref.meta.get("inputs", [])},
+                                  "config": ctx.environment(), "rerun": ctx.rerun(self.name, case)}
+        if not ref.ok:
+            ctx.add_evidence(self, outcome="unverified", defect="reference_failed", reason="reference failed",
+                             summary=f"{probe.title}: the reference failed", **common)
+            return
+        # Rationale: the baseline already ran these exact inputs (same seed, sizes, no transforms).
+        reuse = base is not None and base.case.params == case.params and base.evaluation.run is not None
+        runs = [base.evaluation.run] if reuse and base is not None and base.evaluation.run is not None else []
+        timeout = base.timeout_s(ctx, base.seconds) if base is not None else None
+        while len(runs) < 2:
+            runs.append(ctx.session.run_submission(case, ref, keep_inputs_after=False, timeout=timeout))
+        if not all(r.ok for r in runs):
+            bad = next(r for r in runs if not r.ok)
+            ctx.add_evidence(self, outcome="unverified", defect="run_failed", reason=bad.call.failure_text()[:300],
+                             summary=f"{probe.title}: a run failed: {bad.call.failure_text()[:300]}", **common)
+            return
+        same = bitwise_equal(runs[0].outputs, runs[1].outputs)
+        required = ctx.submission.determinism_required
+        interp = ctx.setup.interpreted
+        limits = (" (under the CPU interpreter programs run one at a time, so nondeterminism from atomics or "
+                  "races cannot show here)") if interp else ""
+        if same:
+            if required and interp:
+                ctx.add_evidence(self, outcome="unverified", defect="determinism_unobservable",
+                                 reason="the interpreter serialises programs", summary=f"{probe.title}: two runs are "
+                                 f"bitwise identical{limits}; the task requires determinism, which needs a GPU run",
+                                 **common)
+            else:
+                ctx.add_evidence(self, outcome="pass", summary=f"{probe.title}: two runs on the same inputs are "
+                                 f"bitwise identical{limits}", **common)
+            return
+        diffs = {}
+        for (p, a), (_, b) in zip(flatten(runs[0].outputs), flatten(runs[1].outputs), strict=False):
+            if hasattr(a, "shape") and hasattr(b, "shape") and a.shape == b.shape and a.dtype == b.dtype:
+                diffs[p] = differing_elements(a, b)
+        text = (f"{probe.title}: two runs on the same inputs differ bitwise "
+                f"({', '.join(f'output {p}: {n} elements' for p, n in diffs.items() if n)})")
+        ctx.add_evidence(self, outcome="fail" if required else "info", defect="nondeterminism",
+                         summary=text + ("; the task requires determinism" if required else
+                                         " (reported; determinism is not required by this task)"),
+                         result={"differing_elements": diffs}, **common)
+
+    # -- probe (rerun) -----------------------------------------------------------------------
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        name = case.id.removeprefix("numerics-")
+        probe = PROBES.get(name)
+        if probe is None:
+            raise NotImplementedError(f"numerics probe ids are numerics-<name> with name in {sorted(PROBES)}; "
+                                      f"got {case.id!r}")
+        if name == "accuracy":
+            ev = evaluate(ctx, case, mode="accuracy", instruments=instruments_for(ctx), want_budget=True)
+            self._record(ctx, probe, ev)
+            return
+        self._run_probe(ctx, probe, case, None)

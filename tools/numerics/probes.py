@@ -1,0 +1,92 @@
+"""The numerics probes: what each one feeds the kernel and the defect code it reports.
+
+Every probe is a case derived from the nominal one (same seed and sizes, or the reduced sizes
+from tools/baseline.affordable_params) with input transforms (tools/harness/transforms.py) or a
+dtype; its id is ``numerics-<name>`` so ``kreview probe --tool numerics --case JSON`` knows which
+probe it reruns. Transforms touch the call inputs only (a KernelBench model's weights are not
+inputs), identically for the reference and the submission.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from tools.base import ToolContext
+from tools.baseline import Baseline
+from tools.harness.case import Case, Transform
+
+
+@dataclass(frozen=True)
+class Probe:
+    name: str
+    title: str
+    check: str
+    defect: str
+    mode: str = "accuracy"
+    """``accuracy``: the error budget decides (a float64 reference run per probe). ``correctness``:
+    the special-value probes, where what matters is the NaN/inf positions and the finite part
+    within tolerance; the budget runs only if the tolerance alone would fail."""
+
+
+PROBES: dict[str, Probe] = {p.name: p for p in (
+    Probe("accuracy", "accuracy at the nominal inputs",
+          "error vs the float64 reference relative to the native reference's own", "precision_loss"),
+    Probe("large_magnitude", "large magnitudes (inputs x1e3)",
+          "inputs scaled by 1e3: overflow in exp/sum, error budget for linear ops", "large_magnitude"),
+    Probe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
+          "inputs shifted by 1e3 with the same spread: cancellation in E[x^2]-E[x]^2", "cancellation"),
+    Probe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
+          "nan_propagation", "correctness"),
+    Probe("inf", "+-inf inputs", "+inf and -inf injected at 2 positions each: positions and signs must match",
+          "inf_handling", "correctness"),
+    Probe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
+    Probe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal", "correctness"),
+    Probe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
+          "reduced_precision"),
+    Probe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
+          "reduced_precision"),
+    Probe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
+)}
+
+# Rationale: 1e3 overflows exp() of typical logits (exp(88) is fp32's limit) while staying far
+# from fp32/fp16 overflow for the inputs themselves; the same offset makes E[x^2] ~1e6 x Var[x].
+_MAGNITUDE = 1e3
+_NAN_COUNT, _INF_COUNT = 3, 2
+
+
+def _largest_input(base: Baseline) -> int:
+    shapes = [d.get("shape") for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
+    sizes = [math.prod(s) if s else 1 for s in shapes]
+    return max(sizes or [1])
+
+
+def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[Probe, Case]]:
+    """The probe cases for this submission, in order (accuracy is judged separately)."""
+    sub = ctx.submission
+    seed = base.case.seed
+    share = max(1, _largest_input(base) // 8)
+
+    def case(name: str, transforms: list[Transform] | None = None, dtype: str | None = None) -> tuple[Probe, Case]:
+        return PROBES[name], base.case.model_copy(update={
+            "id": f"numerics-{name}", "label": PROBES[name].title, "params": params,
+            "transforms": transforms or [], "dtype": dtype or base.case.dtype})
+
+    out = [
+        case("large_magnitude", [Transform(kind="scale", args={"factor": _MAGNITUDE})]),
+        case("shifted_mean", [Transform(kind="shift", args={"offset": _MAGNITUDE})]),
+        case("nan", [Transform(kind="inject", args={"value": "nan", "count": _NAN_COUNT, "seed": seed})]),
+        case("inf", [Transform(kind="inject", args={"value": "inf", "count": _INF_COUNT, "seed": seed}),
+                     Transform(kind="inject", args={"value": "-inf", "count": _INF_COUNT, "seed": seed + 1})]),
+        case("negative_zero", [Transform(kind="inject", args={"value": "-0", "count": share, "seed": seed})]),
+        case("subnormal", [Transform(kind="inject", args={"value": "subnormal", "count": share, "seed": seed})]),
+    ]
+    if sub.format != "gpumode":
+        native = sub.dtype or "float32"
+        if native == "float32":
+            out.append(case("float16", dtype="float16"))
+            # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits.
+            if not (ctx.setup.interpreted and sub.framework == "triton"):
+                out.append(case("bfloat16", dtype="bfloat16"))
+    out.append(case("determinism"))
+    return out
