@@ -8,6 +8,7 @@ the reference module before it runs (``loader.import_file``), so derived constan
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ def dtype_of(name: str | None) -> torch.dtype | None:
     return _DTYPES[name]
 
 
-def _call_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
+def _build_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
     torch.manual_seed(case.seed)
     model = cls(*data.init)
     dt = dtype_of(case.dtype)
@@ -39,8 +40,21 @@ def _call_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
             model = model.to(dt)
         model = model.to(device)
         model.eval()
-    with torch.no_grad():
-        return model(*data.inputs)
+    return model
+
+
+def _bound_model(cls: type, case: Case, data: CaseData, device: str) -> Callable[[list[Any]], Any]:
+    model = _build_model(cls, case, data, device)
+
+    def call(inputs: list[Any]) -> Any:
+        with torch.no_grad():
+            return model(*inputs)
+
+    return call
+
+
+def _call_model(cls: type, case: Case, data: CaseData, device: str) -> Any:
+    return _bound_model(cls, case, data, device)(data.inputs)
 
 
 class KernelBenchReference(ReferenceProgram):
@@ -76,6 +90,9 @@ class KernelBenchReference(ReferenceProgram):
     def run(self, case: Case, data: CaseData) -> Any:
         return _call_model(self.module_for(case.params).Model, case, data, self.device)
 
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        return _bound_model(self.module_for(case.params).Model, case, data, self.device)
+
 
 class KernelBenchSubmission(SubmissionProgram):
     format = "kernelbench"
@@ -90,6 +107,9 @@ class KernelBenchSubmission(SubmissionProgram):
 
     def run(self, case: Case, data: CaseData) -> Any:
         return _call_model(self.cls, case, data, self.device)
+
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        return _bound_model(self.cls, case, data, self.device)
 
 
 register(KernelBenchReference, KernelBenchSubmission)

@@ -3,6 +3,7 @@ argument list, ``reference(*args)`` and ``submission(*args)`` return the outputs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,14 @@ class ManifestReference(ReferenceProgram):
     def run(self, case: Case, data: CaseData) -> Any:
         torch.manual_seed(case.seed)
         return self.fn(*tensors.clone(data.inputs))
+
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        """Like ``run`` but on the given inputs themselves (no clone): their mutation is observable."""
+        def call(inputs: list[Any]) -> Any:
+            torch.manual_seed(case.seed)
+            return self.fn(*inputs)
+
+        return call
 
 
 class ManifestSubmission(SubmissionProgram):
