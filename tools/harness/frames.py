@@ -31,6 +31,10 @@ def _library_roots() -> tuple[str, ...]:
 _ROOTS = _library_roots()
 
 
+def library_roots() -> tuple[str, ...]:
+    return _ROOTS
+
+
 def kind_of(filename: str) -> str:
     """``harness``, ``library`` or ``user`` for a code object's file name.
 

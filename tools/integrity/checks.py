@@ -113,8 +113,10 @@ def _largest_text(entry: dict[str, Any], input_specs: list[dict[str, Any]]) -> s
     args = largest.get("args") or []
     if not args:
         return ""
-    first = max(args, key=lambda a: int(torch.Size(a.get("shape") or []).numel()))
-    full = any(first.get("shape") == s.get("shape") for s in input_specs)
+    shapes = [s.get("shape") for s in input_specs]
+    matching = [a for a in args if a.get("shape") in shapes]
+    first = matching[0] if matching else max(args, key=lambda a: int(torch.Size(a.get("shape") or []).numel()))
+    full = bool(matching)
     return (" on the full " if full else " on a ") + shape_text(first) + (" input" if full else " tensor")
 
 
@@ -189,9 +191,11 @@ def check_library(p: Probe) -> Check:
         when = "" if share >= LIBRARY_SHARE_FAIL else (" on a repeated call (the first call used its kernels; "
                                                        "later calls switch to the library)")
         own = " — the reference's own core operator" if top.get("family") in core else ""
+        amount = (f"{100 * worst:.0f}% of the reference's work ({worst * ref_total:.3g} of {ref_total:.3g} "
+                  "element-ops" if worst < 1 else f"all of the reference's work (an estimated {worst * ref_total:.3g}"
+                  f" element-ops against the reference's {ref_total:.3g}")
         summary = (f"forward calls {_site_text(top)}{_largest_text(top, p.input_specs)}{gate}{when}{own}: torch "
-                   f"operators do {100 * worst:.0f}% of the reference's work ({worst * ref_total:.3g} of "
-                   f"{ref_total:.3g} element-ops; the reference's core is {core_text})")
+                   f"operators do {amount}; the reference's core is {core_text})")
         if static is not None and static.context == "device" and not p.on_gpu:
             return Check(name, "unverified", f"on this CPU-only machine forward takes its device fallback: "
                          f"{summary}; the kernel path (taken on CUDA tensors) was not exercised", what,
@@ -237,9 +241,10 @@ def check_launches(p: Probe) -> Check:
             return Check(name, "fail", f"no custom kernel: the submission is plain PyTorch (no Triton, CUDA, "
                          f"Pallas or NKI kernel in its source, none launched; forward ran {torch_ops} torch "
                          "operator call(s))", what, defect="no_custom_kernel", result=result)
+        defined = (f"although the source defines {', '.join(p.scan.kernels)}" if p.scan.kernels
+                   else "and the source defines no kernel")
         return Check(name, "fail", f"forward launched no kernel at all (0 Triton launches, {torch_ops} torch "
-                     f"operator call(s)) although the source defines {', '.join(p.scan.kernels) or 'none'}",
-                     what, defect="no_kernel", result=result)
+                     f"operator call(s)) {defined}", what, defect="no_kernel", result=result)
     names = ", ".join(f"{e['kernel']} x{e['count']} (grid {e['grid']})" for e in launched[:3])
     empty = [e for e in launched if isinstance(e.get("grid"), list) and any(int(g) == 0 for g in e["grid"])]
     if empty and len(empty) == len(launched):

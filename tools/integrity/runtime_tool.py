@@ -41,6 +41,13 @@ class IntegrityRuntimeTool(Tool):
                              rerun=ctx.rerun(self.name))
             return
         builds = ctx.prior("builds")
+        forged = [e for e in builds if e.defect == "harness_tampering"]
+        if forged:
+            ctx.add_evidence(self, outcome="fail", defect="harness_tampering",
+                             summary=f"attempt on the harness: {forged[0].summary[:300]} [{forged[0].id}]",
+                             check="the builds tool's call, read for harness tampering", result=forged[0].result,
+                             rerun=forged[0].rerun or ctx.rerun(self.name))
+            return
         if builds and not any(e.outcome == "pass" for e in builds):
             ctx.add_evidence(self, outcome="unverified", defect="not_built", reason="the submission did not run",
                              summary="runtime integrity probes not run: the submission did not build and run "

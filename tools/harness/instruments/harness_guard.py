@@ -57,6 +57,10 @@ EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob", "sys._getframe", "sys
 _DEEP = {"open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.rename", "os.truncate",
          "shutil.rmtree", "os.chmod"}
 _MAX_EVENTS = 100
+_CACHES = tuple(p.rstrip(os.sep) + os.sep for p in (
+    os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+    os.path.join(os.environ.get("HOME", "/nonexistent"), ".cache"),
+    os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
 
 
 def _resolve(path: str) -> Any:
@@ -91,7 +95,7 @@ def _current(key: str) -> Any:
 
 _BASELINE = _snapshot()
 _EVENTS_SEEN: dict[tuple[str, str, int], dict[str, Any]] = {}
-_STATE = {"phase": "load", "busy": False, "root": None, "dropped": 0}
+_STATE = {"phase": "import or an earlier call", "busy": False, "root": None, "dropped": 0}
 
 
 def _describe_arg(event: str, args: tuple[Any, ...]) -> str:
@@ -105,8 +109,17 @@ def _describe_arg(event: str, args: tuple[Any, ...]) -> str:
     return ""
 
 
+def _quiet_path(event: str, args: tuple[Any, ...]) -> bool:
+    """Files of the libraries and of the child's own caches: reading them is what imports and JIT
+    compilers do on the caller's behalf."""
+    if event not in _DEEP or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+        return False
+    path = os.path.abspath(os.fsdecode(args[0]))
+    return path.startswith(frames.library_roots()) or path.startswith(_CACHES)
+
+
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if event not in EVENTS or _STATE["busy"]:
+    if event not in EVENTS or _STATE["busy"] or _quiet_path(event, args):
         return
     _STATE["busy"] = True
     try:
@@ -174,11 +187,11 @@ def guard(root: str | None = None) -> Iterator[dict[str, Any]]:
                             "new_threads": [], "new_processes": [], "watched": len(_BASELINE)}
     threads, children = _threads(), set(_children())
     before = {e["name"] for e in data["replaced_before"]}
-    _STATE["phase"] = "call"
+    _STATE["phase"] = "the probed call"
     try:
         yield data
     finally:
-        _STATE["phase"] = "after"
+        _STATE["phase"] = "import or an earlier call"
         data["replaced_during"] = [e for e in replaced() if e["name"] not in before]
         data["new_threads"] = [{"ident": i, "name": n} for i, n in _threads().items() if i not in threads]
         data["new_processes"] = [p for p in _children() if p not in children]
