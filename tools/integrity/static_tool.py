@@ -43,16 +43,19 @@ class IntegrityStaticTool(Tool):
         failed = False
         for category, check in CATEGORIES.items():
             items = scan.by_category(category)
-            if not items:
-                continue
             fails = [f for f in items if f.severity == "fail"]
-            shown = fails or items
-            failed = failed or bool(fails)
-            more = f" (+{len(shown) - _MAX_SHOWN} more)" if len(shown) > _MAX_SHOWN else ""
-            ctx.add_evidence(self, outcome="fail" if fails else "info", defect=shown[0].defect,
-                             summary="; ".join(f.plain() for f in shown[:_MAX_SHOWN]) + more,
-                             check=f"static scan: {check}", spans=[_span(f) for f in shown[:5]],
-                             result={"findings": [asdict(f) for f in items[:50]]}, rerun=rerun)
+            # one item per defect that fails (so the assessment names each hack), one for the facts
+            groups = [[f for f in fails if f.defect == d] for d in dict.fromkeys(f.defect for f in fails)]
+            if items and not fails:
+                groups = [items]
+            for shown in groups:
+                failed = failed or shown[0].severity == "fail"
+                more = f" (+{len(shown) - _MAX_SHOWN} more)" if len(shown) > _MAX_SHOWN else ""
+                ctx.add_evidence(self, outcome="fail" if shown[0].severity == "fail" else "info",
+                                 defect=shown[0].defect,
+                                 summary="; ".join(f.plain() for f in shown[:_MAX_SHOWN]) + more,
+                                 check=f"static scan: {check}", spans=[_span(f) for f in shown[:5]],
+                                 result={"findings": [asdict(f) for f in shown[:50]]}, rerun=rerun)
         if not failed:
             ctx.add_evidence(self, outcome="pass", summary=self._clean_summary(scan),
                              check="static scan: " + "; ".join(CATEGORIES[c] for c in CATEGORIES
