@@ -57,10 +57,11 @@ EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob", "sys._getframe", "sys
 _DEEP = {"open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.rename", "os.truncate",
          "shutil.rmtree", "os.chmod"}
 _MAX_EVENTS = 100
+# Rationale: the child's private HOME, TMPDIR and caches are where compilers (Triton, Inductor,
+# cpp_extension) legitimately read and write on the caller's behalf; nothing of the harness is there.
 _CACHES = tuple(p.rstrip(os.sep) + os.sep for p in (
-    os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
-    os.path.join(os.environ.get("HOME", "/nonexistent"), ".cache"),
-    os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
+    os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"), os.environ.get("TMPDIR"),
+    os.environ.get("HOME"), os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
 
 
 def _resolve(path: str) -> Any:

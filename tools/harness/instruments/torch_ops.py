@@ -267,19 +267,9 @@ class OpRecorder:
         return bool(keys) and all(k in self._touched for k in keys)
 
     def __enter__(self) -> OpRecorder:
-        recorder = self
-
-        class _Dispatch(TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
-                return recorder._on_dispatch(func, types, args, kwargs)
-
-        class _Function(TorchFunctionMode):
-            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
-                return recorder._on_function(func, types, args, kwargs)
-
         self._patch_launchers()
-        self._stack.enter_context(_Function())
-        self._stack.enter_context(_Dispatch())
+        self._stack.enter_context(_Function(self))
+        self._stack.enter_context(_Dispatch(self))
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -287,6 +277,30 @@ class OpRecorder:
         for entry in self.data["ops"]:
             entry.pop("largest_numel", None)
             entry["cost"] = float(entry["cost"])
+
+
+class _Dispatch(TorchDispatchMode):
+    def __init__(self, recorder: OpRecorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Rationale: the default wraps __torch_dispatch__ in dynamo.disable, whose first use imports
+        # torch._dynamo (1-5 s per child); this recorder never runs under torch.compile's tracing.
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        return self.recorder._on_dispatch(func, types, args, kwargs)
+
+
+class _Function(TorchFunctionMode):
+    def __init__(self, recorder: OpRecorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+        return self.recorder._on_function(func, types, args, kwargs)
 
 
 @instrument("torch_ops")
