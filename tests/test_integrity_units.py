@@ -106,6 +106,8 @@ def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     ("threading.Thread(target=print).start()", ("deferred", "side_work")),
     ("dict(os.environ.items())", ("environment", "reads_environment")),
     ("_C[id(x)] = x", ("caching", "cache_key")),
+    ("torch.utils._python_dispatch._get_current_dispatch_mode()", ("harness", "harness_access")),
+    ("import tools.harness.tensors", ("harness", "harness_access")),
 ])
 def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
     scan = _scan(tmp_path, f'''

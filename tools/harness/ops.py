@@ -145,4 +145,4 @@ def _check(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
 
 # Integrity probes register their requests here; importing them at child start also arms the
 # harness guard (baseline of watched functions, audit hook) before any user code is loaded.
-importlib.import_module("tools.harness.probes")
+importlib.import_module("tools.harness.integrity_probes")

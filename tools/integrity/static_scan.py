@@ -74,6 +74,10 @@ _HARNESS_CALLS = {
 _HARNESS_PREFIXES = {"subprocess.": "starts a subprocess", "socket.": "opens a network socket",
                      "os.exec": "replaces the process", "os.spawn": "spawns a process",
                      "os.posix_spawn": "spawns a process", "multiprocessing.shared_memory": "maps shared memory"}
+# Rationale: code that asks whether it is being traced can behave honestly only while observed.
+_TRACE_PROBES = ("dispatch_mode", "function_mode", "_is_torch_function", "gettrace", "getprofile",
+                 "_python_dispatch", "_get_current_dispatch")
+_HARNESS_MODULES = ("tools.harness", "tools.sandbox", "tools.integrity", "reviewer")
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_builtins"}
 _SEED_METHODS = {"initial_seed", "get_state", "getstate", "get_rng_state"}
 
@@ -406,6 +410,9 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             severity = "info" if target.startswith("subprocess.") else "fail"
             scan.findings.append(_finding(src, node, "harness", "harness_access", severity,
                                           f"{target}(): {what}", *ctx))
+        elif any(p in target for p in _TRACE_PROBES) and not target.startswith("."):
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"{target}(): probes whether it is being traced or profiled", *ctx))
         elif target.startswith(".") and last in _SEED_METHODS:
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"{ast.unparse(node.func)}(): reads the RNG seed or state", *ctx))
@@ -454,6 +461,11 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
                                               "matmuls", *ctx, fmt="tf32"))
         _scan_low_precision_args(src, scan, node, ctx)
     for node in ast.walk(src.tree):
+        mod = node.module if isinstance(node, ast.ImportFrom) else (
+            node.names[0].name if isinstance(node, ast.Import) else None)
+        if mod and mod.startswith(_HARNESS_MODULES):
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"imports the reviewer's own module {mod}"))
         if isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRS and not S.in_main_block(src, node):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"reads frame attribute .{node.attr} (walks the caller's frames)"))

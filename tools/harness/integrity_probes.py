@@ -23,12 +23,22 @@ from typing import Any
 
 import torch
 
-from tools.harness import instruments, tensors
+from tools.harness import instruments, ops, tensors
 from tools.harness.case import Case
 from tools.harness.instruments.harness_guard import guard
 from tools.harness.instruments.torch_ops import OpRecorder
 from tools.harness.ops import ChildState, _prepared, _sync, op
 from tools.harness.programs import CaseData
+
+
+def _case_data(saved: dict[str, Any], case: Case, device: str) -> CaseData:
+    """The case's inputs as ``run_submission`` builds them (transforms applied; inputs made as JAX or
+    NumPy arrays given back as such where the harness records their kinds)."""
+    inputs = _prepared(saved["inputs"], case, device)
+    restore = getattr(ops, "_restored", None)
+    if restore is not None:
+        return restore(saved["init"], inputs, saved.get("kinds", {}))
+    return CaseData(init=saved["init"], inputs=inputs)
 
 
 def _root(spec: dict[str, Any], key: str) -> str | None:
@@ -54,6 +64,8 @@ def _copy_into(dst: list[Any], src: list[Any]) -> str | None:
         if isinstance(d, torch.Tensor) and isinstance(s, torch.Tensor):
             if d.shape != s.shape or d.dtype != s.dtype:
                 return f"input {path} differs in shape or dtype between the two contents"
+        elif hasattr(d, "shape") or hasattr(s, "shape"):
+            return f"input {path} is a {type(d).__name__}, which cannot be overwritten in place"
         elif d != s:
             return f"input {path} is a non-tensor value that differs between the two contents"
     with torch.no_grad():
@@ -79,7 +91,7 @@ def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str
         raise RuntimeError("reference not loaded")
     case = Case.model_validate(payload["case"])
     a, b = tensors.load(payload["inputs_a"]), tensors.load(payload["inputs_b"])
-    data_a = CaseData(init=a["init"], inputs=_prepared(a["inputs"], case, state.device))
+    data_a = _case_data(a, case, state.device)
     before = tensors.clone(data_a.inputs)
     fn = state.reference.bind(case, data_a)
     recorder = OpRecorder(_root(state.reference.spec, "reference_path"), follow_launches=False)
@@ -90,7 +102,7 @@ def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str
     seconds = time.perf_counter() - t0
     mutated = _changed(before, data_a.inputs)
     _save(out_a, Path(payload["out_a"]))
-    out_b = fn(_prepared(b["inputs"], case, state.device))
+    out_b = fn(_case_data(b, case, state.device).inputs)
     _sync(state.device)
     _save(out_b, Path(payload["out_b"]))
     return {"trace": recorder.data, "outputs": tensors.describe(out_a), "mutated_inputs": mutated,
@@ -127,8 +139,7 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     case = Case.model_validate(payload["case"])
     out_dir = Path(payload["out_dir"])
     root = _root(state.submission.spec, "submission_path")
-    a = tensors.load(payload["inputs_a"])
-    data_a = CaseData(init=a["init"], inputs=_prepared(a["inputs"], case, state.device))
+    data_a = _case_data(tensors.load(payload["inputs_a"]), case, state.device)
     fn = state.submission.bind(case, data_a)
     calls: list[dict[str, Any]] = []
 
@@ -149,14 +160,14 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     traces = [recorder.data]
 
     b = tensors.load(payload["inputs_b"])
-    why_not = _copy_into(data_a.inputs, _prepared(b["inputs"], case, state.device))
+    why_not = _copy_into(data_a.inputs, _case_data(b, case, state.device).inputs)
     if why_not is None:
         record, rec = _one_call(fn, data_a.inputs, root, state.device, out_dir / "call-2.pt")
         calls.append({"label": "in_place", **record})
         traces.append(rec.data)
     else:
         calls.append({"label": "in_place", "skipped": why_not})
-    fresh = _prepared(tensors.load(payload["inputs_a"])["inputs"], case, state.device)
+    fresh = _case_data(tensors.load(payload["inputs_a"]), case, state.device).inputs
     record, rec = _one_call(fn, fresh, root, state.device, out_dir / "call-3.pt")
     calls.append({"label": "fresh", **record})
     traces.append(rec.data)
