@@ -17,9 +17,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer.api import start_review  # noqa: E402
-from reviewer.config import ReviewConfig  # noqa: E402
-from tests.kernelfiles import KERNELS, expectations, materialize, submissions  # noqa: E402
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from tests.kernelfiles import KERNELS, expectations, materialize, submissions
 
 TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]
 EXAMPLES = [ROOT / "examples" / "softmax_triton", ROOT / "examples" / "gpumode_vectoradd"]

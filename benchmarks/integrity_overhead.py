@@ -19,12 +19,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer.config import ReviewConfig  # noqa: E402
-from reviewer.device import detect_device  # noqa: E402
-from reviewer.graph.context import make_tool_context  # noqa: E402
-from reviewer.ingest import load_submission  # noqa: E402
-from reviewer.registry import tools  # noqa: E402
-from tests.kernelfiles import materialize  # noqa: E402
+from reviewer.config import ReviewConfig
+from reviewer.device import detect_device
+from reviewer.graph.context import make_tool_context
+from reviewer.ingest import load_submission
+from reviewer.registry import tools
+from tests.kernelfiles import materialize
 
 DEFAULT = [ROOT / "examples" / "softmax_triton", ROOT / "examples" / "gpumode_vectoradd",
            ROOT / "tests" / "kernels" / "integrity_matmul" / "good_linear_ieee.py",

@@ -15,6 +15,8 @@ from reviewer.ingest import load_submission
 from reviewer.models import Evidence
 from reviewer.rubric import CriterionSpec, Rubric, judge
 from tools.compare import output_spread
+from tools.harness import frames
+from tools.harness.instruments import harness_guard
 from tools.harness.instruments.harness_guard import guard
 from tools.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost
 from tools.harness.transforms import TRANSFORMS
@@ -236,7 +238,10 @@ def test_round_to_tf32_and_fp16() -> None:
 
 # -- harness guard -------------------------------------------------------------------------------
 
-def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path) -> None:
+def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the child's private TMPDIR is quiet; here tmp_path stands for a harness folder
+    monkeypatch.setattr(harness_guard, "_CACHES", ())
+    monkeypatch.setattr(frames, "_ROOTS", frames._library_roots())
     secret = tmp_path / "expected.pt"
     secret.write_bytes(b"x")
     real = time.perf_counter
@@ -256,17 +261,18 @@ def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path) -> None:
 
 def _probe(**kw: object) -> C.Probe:
     x = torch.randn(4, 8)
-    base = dict(framework="triton", on_gpu=False, case_label="nominal", public_seed=False,
-                input_specs=[{"shape": [4, 8], "dtype": "float32"}],
-                ref={"trace": {"ops": [{"op": "aten::_softmax", "family": "softmax", "kind": "compute", "cost": 32.0,
-                                        "count": 1}]}, "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}],
-                     "mutated_inputs": []},
-                sub={"calls": [{"launches": 1, "derived_from_launch": True,
-                                "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}]}],
-                     "trace": {"ops": []}, "later_traces": []},
-                expected_a=[x.softmax(-1)], expected_b=None, outputs=[[x.softmax(-1)], None, None],
-                inputs_after=[x.clone()], pristine=[x.clone()], atol=None, rtol=None, scan=Scan(),
-                submission_file="submission.py")
+    base: dict[str, object] = {
+        "framework": "triton", "on_gpu": False, "case_label": "nominal", "public_seed": False,
+        "input_specs": [{"shape": [4, 8], "dtype": "float32"}],
+        "ref": {"trace": {"ops": [{"op": "aten::_softmax", "family": "softmax", "kind": "compute", "cost": 32.0,
+                                   "count": 1}]}, "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}],
+                "mutated_inputs": []},
+        "sub": {"calls": [{"launches": 1, "derived_from_launch": True,
+                           "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}]}],
+                "trace": {"ops": []}, "later_traces": []},
+        "expected_a": [x.softmax(-1)], "expected_b": None, "outputs": [[x.softmax(-1)], None, None],
+        "inputs_after": [x.clone()], "pristine": [x.clone()], "atol": None, "rtol": None, "scan": Scan(),
+        "submission_file": "submission.py"}
     base.update(kw)
     return C.Probe(**base)  # type: ignore[arg-type]
 

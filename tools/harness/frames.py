@@ -28,7 +28,12 @@ def _library_roots() -> tuple[str, ...]:
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r))
 
 
-_ROOTS = _library_roots()
+# Rationale: code generated into the child's private caches (Inductor's modules, Triton's launchers)
+# is the libraries' doing, not the submission's.
+_GENERATED = tuple(p.rstrip(os.sep) + os.sep for p in (
+    os.environ.get("TMPDIR"), os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+    os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
+_ROOTS = _library_roots() + _GENERATED
 
 
 def library_roots() -> tuple[str, ...]:
@@ -39,7 +44,7 @@ def kind_of(filename: str) -> str:
     """``harness``, ``library`` or ``user`` for a code object's file name.
 
     Frozen modules are library; other pseudo-files (``<string>`` from exec) are user code."""
-    if filename.startswith("<frozen") or filename.startswith("<built-in"):
+    if filename.startswith(("<frozen", "<built-in")):
         return "library"
     if filename.startswith("<"):
         return "user"

@@ -177,8 +177,9 @@ class IntegrityRuntimeTool(Tool):
             total = sum(o.numel for o in cmp.outputs)
             tol = cmp.outputs[0] if cmp.outputs else None
             budget = f"atol={tol.atol:g}, rtol={tol.rtol:g}" if tol else "the tolerance"
-            verdicts.append((fmt, cmp.ok, f"rounding the inputs to {_FORMAT_WORDS[fmt]} moves the reference's own "
-                             f"output by up to {worst:.3g} ({bad} of {total} elements outside {budget})"))
+            text = (f"rounding the inputs to {_FORMAT_WORDS[fmt]} moves the reference's own output by up to "
+                    f"{worst:.3g} ({bad} of {total} elements outside {budget})")
+            verdicts.append((fmt, cmp.ok, text))
         result = {"task_dtypes": task, "candidates": candidates,
                   "emulation": [{"format": f, "within_budget": ok, "text": t} for f, ok, t in verdicts]}
         lines = sorted({ln for c in candidates for ln in c["lines"] if ln})

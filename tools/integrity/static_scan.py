@@ -173,7 +173,7 @@ def _family_of_target(target: str) -> str | None:
 
 
 def _torchish(target: str) -> bool:
-    return target == "@" or target.startswith(("torch.", ".")) or target.startswith("numpy.")
+    return target == "@" or target.startswith(("torch.", ".", "numpy."))
 
 
 def _module_attrs(src: S.SourceFile) -> dict[str, str]:
@@ -282,6 +282,8 @@ def _scan_reuse(src: S.SourceFile, scan: Scan, ref_stem: str, ref_names: set[str
         elif site.target in ("torch.compile", "torch.jit.script", "torch.jit.trace"):
             node = site.node
             first = node.args[0] if isinstance(node, ast.Call) and node.args else None
+            if isinstance(first, ast.Call):  # torch.compile(Model()) compiles an instance
+                first = first.func
             arg = (S.dotted(src, first) or ast.unparse(first)) if first is not None else "..."
             ref_arg = arg.split(".")[-1] in ref_names and (arg in imported or arg.startswith(ref_stem + "."))
             ref_arg = ref_arg or arg.startswith("super")

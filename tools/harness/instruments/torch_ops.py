@@ -23,7 +23,7 @@ import contextlib
 import math
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Self
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -190,12 +190,11 @@ class OpRecorder:
     def _record(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
         self.data["total"] += 1
         flat_in = _tensors((args, kwargs))
-        if self._touched:
-            if any(_storage_key(t) in self._touched for t in flat_in):
-                for t in _tensors(out):
-                    key = _storage_key(t)
-                    if key is not None:
-                        self._touched.add(key)
+        if self._touched and any(_storage_key(t) in self._touched for t in flat_in):
+            for t in _tensors(out):
+                key = _storage_key(t)
+                if key is not None:
+                    self._touched.add(key)
         if self._launch_depth:
             self.data["inside_launch"] += 1
             return
@@ -266,13 +265,13 @@ class OpRecorder:
         keys = [_storage_key(t) for t in _tensors(value)]
         return bool(keys) and all(k in self._touched for k in keys)
 
-    def __enter__(self) -> OpRecorder:
+    def __enter__(self) -> Self:
         self._patch_launchers()
         self._stack.enter_context(_Function(self))
         self._stack.enter_context(_Dispatch(self))
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._stack.close()
         for entry in self.data["ops"]:
             entry.pop("largest_numel", None)
@@ -290,7 +289,7 @@ class _Dispatch(TorchDispatchMode):
         # torch._dynamo (1-5 s per child); this recorder never runs under torch.compile's tracing.
         return False
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         return self.recorder._on_dispatch(func, types, args, kwargs)
 
 
@@ -299,7 +298,7 @@ class _Function(TorchFunctionMode):
         super().__init__()
         self.recorder = recorder
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
+    def __torch_function__(self, func, types, args=(), kwargs=None):
         return self.recorder._on_function(func, types, args, kwargs)
 
 
