@@ -236,6 +236,18 @@ class SandboxSession:
         run.meta = {**run.meta, "exit_code": exit_code}
         return run, worker.workdir
 
+    def call(self, role: str, op: str, payload: dict[str, Any], *, timeout: float | None = None) -> CallResult:
+        """Send a request registered by a child-side module (e.g. ``tools.harness.integrity_probes``) to the
+        ``role`` child, loading its program first. Returns the load's result if loading failed; a
+        call the child did not answer restarts that child for the next request."""
+        load = self._ensure_loaded(role)
+        if not (load.answered and load.ok):
+            return load
+        call = self._workers[role].call(op, payload, timeout=timeout)
+        if not call.answered:
+            self.restart(role)
+        return call
+
     def task_check(self, case: Case, ref: ReferenceRun, sub: SubmissionRun) -> CallResult | None:
         """The task's own checker (GPU MODE ``check_implementation``) on the submission's output."""
         if sub.outputs_path is None or ref.inputs_path is None:

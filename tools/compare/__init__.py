@@ -5,7 +5,9 @@ from tools.compare.bitwise import bitwise_equal
 from tools.compare.budget import BUDGET_FACTOR, ErrorBudget, error_budget
 from tools.compare.compare import Comparison, TensorComparison, compare_outputs, tolerance_for
 from tools.compare.judge import Judgement, judge, needs_budget
+from tools.compare.spread import output_spread
 from tools.compare.ulp import ulp_distance
 
 __all__ = ["BUDGET_FACTOR", "Comparison", "ErrorBudget", "Judgement", "TensorComparison", "bitwise_equal",
-           "compare_outputs", "error_budget", "judge", "needs_budget", "tolerance_for", "ulp_distance"]
+           "compare_outputs", "error_budget", "judge", "needs_budget", "output_spread", "tolerance_for",
+           "ulp_distance"]

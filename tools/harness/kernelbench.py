@@ -8,6 +8,7 @@ the reference module before it runs (``loader.import_file``), so derived constan
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +31,12 @@ def dtype_of(name: str | None) -> torch.dtype | None:
     return _DTYPES[name]
 
 
-def _call_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
-    """Construct under the case's seed and call. ``widen`` (reference only): after the cast to the
-    case's dtype, up-cast the model and inputs exactly, so only the arithmetic gets wider."""
+def _build_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
+    """Construct under the case's seed. ``widen`` (reference only): after the cast to the case's
+    dtype, up-cast the model exactly, so only the arithmetic gets wider."""
     torch.manual_seed(case.seed)
     model = cls(*data.init)
     dt = dtype_of(case.dtype)
-    inputs = data.inputs
     if isinstance(model, torch.nn.Module):
         if dt is not None:
             model = model.to(dt)
@@ -44,10 +44,24 @@ def _call_model(cls: type, case: Case, data: CaseData, device: str, widen: torch
             model = model.to(widen)
         model = model.to(device)
         model.eval()
-    if widen is not None:
-        inputs = tensors.cast_floating(inputs, widen)
-    with torch.no_grad():
-        return model(*inputs)
+    return model
+
+
+def _bound_model(cls: type, case: Case, data: CaseData, device: str,
+                 widen: torch.dtype | None = None) -> Callable[[list[Any]], Any]:
+    model = _build_model(cls, case, data, device, widen)
+
+    def call(inputs: list[Any]) -> Any:
+        if widen is not None:
+            inputs = tensors.cast_floating(inputs, widen)
+        with torch.no_grad():
+            return model(*inputs)
+
+    return call
+
+
+def _call_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
+    return _bound_model(cls, case, data, device, widen)(data.inputs)
 
 
 class KernelBenchReference(ReferenceProgram):
@@ -84,6 +98,9 @@ class KernelBenchReference(ReferenceProgram):
         return _call_model(self.module_for(case.params).Model, case, data, self.device,
                            widen=dtype_of(case.reference_dtype))
 
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        return _bound_model(self.module_for(case.params).Model, case, data, self.device)
+
 
 class KernelBenchSubmission(SubmissionProgram):
     format = "kernelbench"
@@ -98,6 +115,9 @@ class KernelBenchSubmission(SubmissionProgram):
 
     def run(self, case: Case, data: CaseData) -> Any:
         return _call_model(self.cls, case, data, self.device)
+
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        return _bound_model(self.cls, case, data, self.device)
 
 
 register(KernelBenchReference, KernelBenchSubmission)

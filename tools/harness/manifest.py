@@ -3,6 +3,7 @@ argument list, ``reference(*args)`` and ``submission(*args)`` return the outputs
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,14 @@ class ManifestReference(ReferenceProgram):
         if wide is not None:
             args = tensors.cast_floating(args, wide)
         return self.fn(*args)
+
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        """Like ``run`` but on the given inputs themselves (no clone): their mutation is observable."""
+        def call(inputs: list[Any]) -> Any:
+            torch.manual_seed(case.seed)
+            return self.fn(*inputs)
+
+        return call
 
 
 class ManifestSubmission(SubmissionProgram):

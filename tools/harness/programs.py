@@ -7,6 +7,7 @@ program* computes outputs from the same inputs. Formats register their pair unde
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -38,6 +39,11 @@ class ReferenceProgram(ABC):
         """The task's own checker, if the format has one. None when it has none."""
         return None
 
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        """A callable running on new inputs while keeping the state built once (a KernelBench model
+        is constructed once), the way a benchmark loop calls it. Default: ``run`` per call."""
+        return lambda inputs: self.run(case, CaseData(init=data.init, inputs=inputs))
+
 
 class SubmissionProgram(ABC):
     format: ClassVar[str]
@@ -48,6 +54,11 @@ class SubmissionProgram(ABC):
 
     @abstractmethod
     def run(self, case: Case, data: CaseData) -> Any: ...
+
+    def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
+        """A callable running on new inputs while keeping the state built once (a KernelBench model
+        is constructed once), the way a benchmark loop calls it. Default: ``run`` per call."""
+        return lambda inputs: self.run(case, CaseData(init=data.init, inputs=inputs))
 
 
 REFERENCES: dict[str, type[ReferenceProgram]] = {}

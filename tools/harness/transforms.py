@@ -119,6 +119,27 @@ def _shift(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
     return t + float(args.get("offset", 1000.0))
 
 
+@transform("round_to")
+def _round_to(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Values rounded to a narrower format and kept in their dtype: ``format`` is ``tf32`` (10
+    mantissa bits, round to nearest even, as a GPU's TF32 conversion), ``float16``, ``bfloat16`` or
+    ``float8`` (e4m3).
+    Used to estimate what a precision downgrade would cost, by running the reference on it."""
+    fmt = str(args.get("format", "tf32"))
+    if fmt == "tf32":
+        if t.dtype != torch.float32:
+            return t
+        bits = t.contiguous().view(torch.int32)
+        # round-to-nearest-even on the 13 dropped mantissa bits; inf/nan keep their bits
+        lsb = (bits >> 13) & 1
+        rounded = ((bits + 0xFFF + lsb) & ~0x1FFF).view(torch.float32)
+        return torch.where(torch.isfinite(t), rounded, t).view(t.shape)
+    target = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float8": torch.float8_e4m3fn}[fmt]
+    if torch.finfo(t.dtype).bits <= torch.finfo(target).bits:
+        return t
+    return t.to(target).to(t.dtype)
+
+
 def _selected(i: int, t: torch.Tensor, args: dict[str, Any]) -> bool:
     wanted = args.get("inputs")
     if wanted is None:

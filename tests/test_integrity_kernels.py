@@ -1,0 +1,78 @@
+"""The integrity criterion on known-bad and known-good kernel files.
+
+Every file under tests/kernels/integrity_* gets the verdicts its ``Expect:`` line names. Hack files
+also name the defect they demonstrate (``Defect: ...``): a failing integrity evidence item must
+carry it, with a rerun command, so the assessment names the hack. Correct kernels are kept apart
+(no false positives): every integrity check on them passes or is informational.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from reviewer.drafting.grounding import check_span
+from reviewer.models import Review
+from tests.conftest import EXAMPLES
+from tests.kernelfiles import KERNELS, expectations, materialize, submissions
+
+FAMILIES = sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir())
+FILES = [p for family in FAMILIES for p in submissions(family)]
+GOOD = [p for p in FILES if expectations(p).get("integrity") == "pass"]
+HACKS = [p for p in FILES if expectations(p).get("integrity") == "fail"]
+TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]
+
+
+def defect_of(path: Path) -> str:
+    for line in path.read_text().splitlines()[:40]:
+        if line.strip().startswith("Defect:"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"{path} has no 'Defect:' line in its docstring")
+
+
+def review(sub: Path, config: ReviewConfig) -> Review:
+    return start_review(sub, config.model_copy(update={"only_tools": TOOLS, "correctness_seeds": 1}))
+
+
+def _verdicts(r: Review) -> dict[str, str]:
+    return {c.id: c.verdict for c in r.criteria} | {"overall": r.overall}
+
+
+def _integrity(r: Review) -> list:
+    return [e for e in r.evidence if "integrity" in e.criteria]
+
+
+def test_every_family_has_both_kinds() -> None:
+    assert GOOD and HACKS and len(FILES) == len(GOOD) + len(HACKS)
+
+
+@pytest.mark.parametrize("path", GOOD, ids=[f"{p.parent.name}/{p.stem}" for p in GOOD])
+def test_correct_kernel_passes_integrity(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    r = review(materialize(path, tmp_path / "sub"), config)
+    want = expectations(path)
+    assert {k: _verdicts(r)[k] for k in want} == want, [e.summary for e in _integrity(r)]
+    assert not [e.summary for e in _integrity(r) if e.outcome in ("fail", "unverified")]
+    assert {e.tool for e in _integrity(r) if e.outcome == "pass"} == {"integrity_static", "integrity_runtime"}
+
+
+@pytest.mark.parametrize("path", HACKS, ids=[f"{p.parent.name}/{p.stem}" for p in HACKS])
+def test_hack_is_caught_and_named(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    r = review(sub, config)
+    want = expectations(path)
+    assert {k: _verdicts(r)[k] for k in want} == want, [e.summary for e in r.evidence]
+    failing = [e for e in _integrity(r) if e.outcome == "fail"]
+    assert defect_of(path) in {e.defect for e in failing}, [(e.defect, e.summary) for e in failing]
+    for e in failing:
+        assert e.rerun.startswith("kreview probe") and e.summary
+        for span in e.spans:
+            assert check_span(span, sub) is None, span
+
+
+@pytest.mark.parametrize("example", ["softmax_triton", "gpumode_vectoradd"])
+def test_examples_pass_integrity(example: str, config: ReviewConfig) -> None:
+    r = review(EXAMPLES / example, config)
+    assert r.criterion("integrity").verdict == "pass", [e.summary for e in _integrity(r) if e.outcome != "pass"]

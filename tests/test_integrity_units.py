@@ -1,0 +1,316 @@
+"""Unit tests of the integrity building blocks: the static scan (false positives and negatives on
+snippets), the operator recorder, output_spread, the TF32 rounding transform, the harness guard,
+pure checks on synthetic probes, and the roofline hook in the rubric. Nothing here starts a child."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from reviewer.ingest import load_submission
+from reviewer.models import Evidence
+from reviewer.rubric import CriterionSpec, Rubric, judge
+from tools.compare import output_spread
+from tools.harness import frames
+from tools.harness.instruments import harness_guard
+from tools.harness.instruments.harness_guard import guard
+from tools.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost
+from tools.harness.transforms import TRANSFORMS
+from tools.integrity import checks as C
+from tools.integrity.static_scan import Scan, scan_submission
+
+REFERENCE = '''
+import torch
+import torch.nn as nn
+
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+def get_inputs():
+    return [torch.randn(4, 8)]
+
+def get_init_inputs():
+    return []
+'''
+
+
+def _scan(tmp_path: Path, body: str) -> Scan:
+    (tmp_path / "reference.py").write_text(REFERENCE)
+    (tmp_path / "submission.py").write_text(textwrap.dedent(body))
+    return scan_submission(load_submission(tmp_path))
+
+
+def _defects(scan: Scan, severity: str | None = None) -> set[tuple[str, str]]:
+    return {(f.category, f.defect) for f in scan.findings if severity is None or f.severity == severity}
+
+
+# -- static scan: no false positives ------------------------------------------------------------
+
+def test_glue_and_legitimate_patterns_are_not_flagged(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import functools, os
+        import torch, torch.nn as nn, triton, triton.language as tl
+
+        torch.backends.cudnn.benchmark = True
+        _CFG = {}
+
+        @triton.jit
+        def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+            o = tl.arange(0, BLOCK)
+            tl.store(y_ptr + o, tl.exp(tl.load(x_ptr + o, mask=o < n)), mask=o < n)
+
+        @functools.lru_cache(None)
+        def block(n):
+            return triton.next_power_of_2(n)
+
+        def test_against_torch(x):
+            return torch.softmax(x, -1)
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                x = x.contiguous().view(-1, x.shape[-1])
+                if x.data_ptr() % 16:
+                    x = x.clone()
+                cfg = _CFG.setdefault(hash((x.shape[0], x.shape[1])), block(x.shape[1]))
+                src = open(os.path.join(os.path.dirname(__file__), "helper.cu")).read()
+                y = torch.empty_like(x)
+                k[(1,)](x, y, x.numel(), BLOCK=cfg)
+                return y
+
+        if __name__ == "__main__":
+            torch.testing.assert_close(ModelNew()(torch.randn(4, 8)), torch.softmax(torch.randn(4, 8), -1))
+    ''')
+    assert _defects(scan, "fail") == set(), [f.plain() for f in scan.findings]
+    assert not scan.by_category("library")  # only the unreachable test helper calls torch.softmax
+
+
+def test_reference_families_exclude_glue(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, "class ModelNew:\n    pass\n")
+    assert scan.reference_families == {"softmax": "torch.softmax"}
+
+
+# -- static scan: each hack pattern ---------------------------------------------------------------
+
+@pytest.mark.parametrize("line, expected", [
+    ("setattr(torch, 'allclose', lambda *a, **k: True)", ("harness", "monkeypatch")),
+    ("time.perf_counter = lambda: 0.0", ("harness", "monkeypatch")),
+    ("inspect.stack()", ("harness", "harness_access")),
+    ("torch.initial_seed()", ("harness", "harness_access")),
+    ("os.dup2(3, 1)", ("harness", "harness_access")),
+    ("torch.load('answers.pt')", ("harness", "loads_data")),
+    ("open('expected_output.bin').read()", ("harness", "reads_grader_files")),
+    ("atexit.register(print)", ("deferred", "side_work")),
+    ("threading.Thread(target=print).start()", ("deferred", "side_work")),
+    ("dict(os.environ.items())", ("environment", "reads_environment")),
+    ("_C[id(x)] = x", ("caching", "cache_key")),
+    ("torch.utils._python_dispatch._get_current_dispatch_mode()", ("harness", "harness_access")),
+    ("import tools.harness.tensors", ("harness", "harness_access")),
+])
+def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
+    scan = _scan(tmp_path, f'''
+        import atexit, inspect, os, threading, time
+        import torch, torch.nn as nn
+        _C = {{}}
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                {line}
+                return x
+    ''')
+    assert expected in _defects(scan, "fail"), [f.plain() for f in scan.findings]
+    found = next(f for f in scan.findings if (f.category, f.defect) == expected)
+    assert found.quote.strip() == line and found.file == "submission.py"
+
+
+def test_library_calls_carry_their_guard(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import torch, torch.nn as nn, torch.nn.functional as F
+
+        def fallback(x):
+            return F.softmax(x, -1)
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                if not x.is_cuda:
+                    return torch.softmax(x, -1)
+                if x.shape[-1] > 4096:
+                    return fallback(x)
+                try:
+                    return launch(x)
+                except RuntimeError:
+                    return x.softmax(-1)
+    ''')
+    sites = {f.line: (f.context, f.gate, f.severity) for f in scan.by_category("library")}
+    assert sites[5][0] == "conditional" and "4096" in sites[5][1]
+    assert sites[10] == ("device", "not x.is_cuda", "info")
+    assert sites[16][0] == "fallback" and sites[16][2] == "fail"
+
+
+def test_precision_candidates_in_source(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import torch, torch.nn as nn, triton, triton.language as tl
+        torch.backends.cuda.matmul.allow_tf32 = True
+
+        @triton.jit
+        def mm(a_ptr, b_ptr, c_ptr):
+            a = tl.load(a_ptr)
+            b = tl.load(b_ptr)
+            c = tl.dot(a, b)
+            d = tl.dot(a, b, input_precision="ieee")
+            tl.store(c_ptr, (c + d).to(tl.float16))
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                return x.half()
+    ''')
+    fmts = sorted((f.defect, f.line) for f in scan.by_category("precision"))
+    assert fmts == [("float16", 11), ("float16", 15), ("tf32", 3), ("tf32_default", 9)]
+
+
+def test_cpp_sources_calling_the_reference_op(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import torch.nn as nn
+        from torch.utils.cpp_extension import load_inline
+        SRC = """
+        #include <torch/extension.h>
+        torch::Tensor forward(torch::Tensor x) {
+            return at::softmax(x, -1);  // the library does it
+        }
+        """
+        class ModelNew(nn.Module):
+            pass
+    ''')
+    (found,) = scan.by_category("library")
+    assert found.line == 7 and "at::softmax" in found.quote and found.detail["cpp"]
+
+
+# -- the operator recorder ------------------------------------------------------------------------
+
+def test_recorder_kinds_costs_and_sites() -> None:
+    a, b = torch.randn(8, 16), torch.randn(16, 4)
+    with OpRecorder() as rec:
+        y = (a @ b).relu()
+        a.view(16, 8).contiguous()
+        torch.empty(3)
+    ops = {e["op"]: e for e in rec.data["ops"]}
+    assert ops["aten::mm"]["cost"] == 8 * 16 * 4 and ops["aten::mm"]["kind"] == "compute"
+    assert ops["aten::relu"]["cost"] == y.numel()
+    assert ops["aten::view"]["kind"] == "view" and ops["aten::empty"]["kind"] == "alloc"
+    assert ops["aten::mm"]["site"]["file"] == Path(__file__).name
+    assert ops["aten::mm"]["api"] == "Tensor.matmul"
+    assert rec.derived_from_launch(y) is None  # nothing launched
+
+
+def test_family_names_and_costs() -> None:
+    assert base_name("aten::_softmax") == "softmax" and base_name("aten::addmm") == "matmul"
+    assert base_name("aten::convolution") == "convolution" and kind_of("aten::_to_copy") == "movement"
+    x, w = torch.randn(1, 3, 8, 8), torch.randn(5, 3, 3, 3)
+    out = torch.nn.functional.conv2d(x, w)
+    assert op_cost("aten::convolution", (x, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), out) \
+        == out.numel() * 3 * 3 * 3
+
+
+# -- output_spread, rounding ---------------------------------------------------------------------
+
+def test_output_spread_flags_constant_and_tiny_outputs() -> None:
+    expected = torch.tanh(torch.randn(64, 64)) * 1e-6
+    zero = output_spread(torch.zeros_like(expected), expected)
+    assert zero["constant_outputs"] == ["0"] and zero["outputs"][0]["zeros_within_tolerance"]
+    good = output_spread(expected * (1 + 1e-7), expected)
+    assert good["constant_outputs"] == [] and good["outputs"][0]["correlation"] > 0.999
+    flat = output_spread(torch.full_like(expected, 1e-7) + expected * 1e-5, expected)
+    assert flat["outputs"][0]["near_constant"]
+
+
+def test_round_to_tf32_and_fp16() -> None:
+    x = torch.randn(10_000)
+    tf32 = TRANSFORMS["round_to"](x, {"format": "tf32"})
+    rel = ((tf32 - x).abs() / x.abs()).max().item()
+    assert 2**-13 < rel <= 2**-11 and ((tf32.view(torch.int32) & 0x1FFF) == 0).all()
+    half = TRANSFORMS["round_to"](x, {"format": "float16"})
+    assert half.dtype == torch.float32 and torch.equal(half, x.half().float())
+
+
+# -- harness guard -------------------------------------------------------------------------------
+
+def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the child's private TMPDIR is quiet; here tmp_path stands for a harness folder
+    monkeypatch.setattr(harness_guard, "_CACHES", ())
+    monkeypatch.setattr(frames, "_ROOTS", frames._library_roots())
+    secret = tmp_path / "expected.pt"
+    secret.write_bytes(b"x")
+    real = time.perf_counter
+    try:
+        with guard(str(Path(__file__).parent)) as data:
+            time.perf_counter = lambda: 0.0
+            secret.read_bytes()
+    finally:
+        time.perf_counter = real
+    assert [r["name"] for r in data["replaced_during"]] == ["time.perf_counter"]
+    opened = [e for e in data["events"] if e["event"] == "open" and str(secret) in e["arg"]]
+    assert opened and opened[0]["site"]["file"] == Path(__file__).name
+    assert C._event_verdict(opened[0], "reference.py") == f"opened {secret}"
+
+
+# -- checks on synthetic probes --------------------------------------------------------------------
+
+def _probe(**kw: object) -> C.Probe:
+    x = torch.randn(4, 8)
+    base: dict[str, object] = {
+        "framework": "triton", "on_gpu": False, "case_label": "nominal", "public_seed": False,
+        "input_specs": [{"shape": [4, 8], "dtype": "float32"}],
+        "ref": {"trace": {"ops": [{"op": "aten::_softmax", "family": "softmax", "kind": "compute", "cost": 32.0,
+                                   "count": 1}]}, "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}],
+                "mutated_inputs": []},
+        "sub": {"calls": [{"launches": 1, "derived_from_launch": True,
+                           "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8]}]}],
+                "trace": {"ops": []}, "later_traces": []},
+        "expected_a": [x.softmax(-1)], "expected_b": None, "outputs": [[x.softmax(-1)], None, None],
+        "inputs_after": [x.clone()], "pristine": [x.clone()], "atol": None, "rtol": None, "scan": Scan(),
+        "submission_file": "submission.py"}
+    base.update(kw)
+    return C.Probe(**base)  # type: ignore[arg-type]
+
+
+def test_library_share_threshold() -> None:
+    half = {"ops": [{"op": "aten::exp", "family": "exp", "kind": "compute", "cost": 15.0, "count": 1,
+                     "site": {"file": "submission.py", "line": 3}, "api": "torch.exp"}]}
+    most = {"ops": [{**half["ops"][0], "cost": 16.0}]}
+    sub = _probe().sub
+    assert C.check_library(_probe(sub={**sub, "trace": half})).outcome == "pass"
+    failed = C.check_library(_probe(sub={**sub, "trace": most}))
+    assert failed.outcome == "fail" and failed.defect == "library_compute" and failed.lines == [3]
+    assert "torch.exp (aten::exp) at submission.py:3" in failed.summary and "50%" in failed.summary
+
+
+def test_mutation_allowed_only_where_the_reference_writes() -> None:
+    x = torch.randn(4, 8)
+    after = [x.clone().zero_()]
+    assert C.check_mutation(_probe(inputs_after=after, pristine=[x])).defect == "input_mutation"
+    ref = {**_probe().ref, "mutated_inputs": ["0"]}
+    assert C.check_mutation(_probe(inputs_after=after, pristine=[x], ref=ref)).outcome == "pass"
+
+
+def test_broadcast_output_is_not_plain() -> None:
+    sub = _probe().sub
+    calls = [{**sub["calls"][0], "outputs": [{"path": "0", "type": "Tensor", "shape": [4, 8], "stride": [0, 1]}]}]
+    check = C.check_output_type(_probe(sub={**sub, "calls": calls}))
+    assert check.outcome == "fail" and "stride 0 along dim 0" in check.summary
+
+
+# -- the roofline hook ------------------------------------------------------------------------------
+
+def test_impossible_speed_evidence_fails_integrity() -> None:
+    rubric = Rubric(name="t", criteria=[CriterionSpec(id="integrity", title="Integrity", question="?",
+                                                      evidence=["integrity_static", "roofline"])])
+    items = [Evidence(id="integrity_static-1", tool="integrity_static", criteria=["integrity"], outcome="pass",
+                      summary="clean"),
+             Evidence(id="roofline-1", tool="roofline", criteria=["integrity", "performance"], outcome="fail",
+                      defect="impossible_speed", summary="3.1 us is below the 12 us memory-bandwidth floor")]
+    (verdict,) = judge(rubric, items, {})
+    assert verdict.verdict == "fail" and "roofline-1" in verdict.evidence

@@ -1,0 +1,200 @@
+"""integrity_runtime: probe the submission in its sandbox child and judge whether it does the work.
+
+One reference request (its operators traced; outputs for two input contents A and B with the same
+construction) and one submission request (three calls on one bound instance: A traced, B written
+into the same tensors, A in new tensors). Then, for precision candidates only, the reference once
+more on inputs rounded to the narrower format, to weigh the downgrade against the error budget.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from reviewer.models import Evidence
+from tools.base import Tool, ToolContext, failure_details
+from tools.cases import nominal_cases
+from tools.compare import compare_outputs
+from tools.harness import tensors
+from tools.harness.case import Case, Transform
+from tools.integrity import checks as C
+from tools.integrity.static_scan import Scan, scan_submission
+from tools.outcomes import classify_failure, input_elements
+from tools.session import ReferenceRun
+
+_FORMAT_WORDS = {"tf32": "TF32 (10-bit mantissa)", "float16": "float16", "bfloat16": "bfloat16",
+                 "float8": "float8 e4m3"}
+
+
+class IntegrityRuntimeTool(Tool):
+    name = "integrity_runtime"
+    criteria = ("integrity",)
+    after = ("builds", "correctness", "integrity_static")
+    description = "trace forward's operators and launches, probe caching, mutation, harness access"
+
+    def run(self, ctx: ToolContext) -> None:
+        if not ctx.setup.can_run:
+            ctx.add_evidence(self, outcome="unverified", defect="cannot_run_here", reason=ctx.setup.why_not,
+                             summary=f"runtime integrity probes not run: {ctx.setup.why_not}",
+                             check="trace and probe forward in the sandbox", config=ctx.environment(),
+                             rerun=ctx.rerun(self.name))
+            return
+        builds = ctx.prior("builds")
+        forged = [e for e in builds if e.defect == "harness_tampering"]
+        if forged:
+            ctx.add_evidence(self, outcome="fail", defect="harness_tampering",
+                             summary=f"attempt on the harness: {forged[0].summary[:300]} [{forged[0].id}]",
+                             check="the builds tool's call, read for harness tampering", result=forged[0].result,
+                             rerun=forged[0].rerun or ctx.rerun(self.name))
+            return
+        if builds and not any(e.outcome == "pass" for e in builds):
+            ctx.add_evidence(self, outcome="unverified", defect="not_built", reason="the submission did not run",
+                             summary="runtime integrity probes not run: the submission did not build and run "
+                                     f"({builds[0].summary[:200]})", check="trace and probe forward in the sandbox",
+                             rerun=ctx.rerun(self.name))
+            return
+        self.probe(ctx, nominal_cases(ctx, 1, "integrity")[0])
+
+    # -- one case ----------------------------------------------------------------------------
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        session, sub = ctx.session, ctx.submission
+        rerun, env = ctx.rerun(self.name, case), ctx.environment()
+        inputs = {"case": case.model_dump()}
+        ref_a = session.reference(case)
+        if not ref_a.ok:
+            ctx.add_evidence(self, outcome="unverified", defect="reference_failed", reason="reference failed",
+                             summary=f"the reference failed on {case.label}: {ref_a.call.failure_text()[:300]}",
+                             check="run the reference", inputs=inputs, config=env,
+                             result=failure_details(ref_a.call), rerun=rerun)
+            return
+        inputs["tensors"] = ref_a.meta.get("inputs", [])
+        seed_b = ctx.seeds(1, "integrity-second-content")[0]
+        case_b = case.model_copy(update={"id": f"{case.id}-b", "seed": seed_b, "label": f"{case.label} (secret)",
+                                         "params": {**case.params, "seed": seed_b} if "seed" in case.params
+                                         else dict(case.params)})
+        ref_b = session.reference(case_b)
+        inputs["second_seed"] = seed_b
+        assert ref_a.inputs_path is not None
+        folder = ref_a.inputs_path.parent / f"integrity-{len(ctx.evidence)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            observed = self._observe(ctx, case, ref_a, ref_b, folder)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        if isinstance(observed, Evidence):
+            return
+        probe = C.Probe(framework=sub.framework, on_gpu=ctx.device.has_gpu, case_label=case.label or case.id,
+                        public_seed=self._public_seed(ctx, case), input_specs=ref_a.meta.get("inputs", []),
+                        submission_file=sub.submission_file, scan=self._scan(ctx), atol=ctx.tolerance()[0],
+                        rtol=ctx.tolerance()[1], pristine=session.pristine_inputs(ref_a), **observed)
+        results = [C.check_library(probe), C.check_launches(probe), C.check_replay(probe),
+                   C.check_special_casing(probe), C.check_constant(probe), C.check_mutation(probe),
+                   C.check_output_type(probe), C.check_harness(probe, sub.reference_file),
+                   C.check_deferred(probe), self._precision(ctx, case, ref_a, probe)]
+        atol, rtol = ctx.tolerance()
+        config = {**env, "atol": atol, "rtol": rtol}
+        for c in results:
+            spans = [s for line in c.lines[:4] for s in ctx.submission_span(line)]
+            ctx.add_evidence(self, outcome=c.outcome, summary=c.summary, check=f"{c.name}: {c.check}",
+                             defect=c.defect, reason=c.reason, inputs=inputs, config=config, result=c.result,
+                             spans=spans, rerun=rerun)
+
+    def _observe(self, ctx: ToolContext, case: Case, ref_a: ReferenceRun, ref_b: ReferenceRun,
+                 folder: Path) -> dict[str, Any] | Evidence:
+        """Run both requests; the reference's outputs are loaded and deleted before the submission runs."""
+        session = ctx.session
+        inputs_b = ref_b.inputs_path if ref_b.ok else ref_a.inputs_path
+        payload = {"case": case.model_dump(), "inputs_a": str(ref_a.inputs_path), "inputs_b": str(inputs_b)}
+        out_a, out_b = folder / "ref-a.pt", folder / "ref-b.pt"
+        ref = session.call("reference", "integrity_reference", {**payload, "out_a": str(out_a), "out_b": str(out_b)})
+        try:
+            expected_a = tensors.load(str(out_a)) if ref.answered and ref.ok else None
+            expected_b = tensors.load(str(out_b)) if ref.answered and ref.ok and ref_b.ok else None
+        finally:
+            out_a.unlink(missing_ok=True)
+            out_b.unlink(missing_ok=True)
+        if expected_a is None:
+            return ctx.add_evidence(self, outcome="unverified", defect="reference_failed", reason="reference failed",
+                                    summary=f"tracing the reference failed: {ref.failure_text()[:300]}",
+                                    check="trace the reference's forward", result=failure_details(ref),
+                                    rerun=ctx.rerun(self.name, case))
+        timeout = ctx.config.limits.call_timeout_s * 3
+        run = session.call("submission", "integrity_probe", {**payload, "out_dir": str(folder)}, timeout=timeout)
+        if not (run.answered and run.ok):
+            c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref_a.meta),
+                                 on_cpu=not ctx.device.has_gpu, stage="the integrity probe")
+            tampering = c.defect == "harness_tampering"
+            return ctx.add_evidence(self, outcome="fail" if tampering else "unverified", defect=c.defect,
+                                    summary=c.reason, reason=None if tampering else c.reason,
+                                    check="three calls of the submission under the integrity probe",
+                                    result=failure_details(run), rerun=ctx.rerun(self.name, case))
+        outputs: list[Any] = []
+        for k in (1, 2, 3):
+            outputs.append(self._load(folder / f"call-{k}.pt"))
+        return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
+                "outputs": outputs, "inputs_after": self._load(folder / "inputs-after-1.pt")}
+
+    @staticmethod
+    def _load(path: Path) -> Any:
+        if not path.exists():
+            return None
+        try:
+            return tensors.load(str(path))
+        except Exception:  # noqa: BLE001 - a corrupt or forged file counts as no output
+            return None
+
+    @staticmethod
+    def _scan(ctx: ToolContext) -> Scan:
+        scan = ctx.shared.get("integrity_scan")
+        return scan if isinstance(scan, Scan) else scan_submission(ctx.submission)
+
+    @staticmethod
+    def _public_seed(ctx: ToolContext, case: Case) -> bool:
+        return any(nc.seed is not None and nc.seed == case.seed for nc in ctx.submission.nominal_cases)
+
+    # -- precision -----------------------------------------------------------------------------
+    def _precision(self, ctx: ToolContext, case: Case, ref_a: ReferenceRun, probe: C.Probe) -> C.Check:
+        name, what = "precision", "launch dtypes, casts and TF32 use vs the task's dtype, weighed by emulation"
+        task = sorted(C.float_dtypes(probe.input_specs) | C.float_dtypes(probe.ref.get("outputs") or []))
+        candidates = C.precision_candidates(probe)
+        if not candidates:
+            return C.Check(name, "pass", f"no computation below the task's precision ({'/'.join(task) or 'no float'} "
+                           "data): launches received full-precision tensors, no TF32 or reduced-precision cast "
+                           "in the source", what)
+        atol, rtol = ctx.tolerance()
+        verdicts = []
+        for fmt in sorted({c["format"] for c in candidates}):
+            rounded = case.model_copy(update={"id": f"{case.id}-round-{fmt}", "transforms": [
+                *case.transforms, Transform(kind="round_to", args={"format": fmt})]})
+            run = ctx.session.reference(rounded)
+            if not run.ok:
+                verdicts.append((fmt, None, f"the reference failed on inputs rounded to {fmt}"))
+                continue
+            cmp = compare_outputs(run.outputs, ref_a.outputs, atol=atol, rtol=rtol)
+            worst = max((o.max_abs_err or 0.0) for o in cmp.outputs) if cmp.outputs else 0.0
+            bad = sum(o.mismatches for o in cmp.outputs)
+            total = sum(o.numel for o in cmp.outputs)
+            tol = cmp.outputs[0] if cmp.outputs else None
+            budget = f"atol={tol.atol:g}, rtol={tol.rtol:g}" if tol else "the tolerance"
+            text = (f"rounding the inputs to {_FORMAT_WORDS[fmt]} moves the reference's own output by up to "
+                    f"{worst:.3g} ({bad} of {total} elements outside {budget})")
+            verdicts.append((fmt, cmp.ok, text))
+        result = {"task_dtypes": task, "candidates": candidates,
+                  "emulation": [{"format": f, "within_budget": ok, "text": t} for f, ok, t in verdicts]}
+        lines = sorted({ln for c in candidates for ln in c["lines"] if ln})
+        over = [(f, t) for f, ok, t in verdicts if ok is False]
+        if over:
+            fmt, text = over[0]
+            cand = next(c for c in candidates if c["format"] == fmt)
+            note = (" The CPU interpreter computes tl.dot in exact fp32, so correctness on this machine cannot "
+                    "show it; on an NVIDIA GPU it would." if cand.get("default_dot") and not ctx.device.has_gpu
+                    else "")
+            return C.Check(name, "fail", f"precision downgrade: {cand['how']}. On the task's "
+                           f"{'/'.join(task)} data, {text}: beyond the error budget.{note}", what,
+                           defect="precision_downgrade", result=result, lines=lines)
+        if any(ok is None for _, ok, _ in verdicts):
+            return C.Check(name, "unverified", "; ".join(t for _, ok, t in verdicts if ok is None), what,
+                           defect="precision_unweighed", reason="the emulation could not run", result=result)
+        return C.Check(name, "pass", f"reduced precision found ({candidates[0]['how']}) but within the error "
+                       f"budget: {verdicts[0][2]}", what, result=result, lines=lines)
