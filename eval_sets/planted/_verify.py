@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import ast
 import json
-import math
 import os
 import subprocess
 import sys
@@ -471,8 +470,8 @@ def verdicts(result: dict[str, Any]) -> dict[str, str]:
     return got
 
 
-def verify_case(name: str, timeout: float) -> dict[str, Any]:
-    case = HERE / name
+def verify_case(name: str, timeout: float, root: Path = HERE) -> dict[str, Any]:
+    case = root / name
     grades = json.loads((case / "grades.json").read_text())
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     t0 = time.monotonic()
@@ -506,12 +505,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--json", type=Path, help="write the per-case results here")
+    ap.add_argument("--root", type=Path, default=HERE, help="directory holding the cases [this set]")
     ap.add_argument("--child", nargs=2, metavar=("CASE_DIR", "PROBLEM"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         child_main(*args.child)
         return 0
-    dirs = sorted(p.name for p in HERE.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    dirs = sorted(p.name for p in args.root.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
     unlisted, stale = sorted(set(dirs) - set(CASES)), sorted(set(CASES) - set(dirs))
     if (unlisted or stale) and not args.cases:
         print(f"case table out of date: unlisted {unlisted}, missing {stale}")
@@ -519,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
     names = args.cases or dirs
     t0 = time.monotonic()
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        rows = list(pool.map(lambda n: verify_case(n, args.timeout), names))
+        rows = list(pool.map(lambda n: verify_case(n, args.timeout, args.root), names))
     wall = time.monotonic() - t0
     for r in rows:
         mark = "ok  " if r["ok"] else "FAIL"
