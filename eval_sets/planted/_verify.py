@@ -309,7 +309,6 @@ class _Child:
         return self.close(got, want, *FP16_TOL)
 
     def transformed(self, spec, seed: int):
-        torch = self.torch
         kind, value, which = spec
         mod = self.ref_module({})
         init, xs = self.inputs(mod, seed)
@@ -476,8 +475,8 @@ def verify_case(name: str, timeout: float, root: Path = HERE) -> dict[str, Any]:
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     t0 = time.monotonic()
     try:
-        proc = subprocess.run([sys.executable, __file__, "--child", str(case), CASES[name]], capture_output=True,
-                              text=True, timeout=timeout, env=env, cwd=case)
+        proc = subprocess.run([sys.executable, __file__, "--child", str(case), CASES[name]], check=False,
+                              capture_output=True, text=True, timeout=timeout, env=env, cwd=case)
         tail = proc.stdout.rsplit("@@RESULT@@", 1)
         result = json.loads(tail[1]) if len(tail) == 2 else {"error": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
     except subprocess.TimeoutExpired:
@@ -525,7 +524,7 @@ def main(argv: list[str] | None = None) -> int:
         mark = "ok  " if r["ok"] else "FAIL"
         shown = ",".join(f"{c[:4]}={r['measured'][c][0]}" for c in CRITERIA) if "measured" in r else ""
         print(f"{mark} {r['case']:<36} {r['seconds']:>5.1f}s {shown} {r['why']}")
-        if not r["ok"] or os.environ.get("VERIFY_VERBOSE"):
+        if not r["ok"] or os.environ.get("VERIFY_VERBOSE", "0") != "0":
             for f in r.get("failed_probes", []):
                 print(f"       {f}")
     good = sum(r["ok"] for r in rows)
