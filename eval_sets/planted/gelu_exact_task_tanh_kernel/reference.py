@@ -1,0 +1,25 @@
+"""GELU, exact (erf) form: nn.GELU() default. Follows KernelBench level1 26_GELU_."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.gelu(x)
+
+
+batch_size = 16
+dim = 512
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
