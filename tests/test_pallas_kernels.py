@@ -13,7 +13,7 @@ from reviewer.config import ReviewConfig
 from reviewer.models import Review
 from tests.kernelfiles import expectations, materialize, submissions
 
-TOOLS = ["builds", "correctness", "lowering", "sanitizers", "pallas_padding"]
+TOOLS = ["builds", "correctness", "lowering", "sanitizers", "pallas_padding", "generality"]
 FILES = submissions("pallas_rowsum") + submissions("pallas_rowsum_int") + submissions("pallas_manifest_jnp")
 GOOD = [p for p in FILES if p.stem.startswith("good")]
 BAD = [p for p in FILES if not p.stem.startswith("good")]

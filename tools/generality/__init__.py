@@ -232,6 +232,12 @@ class GeneralityTool(Tool):
         outcome = ev.classified.outcome if ev.classified is not None else "fail"
         defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
         summary = f"{axis.name}: {axis.describe(fail.config)} fails: {ev.short_summary()[:400]}"
+        if axis.name == "dtypes" and ev.classified is not None and ev.classified.defect == "exception":
+            # Rationale: a dtype the task does not use that fails loudly (a dtype error at trace or
+            # launch) is a stated limitation a user meets at once; only a silent wrong answer in
+            # another dtype is a generality defect.
+            outcome, defect = "info", "unsupported_dtype"
+            summary = f"{axis.name}: {axis.describe(fail.config)} is not supported: {ev.short_summary()[:400]}"
         if why:
             summary += " — " + "; ".join(why)[:900]
         ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch", summary=summary,

@@ -1,6 +1,6 @@
 """Correct: accumulates 2x + 1 into a zeroed output with masked atomic adds. False-positive test
 for atomics.
-Expect: builds=pass, correctness=pass, generality=pass
+Expect: builds=pass, correctness=pass
 """
 
 import torch

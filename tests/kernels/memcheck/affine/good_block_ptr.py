@@ -1,6 +1,6 @@
 """Correct: 2-D tiles through block pointers with boundary_check on both axes. False-positive test
 for block pointers.
-Expect: builds=pass, correctness=pass, generality=pass
+Expect: builds=pass, correctness=pass
 """
 
 import torch

@@ -1,5 +1,5 @@
 """Correct: flat 1-D grid with a masked tail (the canonical pattern). False-positive test.
-Expect: builds=pass, correctness=pass, generality=pass
+Expect: builds=pass, correctness=pass
 """
 
 import torch

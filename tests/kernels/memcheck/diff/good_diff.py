@@ -1,6 +1,6 @@
 """Correct: the same first difference with the previous-element load masked to cols >= 1.
 False-positive test.
-Expect: builds=pass, correctness=pass, generality=pass
+Expect: builds=pass, correctness=pass
 """
 
 import torch

@@ -1,6 +1,6 @@
 """Correct: the same shuffle with the index widened to int64 before the multiply. False-positive
 test for the int32 overflow check.
-Expect: builds=pass, correctness=pass, generality=pass
+Expect: builds=pass, correctness=pass
 """
 
 import torch
