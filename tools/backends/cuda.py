@@ -84,8 +84,30 @@ def cuda_sources(submission: Submission) -> tuple[list[CudaSource], list[str]]:
             name = f"{name}_{seen[name] - 1}"
         prelude = ("\n".join(shared.IMPLICIT_CUDA_HEADERS) + "\n"
                    if src.origin == "load_inline" and src.implicit_headers else "")
-        out.append(CudaSource(name=name, text=src.text, file=src.file, line=src.line, prelude=prelude))
+        out.append(CudaSource(name=name, text=src.text, file=src.file, line=_text_start_line(submission, src),
+                              prelude=prelude))
     return out, problems
+
+
+def _text_start_line(submission: Submission, src: object) -> int:
+    """The file line holding ``src.text``'s first character, found by matching its first non-blank
+    line near the line the extractor reports (which points at content, not at a leading newline)."""
+    text: str = src.text  # type: ignore[attr-defined]
+    line: int = src.line  # type: ignore[attr-defined]
+    if src.origin != "load_inline":  # type: ignore[attr-defined]
+        return line
+    lines = text.split("\n")
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is None:
+        return line
+    try:
+        file_lines = submission.path(src.file).read_text(errors="replace").splitlines()  # type: ignore[attr-defined]
+    except OSError:
+        return line
+    for cand in (line, line + 1, line - 1, line + 2, line - 2):
+        if 1 <= cand <= len(file_lines) and file_lines[cand - 1].strip() == lines[first].strip():
+            return max(cand - first, 1)
+    return line
 
 
 # -- toolchain ------------------------------------------------------------------------------------
