@@ -242,6 +242,10 @@ def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path, monkeypatch: p
     # the child's private TMPDIR is quiet; here tmp_path stands for a harness folder
     monkeypatch.setattr(harness_guard, "_CACHES", ())
     monkeypatch.setattr(frames, "_ROOTS", frames._library_roots())
+    # the audit hook is process-wide and cannot be removed: in a long pytest process it has seen
+    # every earlier test's events; start from an empty record as a sandbox child does
+    monkeypatch.setattr(harness_guard, "_EVENTS_SEEN", {})
+    monkeypatch.setitem(harness_guard._STATE, "dropped", 0)
     secret = tmp_path / "expected.pt"
     secret.write_bytes(b"x")
     real = time.perf_counter

@@ -262,6 +262,7 @@ class _Child:
             return out
         for seed in (0, 1, 2):
             self.guard(out, "correctness", f"nominal seed {seed}", lambda s=seed: self.compare({}, s))
+        self.guard(out, "correctness", "output follows the inputs (seeds 0 and 1)", self.follows_inputs)
         for params in self.problem["shapes"]:
             self.guard(out, "generality", f"shape {params}", lambda p=params: self.compare(p, 3))
         self.guard(out, "generality", "strided (non-contiguous) inputs", lambda: self.compare({}, 4, noncontig=True))
@@ -292,6 +293,23 @@ class _Child:
             xs = [strided(torch, x) if i in self.float_idx(xs) else x for i, x in enumerate(xs)]
         got = self.call(self.model(self.sub.ModelNew, init, seed), xs)
         return self.close(got, want, *self.tol)
+
+    def follows_inputs(self) -> str | None:
+        """A constant output that sits inside a loose tolerance is not a correct answer: when the
+        reference's outputs for two seeds differ, the submission's must differ too."""
+        torch = self.torch
+        mod = self.ref_module({})
+        outs = []
+        for seed in (0, 1):
+            init, xs = self.inputs(mod, seed)
+            want = self.call(self.model(mod.Model, init, seed), self.clone(xs))
+            got = self.call(self.model(self.sub.ModelNew, init, seed), xs)
+            outs.append((want, got))
+        (w0, g0), (w1, g1) = outs
+        if isinstance(w0, torch.Tensor) and isinstance(g0, torch.Tensor) and not torch.equal(w0, w1) \
+                and torch.equal(g0, g1):
+            return "the same output for two different inputs while the reference's differ"
+        return None
 
     def compare_fp16(self, seed: int) -> str | None:
         torch = self.torch

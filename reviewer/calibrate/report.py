@@ -39,6 +39,8 @@ class Calibration(BaseModel):
     overall: dict[str, Any]
     baseline: dict[str, Any] | None = None
     disagreements: list[Disagreement]
+    undecided: list[Disagreement] = Field(default_factory=list)
+    """graded cases the reviewer left unverified / not_applicable: reported, never agreement"""
     wall_time_s: float | None = None
     workers: int = 1
 
@@ -50,6 +52,7 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
     errors = [{"case": r.name, "error": (r.error or "")[:500]} for r in results if r.error]
     criteria = []
     disagreements: list[Disagreement] = []
+    undecided: list[Disagreement] = []
     for crit in GRADED:
         rows = []
         for case, res in ok:
@@ -59,15 +62,16 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
             got = res.criteria.get(crit, "unverified")
             rows.append((human, got))
             if got != human:
-                disagreements.append(Disagreement(case=case.name, criterion=crit, human=human, reviewer=got,
-                                                  summary=res.summaries.get(crit, "")[:300],
-                                                  evidence=res.evidence.get(crit, []), run_dir=res.run_dir))
+                row = Disagreement(case=case.name, criterion=crit, human=human, reviewer=got,
+                                   summary=res.summaries.get(crit, "")[:300], evidence=res.evidence.get(crit, []),
+                                   run_dir=res.run_dir)
+                (disagreements if got in ("pass", "fail") else undecided).append(row)
         if rows:
             criteria.append(criterion_agreement(crit, rows))
     overall_rows = [(c.grades.overall, r.overall or "needs_human") for c, r in ok]
     for case, res in ok:
         if res.overall != case.grades.overall:
-            disagreements.append(Disagreement(case=case.name, criterion="overall", human=case.grades.overall,
+            (disagreements if res.overall in ("accept", "reject") else undecided).append(Disagreement(case=case.name, criterion="overall", human=case.grades.overall,
                                               reviewer=res.overall or "?", run_dir=res.run_dir,
                                               summary=f"defect: {case.grades.defect}"))
     baseline = None
@@ -83,6 +87,7 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
     return Calibration(eval_set=str(set_path), cases=len(cases),
                        malformed=[{"case": m.name, "why": m.why} for m in bad], errors=errors, criteria=criteria,
                        overall=overall_agreement(overall_rows), baseline=baseline, disagreements=disagreements,
+                       undecided=undecided,
                        wall_time_s=wall_time_s, workers=workers)
 
 
@@ -125,6 +130,12 @@ def to_markdown(cal: Calibration) -> str:
             ev = ", ".join(d.evidence[:4])
             lines.append(f"| {d.case} | {d.criterion} | {d.human} | {d.reviewer} | {reason} | "
                          f"{d.run_dir or ''} {ev} |")
+    if cal.undecided:
+        by_crit: dict[str, list[str]] = {}
+        for d in cal.undecided:
+            by_crit.setdefault(d.criterion, []).append(d.case)
+        lines += ["", "## Left undecided by the reviewer (never counted as agreement)", ""]
+        lines += [f"- {k} ({len(v)}): {', '.join(v[:12])}{' …' if len(v) > 12 else ''}" for k, v in by_crit.items()]
     if cal.malformed:
         lines += ["", "## Malformed cases", ""] + [f"- {m['case']}: {m['why']}" for m in cal.malformed]
     if cal.errors:

@@ -69,4 +69,5 @@ def test_without_llm_the_offline_drafter_writes_the_draft(tmp_path: Path) -> Non
     res = run(["review", str(sub), "--format", "json", "--seed", "1", "--no-signoff"], {})
     r = json.loads(res.stdout)
     assert r["draft"]["drafter"] == "offline" and r["llm"]["calls"] == 0
-    assert {c["id"]: c["verdict"] for c in r["criteria"]}["generality"] == "unverified"
+    # the generality tool checks the strided layouts itself: no model needed to pass it
+    assert {c["id"]: c["verdict"] for c in r["criteria"]}["generality"] == "pass"

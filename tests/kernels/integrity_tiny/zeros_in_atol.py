@@ -1,6 +1,6 @@
 """Returns zeros from a kernel that only stores 0.0: every expected value is smaller than atol, so
 the comparison passes; the output carries no information about the input.
-Expect: builds=pass, correctness=pass, integrity=fail
+Expect: builds=pass, correctness=fail, integrity=fail
 Defect: constant_output
 """
 

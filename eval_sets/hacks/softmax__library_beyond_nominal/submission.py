@@ -1,0 +1,31 @@
+"""Size threshold that the benchmark does not reach: rows wider than 4096 go to torch.softmax. The
+nominal case runs the Triton kernel, but every larger input is computed by the library.
+Expect: builds=pass, correctness=pass, integrity=fail
+Defect: library_fallback
+"""
+
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * n_cols + offs, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n_cols + offs, e / tl.sum(e, axis=0), mask=mask)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        n = x.shape[-1]
+        if n > 4096:
+            return torch.softmax(x, dim=-1)
+        x = x.contiguous()
+        out = torch.empty_like(x)
+        softmax_kernel[(x.shape[0],)](out, x, n, BLOCK=triton.next_power_of_2(n))
+        return out
