@@ -156,6 +156,8 @@ class Review(_Model):
     llm: LLMUsage = Field(default_factory=LLMUsage)
     created_at: str
     duration_s: float = 0.0
+    timings: dict[str, float] = Field(default_factory=dict)
+    """wall seconds per tool"""
     run_dir: str = ""
 
     def criterion(self, cid: str) -> CriterionResult:

@@ -105,7 +105,8 @@ def make_tool_node(cls: type[Tool]):
                              result={"traceback": traceback.format_exc()[-4000:]},
                              duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
         return {"evidence": [e.model_dump(mode="json") for e in ctx.evidence[before_e:]],
-                "findings": [f.model_dump(mode="json") for f in ctx.findings[before_f:]]}
+                "findings": [f.model_dump(mode="json") for f in ctx.findings[before_f:]],
+                "timings": {cls.name: round(time.monotonic() - t0, 2)}}
 
     node.__name__ = f"tool_{cls.name}"
     return node
@@ -171,6 +172,7 @@ def assemble(state: State, status: str) -> Review:
         submission=sub.info(), seed=state["seed"], environment=state.get("environment", {}),
         signoff=SignoffRecord.model_validate(state["signoff"]) if state.get("signoff") else None,
         llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
+        timings=dict(state.get("timings") or {}),
         duration_s=round(time.time() - state["started"], 2), run_dir=str(runtime_dir(state)),
     )
 

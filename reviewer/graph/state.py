@@ -6,6 +6,10 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 
+def _merge(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, float]:
+    return {**(a or {}), **(b or {})}
+
+
 class ReviewState(TypedDict, total=False):
     run_id: str
     root: str
@@ -27,3 +31,4 @@ class ReviewState(TypedDict, total=False):
     signoff: dict[str, Any] | None
     status: str
     llm: dict[str, Any]
+    timings: Annotated[dict[str, float], _merge]
