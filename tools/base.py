@@ -66,6 +66,11 @@ class ToolContext:
     def prior(self, tool: str) -> list[Evidence]:
         return [e for e in self.evidence if e.tool == tool]
 
+    def builds_failed(self) -> bool:
+        """Whether the builds check recorded anything but a pass: tools that run the submission
+        then record nothing, and the rubric reports their criteria as not assessed."""
+        return any(e.outcome != "pass" for e in self.prior("builds"))
+
     def rerun(self, tool: str, case: Case | None = None) -> str:
         parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool]
         if case is not None:

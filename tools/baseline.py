@@ -56,7 +56,7 @@ class Baseline:
 def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
     """True when an off-nominal probe tool should not run: builds did not pass (the rubric already
     says "not assessed"), or correctness failed (recorded here as an unverified item)."""
-    if any(e.outcome != "pass" for e in ctx.prior("builds")):
+    if ctx.builds_failed():
         return True
     if any(e.outcome == "fail" for e in ctx.prior("correctness")):
         ctx.add_evidence(tool, criteria=[tool], outcome="unverified", defect="not_assessed",

@@ -22,8 +22,7 @@ class CorrectnessTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
-        builds = ctx.prior("builds")
-        if builds and any(e.outcome != "pass" for e in builds):
+        if ctx.builds_failed():
             return  # the rubric reports correctness as not assessed when builds did not pass
         for case in nominal_cases(ctx, ctx.config.correctness_seeds):
             self.probe(ctx, case)

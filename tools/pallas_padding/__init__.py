@@ -105,8 +105,7 @@ class PallasPaddingTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
-        builds = ctx.prior("builds")
-        if builds and any(e.outcome != "pass" for e in builds):
+        if ctx.builds_failed():
             return
         calls = (ctx.shared.get("pallas_calls") or {}).get("calls")
         if calls is None:

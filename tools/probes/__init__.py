@@ -62,8 +62,7 @@ class ProbesTool(CorrectnessTool):
     description = "the planner's targeted inputs (shapes, strides, dtypes, value ranges) vs the reference"
 
     def run(self, ctx: ToolContext) -> None:
-        builds = ctx.prior("builds")
-        if builds and any(e.outcome != "pass" for e in builds):
+        if ctx.builds_failed():
             return  # the rubric reports generality as not assessed when builds did not pass
         for item in ctx.plan.get("probes", []):
             self._run(ctx, PlannedProbe.model_validate(item))

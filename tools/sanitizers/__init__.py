@@ -37,8 +37,7 @@ class SanitizersTool(Tool):
             for mode in modes:
                 self._unavailable(ctx, mode, None)
             return
-        builds = ctx.prior("builds")
-        if builds and any(e.outcome != "pass" for e in builds):
+        if ctx.builds_failed():
             return  # nothing runs; the rubric reports correctness as not assessed
         for case in nominal_cases(ctx, 1, "sanitizers")[:1]:
             self.probe(ctx, case)
