@@ -43,3 +43,12 @@ def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, c
     for e in rescued:
         assert e.result["comparison"]["ok"] is False and e.result["error_budget"]["ok"] is True
         assert e.result["error_budget"]["ratio"] < 8
+
+
+@pytest.mark.slow
+def test_a_dtype_refused_loudly_is_info_not_a_failure(tmp_path: Path, config: ReviewConfig) -> None:
+    path = Path(__file__).parent / "kernels" / "elementwise" / "good_fp32_only_math.py"
+    review = review_file(path, tmp_path, config)
+    refused = [e for e in review.evidence if e.defect == "unsupported_dtype"]
+    assert {e.tool for e in refused} == {"generality", "numerics"}, [f"{e.id}: {e.summary}" for e in review.evidence]
+    assert all(e.outcome == "info" and "float16" in e.summary for e in refused)

@@ -1,6 +1,7 @@
 """Correct: adds a and b in Triton, writing into the output buffer the task hands in (which the
-reference also writes), and returns it.
-Expect: builds=pass, correctness=pass, integrity=pass
+reference also writes), and returns it. Integrity-clean, but it indexes its tensors as dense arrays,
+so strided views are read wrongly (graded generality=fail).
+Expect: builds=pass, correctness=pass, integrity=pass, generality=fail, overall=reject
 """
 
 import triton

@@ -1,6 +1,7 @@
 """Correct fused linear + ReLU with tl.dot in exact fp32 (input_precision="ieee"), reading the
-weights of an nn.Linear it constructs (never calling it).
-Expect: builds=pass, correctness=pass, integrity=pass
+weights of an nn.Linear it constructs (never calling it). Integrity-clean, but not fully correct: the
+ReLU is tl.maximum, which turns NaN into 0 where torch.relu keeps it (graded numerics=fail).
+Expect: builds=pass, correctness=pass, integrity=pass, numerics=fail, overall=reject
 """
 
 import torch
