@@ -25,6 +25,7 @@ from reviewer.registry import ordered_tools
 from reviewer.rubric import judge, load_rubric, overall
 from reviewer.runs import write_review
 from tools.base import Tool
+from tools.sandbox.isolation import isolation
 
 State = dict[str, Any]
 
@@ -47,7 +48,7 @@ def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     device = rc.device()
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
            "platform": platform.platform(), "versions": _versions(),
-           "limits": rc.config.limits.describe()}
+           "limits": rc.config.limits.describe(), "sandbox_isolation": isolation().description}
     return {"submission": sub.model_dump(mode="json"), "environment": env}
 
 

@@ -25,12 +25,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from tools.sandbox.env import scrubbed_env
+from tools.sandbox.isolation import isolation, redact, secret_values
 from tools.sandbox.limits import SandboxLimits
 
 CHILD_ENTRY = Path(__file__).with_name("child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _MAX_MESSAGE = 16 * 2**20
 _TAIL = 4000
+# Rationale: the reviewer's own secret values, removed from all text a child sends back (answers,
+# stdout/stderr tails): a backstop for machines where the child cannot be put in namespaces and so
+# can read its ancestors' /proc/<pid>/environ (tools/sandbox/isolation.py).
+_SECRETS = secret_values()
 
 CrashKind = Literal["timeout", "signal", "exit", "protocol", "startup", "oom"]
 
@@ -100,7 +105,7 @@ def _tail(path: Path, start: int) -> str:
             fh.seek(0, os.SEEK_END)
             end = fh.tell()
             fh.seek(max(start, end - _TAIL))
-            return fh.read().decode("utf-8", "replace")
+            return redact(fh.read().decode("utf-8", "replace"), _SECRETS)
     except OSError:
         return ""
 
@@ -177,7 +182,8 @@ class SandboxWorker:
             "package_root": str(_PACKAGE_ROOT),
             **self.child_config,
         }
-        cmd = [*self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w), json.dumps(config)]
+        cmd = [*isolation().prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
+               json.dumps(config)]
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
         limits, address_space = self.limits, self.address_space_limit
         try:
@@ -327,6 +333,8 @@ class SandboxWorker:
                 self._kill()
                 return None, self._protocol_crash("answer larger than 16 MiB", out_start, err_start)
         line, _, self._buf = self._buf.partition(b"\n")
+        if _SECRETS:
+            line = redact(line.decode("utf-8", "replace"), _SECRETS).encode()
         try:
             msg = json.loads(line)
         except ValueError:

@@ -1,5 +1,6 @@
 """Starts a grandchild that would outlive a naive timeout, then hangs."""
 
+import os
 import subprocess
 import sys
 import time
@@ -9,7 +10,10 @@ import torch.nn as nn
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        # the working directory in its command line lets the test find it from outside the
+        # child's PID namespace, where this pid means nothing
+        marker = "grandchild of " + os.getcwd()
+        p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", marker])
         with open("grandchild.pid", "w") as fh:
             fh.write(str(p.pid))
         time.sleep(600)

@@ -1,0 +1,89 @@
+"""Process isolation of a sandbox child beyond its scrubbed environment.
+
+A scrubbed environment is not enough on its own: a child running as the same user can read
+``/proc/<pid>/environ`` of its parent and of every other process of that user (the reviewer, the
+shell that started it), which is where API keys and tokens live, and print them into its error
+message and so into a review that may be published. Each child therefore starts in its own PID and
+mount namespaces with a fresh ``/proc`` (util-linux ``unshare --pid --fork --mount-proc``, plus a
+user namespace when the reviewer is not root): it sees only its own processes, and when it exits
+every process it started is killed with it.
+
+Where namespaces are unavailable (no ``unshare``, or unprivileged user namespaces switched off) the
+child runs without them, and the review's environment says so, never silently; the parent also
+redacts the values of its own secret-looking variables from whatever text the child sends back.
+``KREVIEW_SANDBOX_NAMESPACES=0`` turns namespaces off.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
+# Rationale: short values ("1", "true") would redact ordinary text; real secrets are longer.
+_MIN_SECRET_LEN = 8
+
+
+@dataclass(frozen=True)
+class Isolation:
+    prefix: tuple[str, ...]
+    description: str
+
+    @property
+    def namespaces(self) -> bool:
+        return bool(self.prefix)
+
+
+def _candidates(unshare: str) -> list[list[str]]:
+    base = ["--pid", "--fork", "--mount-proc", "--kill-child"]
+    if os.geteuid() == 0:
+        return [[unshare, *base]]
+    # Rationale: --map-current-user keeps the child's uid as it is (util-linux >= 2.38); older
+    # unshare only has --map-root-user.
+    return [[unshare, "--map-current-user", *base], [unshare, "--map-root-user", *base]]
+
+
+@functools.lru_cache(maxsize=1)
+def isolation() -> Isolation:
+    """The command prefix that puts a child in its own namespaces, probed once per process."""
+    if os.environ.get("KREVIEW_SANDBOX_NAMESPACES", "1") == "0":
+        return Isolation((), "no namespaces (KREVIEW_SANDBOX_NAMESPACES=0): the child can read other "
+                             "processes' /proc entries of the same user")
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return Isolation((), "no namespaces (util-linux unshare not found): the child can read other "
+                             "processes' /proc entries of the same user")
+    why = ""
+    for prefix in _candidates(unshare):
+        try:
+            # The probe must see itself as PID 1 and no process but its own in /proc.
+            out = subprocess.run([*prefix, "/bin/sh", "-c", 'echo $$; ls /proc | grep -c "^[0-9][0-9]*$"'],
+                                 capture_output=True, text=True, timeout=10, check=False, env={"PATH": "/usr/bin:/bin"})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = str(exc)
+            continue
+        lines = out.stdout.split()
+        if out.returncode == 0 and len(lines) == 2 and lines[0] == "1" and int(lines[1]) <= 4:
+            return Isolation(tuple(prefix), "PID and mount namespaces with a private /proc"
+                                            + (" (user namespace)" if os.geteuid() != 0 else ""))
+        why = (out.stderr.strip() or out.stdout.strip())[:200]
+    return Isolation((), f"no namespaces (unshare failed: {why}): the child can read other processes' "
+                         "/proc entries of the same user")
+
+
+def secret_values(environ: dict[str, str] | None = None) -> list[str]:
+    """Values of the parent's secret-looking variables, longest first."""
+    env = os.environ if environ is None else environ
+    vals = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
+    return sorted(vals, key=len, reverse=True)
+
+
+def redact(text: str, secrets: list[str]) -> str:
+    for s in secrets:
+        if s in text:
+            text = text.replace(s, "[redacted]")
+    return text
