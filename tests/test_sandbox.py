@@ -112,3 +112,27 @@ def test_secrets_of_ancestor_processes_never_reach_the_review(tmp_path) -> None:
     if isolation().namespaces:
         # in its own PID namespace the child's parent is outside: nothing to walk up to
         assert "found []" in builds["summary"], builds["summary"]
+
+
+def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path, config) -> None:
+    from tools.sandbox.worker import LOG_CAP, LOG_KEEP
+
+    ctx = _ctx(tmp_path, "log_flood", config)
+    case = Case(id="c", seed=1)
+    flood = 80_000 * 1000  # bytes per stream per call
+    try:
+        for _ in range(3):
+            run = ctx.session.run_submission(case, ctx.session.reference(case))
+            assert run.ok, run.call.failure_text()
+            assert run.call.stdout_tail.endswith("x" * 999 + "\n")
+        worker = ctx.session._workers["submission"]
+        # trimmed before each call once past the cap: at most what was kept plus one call's flood
+        for log in (worker.stdout_path, worker.stderr_path):
+            assert LOG_CAP < log.stat().st_size <= LOG_KEEP + flood + 200
+    finally:
+        ctx.session.close()
+    kept = sorted((tmp_path / "run" / "artifacts" / "sandbox").glob("submission-std*.log"))
+    assert [p.name for p in kept] == ["submission-stderr.log", "submission-stdout.log"]
+    for p in kept:
+        head = p.read_bytes()[:200]
+        assert p.stat().st_size <= LOG_KEEP + 200 and head.startswith(b"[kreview: first ")

@@ -20,6 +20,7 @@ from tools.backends.base import DeviceInfo, RunSetup
 from tools.harness import tensors
 from tools.harness.case import Case
 from tools.sandbox import CallResult, SandboxLimits, SandboxWorker
+from tools.sandbox.worker import LOG_KEEP
 
 _COPY_LIMIT = 64 * 2**20
 
@@ -54,6 +55,16 @@ class SubmissionRun:
     @property
     def ok(self) -> bool:
         return self.loaded and self.call.answered and self.call.ok
+
+
+def _copy_tail(src: Path, dst: Path, keep: int) -> None:
+    """Copy a child log into the run directory, only its last ``keep`` bytes when it is longer."""
+    size = src.stat().st_size
+    with src.open("rb") as fh, dst.open("wb") as out:
+        if size > keep:
+            fh.seek(size - keep)
+            out.write(f"[kreview: first {size - keep} bytes of this log not kept]\n".encode())
+        shutil.copyfileobj(fh, out)
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
@@ -284,7 +295,7 @@ class SandboxSession:
                 for name in ("stdout.log", "stderr.log"):
                     src = w.workdir / name
                     if src.exists() and src.stat().st_size:
-                        shutil.copy(src, self.keep_logs_in / f"{role}-{name}")
+                        _copy_tail(src, self.keep_logs_in / f"{role}-{name}", LOG_KEEP)
         shutil.rmtree(self.root, ignore_errors=True)
         self._workers.clear()
         self._load_results.clear()

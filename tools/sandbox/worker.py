@@ -32,6 +32,9 @@ CHILD_ENTRY = Path(__file__).with_name("child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 _MAX_MESSAGE = 16 * 2**20
 _TAIL = 4000
+# child logs: trimmed to their last LOG_KEEP bytes before a call once they pass LOG_CAP
+LOG_CAP = 64 * 2**20
+LOG_KEEP = 1 * 2**20
 # Rationale: the reviewer's own secret values, removed from all text a child sends back (answers,
 # stdout/stderr tails): a backstop for machines where the child cannot be put in namespaces and so
 # can read its ancestors' /proc/<pid>/environ (tools/sandbox/isolation.py).
@@ -285,6 +288,7 @@ class SandboxWorker:
         # Rationale: unpredictable ids, so code in the child cannot cheaply forge the next answer.
         rid = secrets.randbits(62) or 1
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
+        self._trim_logs()
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
         t0 = time.monotonic()
         try:
@@ -306,6 +310,25 @@ class SandboxWorker:
         assert msg is not None
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
                           error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
+
+    def _trim_logs(self) -> None:
+        """Keep the child's stdout/stderr logs bounded across calls: a submission that floods them
+        (each call may write up to RLIMIT_FSIZE) must not fill the reviewer's disk over a review.
+        Between calls only the last part is kept; the child appends (O_APPEND), so it goes on
+        writing at the new end."""
+        for path in (self.stdout_path, self.stderr_path):
+            size = _size(path)
+            if size <= LOG_CAP:
+                continue
+            try:
+                with path.open("r+b") as fh:
+                    fh.seek(size - LOG_KEEP)
+                    keep = fh.read(LOG_KEEP)
+                    fh.seek(0)
+                    fh.write(f"[kreview: {size - len(keep)} earlier bytes of this log cut]\n".encode() + keep)
+                    fh.truncate()
+            except OSError:
+                pass
 
     def _read_message(
         self, timeout: float, out_start: int, err_start: int, want_id: int | None = 0
