@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
