@@ -135,3 +135,24 @@ def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path
     for p in kept:
         head = p.read_bytes()[:200]
         assert p.stat().st_size <= LOG_KEEP + 200 and head.startswith(b"[kreview: first ")
+
+
+def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config) -> None:
+    import pytest
+
+    import tools
+    from tools.sandbox.isolation import isolation
+
+    if not isolation().readonly_fs:
+        pytest.skip(f"no read-only filesystem here: {isolation().description}")
+    target = Path(tools.__file__).parent / "kreview_sandbox_write_probe.py"
+    ctx = _ctx(tmp_path, "write_outside", config)
+    try:
+        case = Case(id="c", seed=1)
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        assert run.ok, run.call.failure_text()
+        assert run.outputs[0][0, :2].tolist() == [0.0, 1.0]  # package: refused; own directory: allowed
+        assert not target.exists()
+    finally:
+        ctx.session.close()
+        target.unlink(missing_ok=True)

@@ -119,7 +119,7 @@ class SandboxSession:
         # RLIMIT_AS makes CUDA initialisation fail; on a GPU the device bounds kernel memory instead.
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper,
-                             address_space_limit=not self.device.has_gpu)
+                             address_space_limit=not self.device.has_gpu, writable=[self.root])
 
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)

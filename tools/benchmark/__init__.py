@@ -62,14 +62,16 @@ class BenchmarkTool(Tool):
         self._measure(ctx, case, rerun, roof)
 
     # -- GPU ---------------------------------------------------------------------------------
-    def _worker(self, ctx: ToolContext, role: str, python: str | None = None, tag: str = "") -> SandboxWorker:
+    def _worker(self, ctx: ToolContext, role: str, python: str | None = None, tag: str = "",
+                writable: list[Path] | None = None) -> SandboxWorker:
         from tools.session import _copy_tree  # the same copy rules as the run children
 
         workdir = ctx.session.root / f"bench-{role}{tag}"
         _copy_tree(ctx.submission.root_path, workdir / "src")
         return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.config.limits, env_extra=dict(ctx.setup.env),
                              preludes=[*ctx.setup.preludes, "tools.benchmark.child"],
-                             child_config=ctx.session.child_config(), python=python)
+                             child_config=ctx.session.child_config(), python=python,
+                             writable=[ctx.session.root, *(writable or [])])
 
     def _time(self, ctx: ToolContext, worker: SandboxWorker, role: str, case: Case, paths: list[str],
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:
@@ -186,7 +188,7 @@ class BenchmarkTool(Tool):
         folder = ctx.artifact_dir(self.name)
         log = folder / "ncu.csv"
         script = ncu.wrapper(tool, sys.executable, log, folder)
-        worker = self._worker(ctx, "submission", python=str(script), tag="-ncu")
+        worker = self._worker(ctx, "submission", python=str(script), tag="-ncu", writable=[folder])
         few = stats.StopRule(min_reps=5, max_reps=5, min_time_s=0.0, max_time_s=60.0)
         try:
             out, why = self._time(ctx, worker, "submission", case, paths[:1], "eager", few, nvtx=True)

@@ -162,7 +162,8 @@ class ResourcesTool(Tool):
         compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,
                                         limits=ctx.config.limits,
                                         cuda_shim=not ctx.device.has_gpu,
-                                        recorded_root=str(ctx.session.root / "submission" / "src"))
+                                        recorded_root=str(ctx.session.root / "submission" / "src"),
+                                        artifacts=ctx.artifact_dir(self.name) / "triton")
         art = ctx.artifact_dir(self.name) / "triton"
         timeout = ctx.config.limits.call_timeout_s
         try:

@@ -107,7 +107,8 @@ class TritonStaticCompiler:
     """A sandbox child that compiles (never runs) the submission's Triton kernels."""
 
     def __init__(self, *, workdir: Path, src_copy: Path, spec: dict[str, Any], fmt: str,
-                 limits: SandboxLimits, cuda_shim: bool, recorded_root: str | None) -> None:
+                 limits: SandboxLimits, cuda_shim: bool, recorded_root: str | None,
+                 artifacts: Path | None = None) -> None:
         self.src = src_copy
         self.spec = spec
         self.fmt = fmt
@@ -116,7 +117,8 @@ class TritonStaticCompiler:
         preludes = (["tools.harness.cuda_shim"] if cuda_shim else []) + ["tools.resources.triton_child"]
         # No TRITON_INTERPRET here: compiling for a GPU target needs the real JIT path.
         self.worker = SandboxWorker("triton-compile", workdir, limits, preludes=preludes,
-                                    child_config={"device": "cpu", "cuda_shim": cuda_shim})
+                                    child_config={"device": "cpu", "cuda_shim": cuda_shim},
+                                    writable=[] if artifacts is None else [artifacts])
         self._loaded: bool | None = None
         self.load_error: str | None = None
 

@@ -40,6 +40,10 @@ def main(argv: list[str]) -> int:
     os.set_inheritable(req_fd, False)
     os.set_inheritable(resp_fd, False)
     try:
+        if config.get("readonly_except"):
+            from tools.sandbox.fsguard import make_readonly_except
+
+            make_readonly_except(config["readonly_except"])
         for name in config.get("preludes", []):
             importlib.import_module(name).install(config)
         import torch

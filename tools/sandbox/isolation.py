@@ -21,7 +21,10 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
 # Rationale: short values ("1", "true") would redact ordinary text; real secrets are longer.
@@ -32,6 +35,7 @@ _MIN_SECRET_LEN = 8
 class Isolation:
     prefix: tuple[str, ...]
     description: str
+    readonly_fs: bool = False
 
     @property
     def namespaces(self) -> bool:
@@ -68,11 +72,30 @@ def isolation() -> Isolation:
             continue
         lines = out.stdout.split()
         if out.returncode == 0 and len(lines) == 2 and lines[0] == "1" and int(lines[1]) <= 4:
+            ro, ro_why = _readonly_probe(prefix)
             return Isolation(tuple(prefix), "PID and mount namespaces with a private /proc"
-                                            + (" (user namespace)" if os.geteuid() != 0 else ""))
+                                            + (" (user namespace)" if os.geteuid() != 0 else "")
+                                            + ("; filesystem read-only but for the child's own directories" if ro
+                                               else f"; filesystem writable ({ro_why})"),
+                             readonly_fs=ro)
         why = (out.stderr.strip() or out.stdout.strip())[:200]
     return Isolation((), f"no namespaces (unshare failed: {why}): the child can read other processes' "
                          "/proc entries of the same user")
+
+
+def _readonly_probe(prefix: list[str]) -> tuple[bool, str]:
+    """Whether a child in these namespaces can make the filesystem read-only but for its own
+    directory (tools/sandbox/fsguard.py), tried once in a throwaway namespace."""
+    base = tempfile.mkdtemp(prefix="kreview-fsguard-")
+    try:
+        out = subprocess.run([*prefix, sys.executable, "-I", str(Path(__file__).with_name("fsguard.py")), base],
+                             capture_output=True, text=True, timeout=30, check=False)
+        ok = out.returncode == 0 and (Path(base) / "w" / "ok").exists() and not (Path(base) / "outside").exists()
+        return ok, "" if ok else (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1][:200]
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, str(exc)[:200]
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def secret_values(environ: dict[str, str] | None = None) -> list[str]:

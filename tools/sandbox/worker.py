@@ -127,6 +127,8 @@ class SandboxWorker:
     any submission code is imported: backend setup such as ``TRITON_INTERPRET`` or the CUDA shim.
     ``wrapper`` is a command the child runs under (e.g. ``compute-sanitizer --tool memcheck``).
     ``address_space_limit=False`` drops RLIMIT_AS (CUDA children: see ``SandboxSession``).
+    ``writable``: where the child may write besides ``workdir`` when the filesystem can be made
+    read-only for it (tools/sandbox/fsguard.py).
     """
 
     def __init__(
@@ -141,6 +143,7 @@ class SandboxWorker:
         python: str | None = None,
         wrapper: list[str] | None = None,
         address_space_limit: bool = True,
+        writable: list[Path] | None = None,
     ) -> None:
         self.name = name
         self.workdir = Path(workdir)
@@ -151,6 +154,7 @@ class SandboxWorker:
         self.python = python or sys.executable
         self.wrapper = list(wrapper or [])
         self.address_space_limit = address_space_limit
+        self.writable = [self.workdir, *(Path(p) for p in writable or [])]
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
         self._resp_r: int | None = None
@@ -185,6 +189,10 @@ class SandboxWorker:
             "package_root": str(_PACKAGE_ROOT),
             **self.child_config,
         }
+        if isolation().readonly_fs:
+            # Rationale: CUDA (IPC, the driver's own files) and Python's multiprocessing need /dev/shm.
+            shm = [Path("/dev/shm")] if Path("/dev/shm").is_dir() else []
+            config["readonly_except"] = [str(p) for p in [*self.writable, *shm]]
         cmd = [*isolation().prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
                json.dumps(config)]
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
