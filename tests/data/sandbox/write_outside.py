@@ -4,7 +4,6 @@ own working directory, and reports what happened as its output: 1.0 where the wr
 import os
 from pathlib import Path
 
-import torch
 import torch.nn as nn
 
 import tools  # the reviewer's package is on the child's path
