@@ -151,7 +151,9 @@ def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config) ->
         case = Case(id="c", seed=1)
         run = ctx.session.run_submission(case, ctx.session.reference(case))
         assert run.ok, run.call.failure_text()
-        assert run.outputs[0][0, :2].tolist() == [0.0, 1.0]  # package: refused; own directory: allowed
+        # package: refused; own directory: allowed; the reference's copy of the task: refused
+        assert run.outputs[0][0, :3].tolist() == [0.0, 1.0, 0.0]
+        assert (ctx.session.root / "reference" / "src").is_dir()
         assert not target.exists()
     finally:
         ctx.session.close()

@@ -110,16 +110,20 @@ class SandboxSession:
         workdir = self.root / role
         _copy_tree(self.submission.root_path, workdir / "src")
         env = dict(self.setup.env)
+        # Rationale: with a read-only filesystem (tools/sandbox/fsguard.py) a child writes only its
+        # own directory and the transfer folder, never another role's copy of the task.
+        writable = [self.xfer]
         if role != "reference":
             # Rationale: load_inline builds once per review, not once per submission child (a CUDA
             # extension takes a minute to compile); the reference never shares a build directory.
             env["TORCH_EXTENSIONS_DIR"] = str(self.root / "submission-extensions")
+            writable.append(self.root / "submission-extensions")
         env.update(env_extra or {})
         # Rationale: CUDA reserves virtual address space for all host and device memory (UVM), so an
         # RLIMIT_AS makes CUDA initialisation fail; on a GPU the device bounds kernel memory instead.
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper,
-                             address_space_limit=not self.device.has_gpu, writable=[self.root])
+                             address_space_limit=not self.device.has_gpu, writable=writable)
 
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)

@@ -71,7 +71,7 @@ class BenchmarkTool(Tool):
         return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.config.limits, env_extra=dict(ctx.setup.env),
                              preludes=[*ctx.setup.preludes, "tools.benchmark.child"],
                              child_config=ctx.session.child_config(), python=python,
-                             writable=[ctx.session.root, *(writable or [])])
+                             writable=[ctx.session.xfer, *(writable or [])])
 
     def _time(self, ctx: ToolContext, worker: SandboxWorker, role: str, case: Case, paths: list[str],
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:

@@ -1,5 +1,6 @@
-"""Tries to write into the reviewer's installed package (a later review would run it) and into its
-own working directory, and reports what happened as its output: 1.0 where the write succeeded."""
+"""Tries to write into the reviewer's installed package (a later review would run it), into the
+reference child's copy of the task, and into its own working directory, and reports what happened
+as its output: 1.0 where the write succeeded."""
 
 import os
 from pathlib import Path
@@ -24,4 +25,5 @@ class ModelNew(nn.Module):
         y = x * 2.0 + 1.0
         y[0, 0] = _try(TARGET)
         y[0, 1] = _try(Path(os.getcwd()) / "scratch.txt")
+        y[0, 2] = _try(Path(os.getcwd()).parent / "reference" / "src" / "planted.py")
         return y
