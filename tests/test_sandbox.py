@@ -158,3 +158,26 @@ def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config) ->
     finally:
         ctx.session.close()
         target.unlink(missing_ok=True)
+
+
+def test_the_child_has_no_network(tmp_path, config) -> None:
+    import socket
+
+    import pytest
+
+    from tools.sandbox.isolation import isolation
+
+    if not isolation().namespaces:
+        pytest.skip(f"no namespaces here: {isolation().description}")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        ctx = _ctx(tmp_path, "network_probe", config)
+        (ctx.session.submission.root_path / "port.txt").write_text(str(server.getsockname()[1]))
+        try:
+            case = Case(id="c", seed=1)
+            run = ctx.session.run_submission(case, ctx.session.reference(case))
+            assert run.ok, run.call.failure_text()
+            assert run.outputs[0][0, 0].item() == 0.0  # the host's loopback server is unreachable
+        finally:
+            ctx.session.close()

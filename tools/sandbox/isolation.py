@@ -6,7 +6,7 @@ shell that started it), which is where API keys and tokens live, and print them 
 message and so into a review that may be published. Each child therefore starts in its own PID and
 mount namespaces with a fresh ``/proc`` (util-linux ``unshare --pid --fork --mount-proc``, plus a
 user namespace when the reviewer is not root): it sees only its own processes, and when it exits
-every process it started is killed with it.
+every process it started is killed with it. A network namespace leaves it without a network.
 
 Where namespaces are unavailable (no ``unshare``, or unprivileged user namespaces switched off) the
 child runs without them, and the review's environment says so, never silently; the parent also
@@ -43,7 +43,9 @@ class Isolation:
 
 
 def _candidates(unshare: str) -> list[list[str]]:
-    base = ["--pid", "--fork", "--mount-proc", "--kill-child"]
+    # --net: a fresh network namespace with only a loopback that is down, so a submission cannot
+    # send what it reads anywhere (nothing in a child needs the network).
+    base = ["--pid", "--fork", "--mount-proc", "--kill-child", "--net"]
     if os.geteuid() == 0:
         return [[unshare, *base]]
     # Rationale: --map-current-user keeps the child's uid as it is (util-linux >= 2.38); older
@@ -73,7 +75,7 @@ def isolation() -> Isolation:
         lines = out.stdout.split()
         if out.returncode == 0 and len(lines) == 2 and lines[0] == "1" and int(lines[1]) <= 4:
             ro, ro_why = _readonly_probe(prefix)
-            return Isolation(tuple(prefix), "PID and mount namespaces with a private /proc"
+            return Isolation(tuple(prefix), "PID, mount and network namespaces (private /proc, no network)"
                                             + (" (user namespace)" if os.geteuid() != 0 else "")
                                             + ("; filesystem read-only but for the child's own directories" if ro
                                                else f"; filesystem writable ({ro_why})"),
