@@ -106,6 +106,16 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
     return Classified("fail", "exception", f"{stage} raised {text[:500]}")
 
 
+def refuses_dtype(c: Classified | None) -> bool:
+    """Whether a call on a dtype the task does not use failed loudly (it raised, e.g. a dtype error
+    at trace or launch such as tl.exp on float16).
+
+    Rationale: a loud refusal is a stated limitation a user meets at once, reported as information
+    (``unsupported_dtype``) by the generality dtype axis and the numerics fp16/bf16 probes alike;
+    only a silent wrong answer in that dtype is a defect."""
+    return c is not None and c.outcome == "fail" and c.defect == "exception"
+
+
 def numel_of(value: Any) -> int:
     return _numel(value)
 

@@ -25,7 +25,7 @@ from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
 from tools.generality.search import Search, SearchResult, Trial
 from tools.generality.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.harness.case import Case
-from tools.outcomes import input_elements
+from tools.outcomes import input_elements, refuses_dtype
 
 
 def _inner_frame(ev: Evaluation) -> str | None:
@@ -232,10 +232,7 @@ class GeneralityTool(Tool):
         outcome = ev.classified.outcome if ev.classified is not None else "fail"
         defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
         summary = f"{axis.name}: {axis.describe(fail.config)} fails: {ev.short_summary()[:400]}"
-        if axis.name == "dtypes" and ev.classified is not None and ev.classified.defect == "exception":
-            # Rationale: a dtype the task does not use that fails loudly (a dtype error at trace or
-            # launch) is a stated limitation a user meets at once; only a silent wrong answer in
-            # another dtype is a generality defect.
+        if axis.name == "dtypes" and refuses_dtype(ev.classified):
             outcome, defect = "info", "unsupported_dtype"
             summary = f"{axis.name}: {axis.describe(fail.config)} is not supported: {ev.short_summary()[:400]}"
         if why:

@@ -21,7 +21,7 @@ from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.harness.case import Case
 from tools.harness.tensors import flatten
 from tools.numerics.probes import PROBES, Probe, plan
-from tools.outcomes import input_elements
+from tools.outcomes import input_elements, refuses_dtype
 
 
 class NumericsTool(Tool):
@@ -112,10 +112,8 @@ class NumericsTool(Tool):
                              f"fails on these inputs ({ev.ref.call.failure_text()[:200]})", **common)
         elif status == "rejected":
             ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: {ev.summary()}", **common)
-        elif status == "failed" and self._refuses_dtype(ctx, probe, ev):
-            # Rationale: as in generality's dtype axis, a dtype the task does not use that fails
-            # loudly (a dtype error at trace or launch, e.g. tl.exp on float16) is a limitation a user
-            # meets at once, not a numerics defect; only a silent wrong answer in that dtype is one.
+        elif (status == "failed" and probe.name in ("float16", "bfloat16")
+              and probe.name != (ctx.submission.dtype or "float32") and refuses_dtype(ev.classified)):
             c = ev.classified
             assert c is not None
             ctx.add_evidence(self, outcome="info", defect="unsupported_dtype",
@@ -136,12 +134,6 @@ class NumericsTool(Tool):
                     if nonfinite and j.basis != "nonfinite" else "")
             ctx.add_evidence(self, outcome="pass" if j.ok else "fail", defect=None if j.ok else probe.defect,
                              summary=f"{probe.title}: {lead}{j.summary}", **common)
-
-    @staticmethod
-    def _refuses_dtype(ctx: ToolContext, probe: Probe, ev: Evaluation) -> bool:
-        native = ctx.submission.dtype or "float32"
-        return (probe.name in ("float16", "bfloat16") and probe.name != native and ev.classified is not None
-                and ev.classified.outcome == "fail" and ev.classified.defect == "exception")
 
     def _determinism(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
         ref = ctx.session.reference(case)
