@@ -20,7 +20,7 @@ from tools.backends.base import DeviceInfo, RunSetup
 from tools.harness import tensors
 from tools.harness.case import Case
 from tools.sandbox import CallResult, SandboxLimits, SandboxWorker
-from tools.sandbox.worker import LOG_KEEP
+from tools.sandbox.worker import LOG_KEEP, log_tail
 
 _COPY_LIMIT = 64 * 2**20
 
@@ -55,16 +55,6 @@ class SubmissionRun:
     @property
     def ok(self) -> bool:
         return self.loaded and self.call.answered and self.call.ok
-
-
-def _copy_tail(src: Path, dst: Path, keep: int) -> None:
-    """Copy a child log into the run directory, only its last ``keep`` bytes when it is longer."""
-    size = src.stat().st_size
-    with src.open("rb") as fh, dst.open("wb") as out:
-        if size > keep:
-            fh.seek(size - keep)
-            out.write(f"[kreview: first {size - keep} bytes of this log not kept]\n".encode())
-        shutil.copyfileobj(fh, out)
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
@@ -299,7 +289,7 @@ class SandboxSession:
                 for name in ("stdout.log", "stderr.log"):
                     src = w.workdir / name
                     if src.exists() and src.stat().st_size:
-                        _copy_tail(src, self.keep_logs_in / f"{role}-{name}", LOG_KEEP)
+                        (self.keep_logs_in / f"{role}-{name}").write_bytes(log_tail(src, LOG_KEEP))
         shutil.rmtree(self.root, ignore_errors=True)
         self._workers.clear()
         self._load_results.clear()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
+_UNISOLATED = "the child can read other processes' /proc entries of the same user"
 # Rationale: short values ("1", "true") would redact ordinary text; real secrets are longer.
 _MIN_SECRET_LEN = 8
 
@@ -57,12 +58,10 @@ def _candidates(unshare: str) -> list[list[str]]:
 def isolation() -> Isolation:
     """The command prefix that puts a child in its own namespaces, probed once per process."""
     if os.environ.get("KREVIEW_SANDBOX_NAMESPACES", "1") == "0":
-        return Isolation((), "no namespaces (KREVIEW_SANDBOX_NAMESPACES=0): the child can read other "
-                             "processes' /proc entries of the same user")
+        return Isolation((), f"no namespaces (KREVIEW_SANDBOX_NAMESPACES=0): {_UNISOLATED}")
     unshare = shutil.which("unshare")
     if unshare is None:
-        return Isolation((), "no namespaces (util-linux unshare not found): the child can read other "
-                             "processes' /proc entries of the same user")
+        return Isolation((), f"no namespaces (util-linux unshare not found): {_UNISOLATED}")
     why = ""
     for prefix in _candidates(unshare):
         try:
@@ -81,8 +80,7 @@ def isolation() -> Isolation:
                                                else f"; filesystem writable ({ro_why})"),
                              readonly_fs=ro)
         why = (out.stderr.strip() or out.stdout.strip())[:200]
-    return Isolation((), f"no namespaces (unshare failed: {why}): the child can read other processes' "
-                         "/proc entries of the same user")
+    return Isolation((), f"no namespaces (unshare failed: {why}): {_UNISOLATED}")
 
 
 def _readonly_probe(prefix: list[str]) -> tuple[bool, str]:

@@ -113,6 +113,16 @@ def _tail(path: Path, start: int) -> str:
         return ""
 
 
+def log_tail(path: Path, keep: int) -> bytes:
+    """A child log's last ``keep`` bytes, after a line saying how much before them was cut."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if size <= keep:
+            return fh.read()
+        fh.seek(size - keep)
+        return f"[kreview: first {size - keep} bytes of this log cut]\n".encode() + fh.read(keep)
+
+
 def _size(path: Path) -> int:
     try:
         return path.stat().st_size
@@ -325,16 +335,10 @@ class SandboxWorker:
         Between calls only the last part is kept; the child appends (O_APPEND), so it goes on
         writing at the new end."""
         for path in (self.stdout_path, self.stderr_path):
-            size = _size(path)
-            if size <= LOG_CAP:
+            if _size(path) <= LOG_CAP:
                 continue
             try:
-                with path.open("r+b") as fh:
-                    fh.seek(size - LOG_KEEP)
-                    keep = fh.read(LOG_KEEP)
-                    fh.seek(0)
-                    fh.write(f"[kreview: {size - len(keep)} earlier bytes of this log cut]\n".encode() + keep)
-                    fh.truncate()
+                path.write_bytes(log_tail(path, LOG_KEEP))
             except OSError:
                 pass
 
