@@ -28,7 +28,10 @@ def _now() -> str:
 def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[str], None] | None = None,
                  drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
     """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
-    # bad directories and bad rubrics fail here, before a run directory exists
+    # bad directories, bad rubrics and a machine without a sandbox fail here, before a run directory exists
+    from tools.sandbox.isolation import require
+
+    require()
     load_submission(path, config.format_hint)
     load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})

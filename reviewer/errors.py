@@ -132,3 +132,17 @@ class SanitizerIncompatible(ToolUnavailable):
     Raised before anything is patched; the memcheck evidence becomes ``unverified``."""
 
     status = "sanitizer_incompatible"
+
+
+class SandboxUnavailable(UsageError):
+    """Submission code would have to run without the sandbox (no bubblewrap, no user namespaces, no
+    seccomp): refused unless the user passes ``--unsafe-no-sandbox``."""
+
+    status = "sandbox_unavailable"
+
+
+class UnsafeSubmissionFile(UsageError):
+    """The submission directory holds a symlink, a device, a FIFO or an oversized file, or a manifest
+    points outside the directory."""
+
+    status = "unsafe_submission_file"

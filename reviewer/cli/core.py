@@ -40,11 +40,19 @@ def review(
     config_file: Annotated[Optional[Path], typer.Option("--config", help="config file with an [llm] table "
                                                          "[env KREVIEW_CONFIG; default ~/.config/kreview/config.toml]")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
+                                                    "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
 ) -> None:
     """Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."""
 
     def go() -> None:
         from reviewer.api import start_review
+
+        if unsafe_no_sandbox:
+            from tools.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe
+
+            allow_unsafe()
+            err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
 
         if device not in ("auto", "cpu", "cuda"):
             raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
@@ -136,11 +144,19 @@ def probe(
     timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
     format_hint: Annotated[Optional[str], typer.Option("--format-hint")] = None,
     fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.text,
+    unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
+                                                    "sandbox")] = False,
 ) -> None:
     """Rerun one tool (optionally on one case) and print the evidence it produces."""
 
     def go() -> None:
         from reviewer.device import detect_device
+        from tools.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe, require
+
+        if unsafe_no_sandbox:
+            allow_unsafe()
+            err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
+        require()
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
         from reviewer.registry import tools

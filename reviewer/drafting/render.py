@@ -27,7 +27,8 @@ def _cell(text: str, limit: int = 160) -> str:
 def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     sub = review.submission
     env = review.environment
-    lines = [
+    lines = [f"**UNSAFE: {env.get('sandbox_isolation', 'no sandbox')}**", ""] if env.get("unsafe_no_sandbox") else []
+    lines += [
         f"# Kernel review: {sub.name} — {review.overall.upper().replace('_', ' ')}",
         "",
         f"*{_STATUS[review.status]}* · run `{review.run_id}` · {sub.format} · {sub.framework} · "

@@ -40,6 +40,15 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _sandbox_environment() -> dict[str, Any]:
+    """The isolation in force, as measured inside a sandboxed child (tools/sandbox/isolation.py)."""
+    iso = isolation()
+    out: dict[str, Any] = {"sandbox_isolation": iso.description, "sandbox": iso.measured}
+    if iso.unsafe:
+        out["unsafe_no_sandbox"] = True
+    return out
+
+
 def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.progress("reading the submission")
@@ -48,7 +57,7 @@ def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     device = rc.device()
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
            "platform": platform.platform(), "versions": _versions(),
-           "limits": rc.config.limits.describe(), "sandbox_isolation": isolation().description}
+           "limits": rc.config.limits.describe(), **_sandbox_environment()}
     return {"submission": sub.model_dump(mode="json"), "environment": env}
 
 

@@ -40,10 +40,12 @@ def main(argv: list[str]) -> int:
     os.set_inheritable(req_fd, False)
     os.set_inheritable(resp_fd, False)
     try:
-        if config.get("readonly_except"):
-            from tools.sandbox.fsguard import make_readonly_except
+        measured = None
+        if config.get("measure") is not None:
+            # first thing, before any module the task or the submission brings: what isolation holds
+            from tools.sandbox.measure import measure
 
-            make_readonly_except(config["readonly_except"])
+            measured = measure(config["measure"])
         for name in config.get("preludes", []):
             importlib.import_module(name).install(config)
         import torch
@@ -52,7 +54,8 @@ def main(argv: list[str]) -> int:
         from tools.harness import ops
 
         state = ops.ChildState(config)
-        ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid()}
+        ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
+                 "isolation": measured}
         _send(resp_fd, {"id": 0, "ok": True, "result": ready})
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
         _send(resp_fd, {"id": 0, "ok": False, "error": _error(exc)})

@@ -1,101 +1,161 @@
-"""Process isolation of a sandbox child beyond its scrubbed environment.
+"""Which sandbox encloses submission code, probed once per process, and failing closed.
 
-A scrubbed environment is not enough on its own: a child running as the same user can read
-``/proc/<pid>/environ`` of its parent and of every other process of that user (the reviewer, the
-shell that started it), which is where API keys and tokens live, and print them into its error
-message and so into a review that may be published. Each child therefore starts in its own PID and
-mount namespaces with a fresh ``/proc`` (util-linux ``unshare --pid --fork --mount-proc``, plus a
-user namespace when the reviewer is not root): it sees only its own processes, and when it exits
-every process it started is killed with it. A network namespace leaves it without a network.
+Every child that runs submission or reference code runs under bubblewrap (tools/sandbox/bwrap.py)
+with the seccomp filter of tools/sandbox/seccomp_filter.py. ``isolation()`` starts one throwaway
+child under exactly that command and measures from inside it (tools/sandbox/measure.py) what held:
+capabilities, seccomp mode, visible processes, network, which host paths it can see or write.
+Only if all of it held is the sandbox in force; otherwise ``require()`` refuses to run submission
+code (``SandboxUnavailable``, exit 2) with a hint on how to fix the machine, unless the user passed
+``--unsafe-no-sandbox`` (``KREVIEW_UNSAFE_NO_SANDBOX=1``), which every review then records.
 
-Where namespaces are unavailable (no ``unshare``, or unprivileged user namespaces switched off) the
-child runs without them, and the review's environment says so, never silently; the parent also
-redacts the values of its own secret-looking variables from whatever text the child sends back.
-``KREVIEW_SANDBOX_NAMESPACES=0`` turns namespaces off.
+The parent also redacts the values of its own secret-looking variables from whatever text a child
+sends back: a backstop for the unsafe mode, useless against encoded secrets, never the defence.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from reviewer.errors import SandboxUnavailable
+
+UNSAFE_ENV = "KREVIEW_UNSAFE_NO_SANDBOX"
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
-_UNISOLATED = "the child can read other processes' /proc entries of the same user"
 # Rationale: short values ("1", "true") would redact ordinary text; real secrets are longer.
 _MIN_SECRET_LEN = 8
+_HINT = ("install bubblewrap (Debian/Ubuntu: apt-get install -y bubblewrap) and allow user namespaces "
+         "(Ubuntu 24.04: sysctl -w kernel.apparmor_restrict_unprivileged_userns=0, or an AppArmor profile for "
+         "bwrap; elsewhere: sysctl -w kernel.unprivileged_userns_clone=1 / user.max_user_namespaces > 0; in a "
+         "container: run it with --security-opt seccomp=unconfined or allow unshare/clone), or pass "
+         "--unsafe-no-sandbox to run submission code with your own privileges (recorded in the review)")
+UNSAFE_DESCRIPTION = ("NO SANDBOX (--unsafe-no-sandbox): submission code ran with the reviewer's own user, "
+                      "files, network and processes in reach")
 
 
 @dataclass(frozen=True)
 class Isolation:
-    prefix: tuple[str, ...]
+    sandboxed: bool
     description: str
-    readonly_fs: bool = False
+    unsafe: bool = False
+    why: str = ""
+    measured: dict[str, Any] = field(default_factory=dict)
 
+    # kept for callers written against the unshare-based sandbox
     @property
     def namespaces(self) -> bool:
-        return bool(self.prefix)
+        return self.sandboxed
+
+    @property
+    def readonly_fs(self) -> bool:
+        return self.sandboxed
 
 
-def _candidates(unshare: str) -> list[list[str]]:
-    # --net: a fresh network namespace with only a loopback that is down, so a submission cannot
-    # send what it reads anywhere (nothing in a child needs the network).
-    base = ["--pid", "--fork", "--mount-proc", "--kill-child", "--net"]
-    if os.geteuid() == 0:
-        return [[unshare, *base]]
-    # Rationale: --map-current-user keeps the child's uid as it is (util-linux >= 2.38); older
-    # unshare only has --map-root-user.
-    return [[unshare, "--map-current-user", *base], [unshare, "--map-root-user", *base]]
+def unsafe_requested() -> bool:
+    return os.environ.get(UNSAFE_ENV, "") not in ("", "0")
+
+
+def allow_unsafe() -> None:
+    """``--unsafe-no-sandbox``: for this process and the reviewer processes it starts."""
+    os.environ[UNSAFE_ENV] = "1"
+    isolation.cache_clear()
+
+
+def probe_paths(own: Path) -> dict[str, list[str]]:
+    """Host paths a child must neither write nor see, and its own directory it must write."""
+    from tools.sandbox.bwrap import _PACKAGE_ROOT
+
+    home = os.environ.get("HOME") or str(Path.home())
+    write = ["/", "/usr", "/etc", str(_PACKAGE_ROOT / "tools"), sys.prefix, "/var/tmp"]
+    absent = [home, "/root", "/run", "/home", "/var/run", str(Path(tempfile.gettempdir()) / "kreview-host-marker"),
+              str(_PACKAGE_ROOT / "tests"), str(_PACKAGE_ROOT / "eval_sets"), "/etc/shadow", "/dev/shm/kreview-host-marker"]
+    # the Python installation may live under /root or a home directory: visible, read-only, by necessity
+    allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix)}
+    absent = [a for a in absent if not any(p == a or p.startswith(a.rstrip("/") + "/") for p in allowed)]
+    return {"write": write, "absent": absent, "own": [str(own)]}
 
 
 @functools.lru_cache(maxsize=1)
 def isolation() -> Isolation:
-    """The command prefix that puts a child in its own namespaces, probed once per process."""
-    if os.environ.get("KREVIEW_SANDBOX_NAMESPACES", "1") == "0":
-        return Isolation((), f"no namespaces (KREVIEW_SANDBOX_NAMESPACES=0): {_UNISOLATED}")
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        return Isolation((), f"no namespaces (util-linux unshare not found): {_UNISOLATED}")
-    why = ""
-    for prefix in _candidates(unshare):
-        try:
-            # The probe must see itself as PID 1 and no process but its own in /proc.
-            out = subprocess.run([*prefix, "/bin/sh", "-c", 'echo $$; ls /proc | grep -c "^[0-9][0-9]*$"'],
-                                 capture_output=True, text=True, timeout=10, check=False, env={"PATH": "/usr/bin:/bin"})
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            why = str(exc)
-            continue
-        lines = out.stdout.split()
-        if out.returncode == 0 and len(lines) == 2 and lines[0] == "1" and int(lines[1]) <= 4:
-            ro, ro_why = _readonly_probe(prefix)
-            return Isolation(tuple(prefix), "PID, mount and network namespaces (private /proc, no network)"
-                                            + (" (user namespace)" if os.geteuid() != 0 else "")
-                                            + ("; filesystem read-only but for the child's own directories" if ro
-                                               else f"; filesystem writable ({ro_why})"),
-                             readonly_fs=ro)
-        why = (out.stderr.strip() or out.stdout.strip())[:200]
-    return Isolation((), f"no namespaces (unshare failed: {why}): {_UNISOLATED}")
+    if unsafe_requested():
+        return Isolation(False, UNSAFE_DESCRIPTION, unsafe=True, why="--unsafe-no-sandbox")
+    from tools.sandbox import bwrap
+    from tools.sandbox.seccomp_filter import SeccompUnavailable, filter_fd
 
-
-def _readonly_probe(prefix: list[str]) -> tuple[bool, str]:
-    """Whether a child in these namespaces can make the filesystem read-only but for its own
-    directory (tools/sandbox/fsguard.py), tried once in a throwaway namespace."""
-    base = tempfile.mkdtemp(prefix="kreview-fsguard-")
+    if bwrap.bwrap_path() is None:
+        return Isolation(False, "no sandbox", why="bubblewrap (bwrap) is not installed")
+    base = Path(tempfile.mkdtemp(prefix="kreview-probe-"))
+    markers = [Path(tempfile.gettempdir()) / "kreview-host-marker", Path("/dev/shm/kreview-host-marker")]
+    fd = None
     try:
-        out = subprocess.run([*prefix, sys.executable, "-I", str(Path(__file__).with_name("fsguard.py")), base],
-                             capture_output=True, text=True, timeout=30, check=False)
-        ok = out.returncode == 0 and (Path(base) / "w" / "ok").exists() and not (Path(base) / "outside").exists()
-        return ok, "" if ok else (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1][:200]
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return False, str(exc)[:200]
+        for m in markers:
+            try:
+                m.touch()
+            except OSError:
+                pass
+        try:
+            fd = filter_fd()
+        except SeccompUnavailable as exc:
+            return Isolation(False, "no sandbox", why=str(exc))
+        own = base / "w"
+        cmd = bwrap.command(writable=[own], chdir=own, etc_dir=bwrap.passwd_file(base / "etc"), seccomp_fd=fd,
+                            gpu=False)
+        script = str(Path(__file__).with_name("measure.py"))
+        try:
+            out = subprocess.run([*cmd, sys.executable, "-I", script, json.dumps(probe_paths(own))],
+                                 capture_output=True, text=True, timeout=60, check=False, pass_fds=(fd,),
+                                 env={"PATH": "/usr/bin:/bin"})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return Isolation(False, "no sandbox", why=f"bwrap did not run: {exc}")
+        if out.returncode != 0:
+            return Isolation(False, "no sandbox", why=f"bwrap failed: {(out.stderr.strip() or out.stdout.strip())[-300:]}")
+        try:
+            measured = json.loads(out.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return Isolation(False, "no sandbox", why=f"the probe printed no measurement: {out.stdout[-200:]}")
+        from tools.sandbox.measure import problems
+
+        bad = problems(measured)
+        if bad:
+            return Isolation(False, "no sandbox", why="bwrap ran but the isolation did not hold: " + "; ".join(bad),
+                             measured=measured)
+        return Isolation(True, describe(measured), measured=measured)
     finally:
+        if fd is not None:
+            os.close(fd)
+        for m in markers:
+            try:
+                m.unlink()
+            except OSError:
+                pass
         shutil.rmtree(base, ignore_errors=True)
+
+
+def describe(m: dict[str, Any]) -> str:
+    from tools.sandbox.pids import pids_limit_kind
+
+    return (f"bubblewrap, measured in the child: user namespace (uid {m.get('uid')}, capabilities "
+            f"{m.get('cap_eff')}), seccomp filter (mount -> {m.get('mount')}, unshare -> {m.get('unshare_user')}), "
+            f"private /proc ({m.get('visible_processes')} processes visible), no network (interfaces "
+            f"{','.join(m.get('net_interfaces', [])) or 'none'}), filesystem: only the Python environment and the "
+            f"task read-only, own directories writable, private /tmp and /dev/shm, no home/root/run/host tmp; "
+            f"process limit: {pids_limit_kind()}")
+
+
+def require() -> Isolation:
+    """The isolation to run submission code under, or ``SandboxUnavailable`` (fail closed)."""
+    iso = isolation()
+    if iso.sandboxed or iso.unsafe:
+        return iso
+    raise SandboxUnavailable(f"refusing to run submission code without a sandbox: {iso.why}", hint=_HINT)
 
 
 def secret_values(environ: dict[str, str] | None = None) -> list[str]:

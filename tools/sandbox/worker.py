@@ -24,9 +24,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from tools.sandbox import bwrap
 from tools.sandbox.env import scrubbed_env
-from tools.sandbox.isolation import isolation, redact, secret_values
+from tools.sandbox.isolation import probe_paths, redact, require, secret_values
 from tools.sandbox.limits import SandboxLimits
+from tools.sandbox.measure import problems
+from tools.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
+from tools.sandbox.seccomp_filter import filter_fd
 
 CHILD_ENTRY = Path(__file__).with_name("child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -88,7 +92,14 @@ def _set_pdeathsig() -> None:
         pass
 
 
-def _limit_child(limits: SandboxLimits, address_space: bool = True) -> None:
+def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: PidsCgroup | None = None,
+                 nproc: int | None = None) -> None:
+    if cgroup is not None:
+        cgroup.enter()
+    if nproc is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    # Rationale: a bounded number of open files (the default hard limit can be a million)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
     if address_space:
         mem = limits.memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
@@ -137,8 +148,9 @@ class SandboxWorker:
     any submission code is imported: backend setup such as ``TRITON_INTERPRET`` or the CUDA shim.
     ``wrapper`` is a command the child runs under (e.g. ``compute-sanitizer --tool memcheck``).
     ``address_space_limit=False`` drops RLIMIT_AS (CUDA children: see ``SandboxSession``).
-    ``writable``: where the child may write besides ``workdir`` when the filesystem can be made
-    read-only for it (tools/sandbox/fsguard.py).
+    ``writable``: where the child may write besides ``workdir`` (nothing else of the host is
+    writable, and little is visible: tools/sandbox/bwrap.py). ``gpu``: bind the GPU device nodes
+    (default: when the address-space limit is off, which is what CUDA children need).
     """
 
     def __init__(
@@ -154,6 +166,7 @@ class SandboxWorker:
         wrapper: list[str] | None = None,
         address_space_limit: bool = True,
         writable: list[Path] | None = None,
+        gpu: bool | None = None,
     ) -> None:
         self.name = name
         self.workdir = Path(workdir)
@@ -165,6 +178,9 @@ class SandboxWorker:
         self.wrapper = list(wrapper or [])
         self.address_space_limit = address_space_limit
         self.writable = [self.workdir, *(Path(p) for p in writable or [])]
+        self.gpu = (not address_space_limit) if gpu is None else gpu
+        self._cgroup: PidsCgroup | None = None
+        self.isolation: dict[str, Any] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
         self._resp_r: int | None = None
@@ -199,11 +215,22 @@ class SandboxWorker:
             "package_root": str(_PACKAGE_ROOT),
             **self.child_config,
         }
-        if isolation().readonly_fs:
-            # Rationale: CUDA (IPC, the driver's own files) and Python's multiprocessing need /dev/shm.
-            shm = [Path("/dev/shm")] if Path("/dev/shm").is_dir() else []
-            config["readonly_except"] = [str(p) for p in [*self.writable, *shm]]
-        cmd = [*isolation().prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
+        iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
+        prefix: list[str] = []
+        fds = [req_r, resp_w]
+        cgroup: PidsCgroup | None = None
+        nproc: int | None = None
+        if iso.sandboxed:
+            # private scratch of the child for the files bwrap binds (its own /etc/passwd)
+            etc = bwrap.passwd_file(self.workdir / ".etc")
+            fds.append(filter_fd())
+            prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
+                                   gpu=self.gpu, wrapper=self.wrapper)
+            config["measure"] = probe_paths(self.workdir)
+            cgroup = PidsCgroup.create()
+            if cgroup is None and os.geteuid() != 0:
+                nproc = user_task_count() + PIDS_MAX
+        cmd = [*prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
                json.dumps(config)]
         out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
         limits, address_space = self.limits, self.address_space_limit
@@ -211,18 +238,23 @@ class SandboxWorker:
             with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
                 self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
                     cmd,
-                    pass_fds=(req_r, resp_w),
+                    pass_fds=tuple(fds),
                     stdin=subprocess.DEVNULL,
                     stdout=out,
                     stderr=err,
                     cwd=self.workdir,
                     env=env,
                     start_new_session=True,
-                    preexec_fn=lambda: _limit_child(limits, address_space),  # noqa: PLW1509 - single-threaded parent
+                    preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc),  # noqa: PLW1509
                 )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.kill_and_remove()
+            raise
         finally:
-            os.close(req_r)
-            os.close(resp_w)
+            for fd in fds:
+                os.close(fd)
+        self._cgroup = cgroup
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1
         t0 = time.monotonic()
@@ -235,6 +267,17 @@ class SandboxWorker:
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         assert msg is not None
         self.ready_info = msg.get("result", {})
+        measured = self.ready_info.get("isolation") if isinstance(self.ready_info, dict) else None
+        if iso.sandboxed and msg.get("ok"):
+            # Rationale: the promise is checked in every child, not only in the probe: a child whose
+            # measurement falls short is stopped before it is sent any request.
+            bad = problems(measured) if isinstance(measured, dict) else ["no measurement"]
+            if bad:
+                self._kill()
+                crash = ChildCrash(kind="startup", message="sandbox child failed to start: the sandbox did not hold: "
+                                   + "; ".join(bad))
+                return CallResult(answered=False, crash=crash, duration_s=dt)
+            self.isolation = measured
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=self.ready_info,
                           error=msg.get("error"), duration_s=dt)
 
@@ -280,6 +323,9 @@ class SandboxWorker:
 
     def _kill(self) -> None:
         proc = self.proc
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            cgroup.kill_and_remove()
         if proc is None:
             return
         try:

@@ -1,0 +1,111 @@
+"""A process-count limit that holds for a sandbox child, also when the reviewer is root.
+
+RLIMIT_NPROC does not bind root (the kernel exempts uid 0 in the initial namespace, and a user
+namespace does not change the real uid), so as root each child is put in a cgroup of its own with
+``pids.max`` (cgroup v2 or the v1 ``pids`` hierarchy, whichever this process may write). As any
+other user, RLIMIT_NPROC set to the user's current process count plus the allowance does bind.
+Neither available: the limit is ``None`` and the review's environment says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import uuid
+from pathlib import Path
+
+# Rationale: torch/OpenMP/triton threads count as tasks; a review child uses a few dozen.
+PIDS_MAX = 512
+
+
+def _own_cgroup_dirs() -> list[Path]:
+    out = []
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if controllers == "":
+            out.append(Path("/sys/fs/cgroup") / path.lstrip("/"))
+            out.append(Path("/sys/fs/cgroup/unified") / path.lstrip("/"))
+        elif "pids" in controllers.split(","):
+            out.append(Path("/sys/fs/cgroup/pids") / path.lstrip("/"))
+    return out
+
+
+class PidsCgroup:
+    """A fresh cgroup with ``pids.max``; ``enter()`` (in the child, before exec) joins it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def create(cls, limit: int = PIDS_MAX) -> PidsCgroup | None:
+        if os.geteuid() != 0:
+            return None
+        for base in _own_cgroup_dirs():
+            if not (base / "cgroup.procs").exists():
+                continue
+            path = base / f"kreview-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+            try:
+                path.mkdir()
+            except OSError:
+                continue
+            try:
+                (path / "pids.max").write_text(str(limit))
+                return cls(path)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+        return None
+
+    def enter(self) -> None:
+        """Runs in the forked child before exec: async-signal-safe enough (one write)."""
+        fd = os.open(str(self.path / "cgroup.procs"), os.O_WRONLY)
+        try:
+            os.write(fd, b"0")
+        finally:
+            os.close(fd)
+
+    def kill_and_remove(self) -> None:
+        for _ in range(20):
+            try:
+                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+            except OSError:
+                return
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            import time
+
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+def user_task_count() -> int:
+    """Tasks (threads included: RLIMIT_NPROC counts them) of this real uid now."""
+    uid, n = os.getuid(), 0
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                if p.stat().st_uid == uid:
+                    n += len(os.listdir(p / "task"))
+            except OSError:
+                pass
+    return n
+
+
+def pids_limit_kind() -> str:
+    """How a child's process count is bounded on this machine, tried once."""
+    if os.geteuid() != 0:
+        return f"RLIMIT_NPROC (the user's tasks + {PIDS_MAX})"
+    cg = PidsCgroup.create()
+    if cg is None:
+        return "none (root, and no writable pids cgroup)"
+    cg.kill_and_remove()
+    return f"pids.max {PIDS_MAX} (cgroup)"
