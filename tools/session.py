@@ -65,7 +65,10 @@ def _copy_tree(src: Path, dst: Path) -> None:
         skipped = {n for n in names if n in {".git", ".kreview", "__pycache__", ".venv", "node_modules"}}
         for n in names:
             p = Path(folder) / n
-            if p.is_file():
+            if p.is_symlink() or not (p.is_file() or p.is_dir()):
+                # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
+                skipped.add(n)
+            elif p.is_file():
                 total += p.stat().st_size
                 if total > _COPY_LIMIT:
                     skipped.add(n)

@@ -5,6 +5,7 @@ Nothing here executes submission code; files are only read and parsed.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from reviewer.errors import IngestError, ManifestError
+from reviewer.errors import IngestError, ManifestError, UnsafeSubmissionFile
 from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
 from reviewer.ingest.submission import Manifest, NominalCase, Submission
 
@@ -24,6 +25,49 @@ LOOKED_FOR = (
 )
 _SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".cpp", ".h", ".hpp"}
 _FORMATS = ("kernelbench", "gpumode", "manifest")
+# folders never read nor copied into the sandbox (tools/session.py:_copy_tree skips the same)
+SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
+# Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
+# the size of a dataset is not a source, and reading it must not exhaust the reviewer's memory.
+MAX_READ_BYTES = 4 * 2**20
+_READ_SUFFIXES = _SOURCE_SUFFIXES | {".toml", ".yml", ".yaml"}
+
+
+def check_tree(root: Path) -> None:
+    """Refuse a submission directory holding anything but plain files and folders (a symlink to
+    /dev/zero or to a file outside, a FIFO, a device, a socket) or a source file too large to read.
+    git stores symlinks, so a pull request can bring one."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            raise UnsafeSubmissionFile(f"{folder}: cannot be listed: {exc.strerror}") from exc
+        for p in entries:
+            rel = p.relative_to(root)
+            if p.is_symlink():
+                raise UnsafeSubmissionFile(f"{rel} is a symbolic link (to {os.readlink(p)!r}); a submission must hold "
+                                           "plain files only", hint="replace the link by the file it points to")
+            if p.is_dir():
+                if p.name not in SKIPPED_DIRS:
+                    stack.append(p)
+                continue
+            if not p.is_file():
+                raise UnsafeSubmissionFile(f"{rel} is not a regular file (a FIFO, device or socket); a submission "
+                                           "must hold plain files only")
+            if p.suffix in _READ_SUFFIXES and p.stat().st_size > MAX_READ_BYTES:
+                raise UnsafeSubmissionFile(f"{rel} is {p.stat().st_size} bytes; source and manifest files are read "
+                                           f"whole and may be at most {MAX_READ_BYTES} bytes")
+
+
+def _confined(root: Path, rel: str, what: str) -> str:
+    """A manifest path: relative, inside the submission directory, no '..'."""
+    pure = Path(rel)
+    if pure.is_absolute() or ".." in pure.parts or not rel.strip():
+        raise ManifestError(f"{root}/kreview.toml: {what} {rel!r} must be a relative path inside the submission "
+                            "directory (no absolute path, no '..')")
+    return rel
 
 
 def _read_manifest(root: Path) -> Manifest | None:
@@ -142,6 +186,7 @@ def _from_manifest(root: Path, m: Manifest) -> Submission:
     if m.submission is None or m.reference is None:
         raise ManifestError(f"{root}/kreview.toml: a manifest-format submission needs [submission] and [reference]")
     for label, entry in (("submission", m.submission), ("reference", m.reference)):
+        _confined(root, entry.file, f"[{label}] file")
         if not (root / entry.file).is_file():
             raise ManifestError(f"{root}/kreview.toml: [{label}] file {entry.file!r} does not exist")
         if not entry.entry:
@@ -149,6 +194,7 @@ def _from_manifest(root: Path, m: Manifest) -> Submission:
     if not m.reference.inputs:
         raise ManifestError(f"{root}/kreview.toml: [reference] needs inputs = \"function making the inputs\"")
     inputs_file, inputs_entry = _split_entry(m.reference.inputs, m.reference.file)
+    _confined(root, inputs_file, "inputs file")
     if not (root / inputs_file).is_file():
         raise ManifestError(f"{root}/kreview.toml: inputs file {inputs_file!r} does not exist")
     cases = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
@@ -170,6 +216,7 @@ def load_submission(path: str | Path, hint: str | None = None) -> Submission:
         raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {LOOKED_FOR}")
     if hint is not None and hint not in _FORMATS:
         raise IngestError(f"unknown format {hint!r}; known: {', '.join(_FORMATS)}")
+    check_tree(root)
     manifest = _read_manifest(root)
     wanted = hint or (manifest.format if manifest else None)
     if wanted is None and manifest is not None and manifest.submission is not None and manifest.reference is not None:
