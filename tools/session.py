@@ -3,6 +3,13 @@
 Order of trust: the reference child writes a case's inputs and outputs; the parent loads the
 outputs into memory and deletes the file *before* the submission child runs on those inputs, so no
 reference answer is on disk while untrusted code runs. The parent compares.
+
+Transfer folders: the reference child reads and writes ``xfer/`` only, every submission-side child
+``xfer-submission/`` only (each sees nothing of the other's: tools/sandbox/bwrap.py binds only a
+child's own folders). The parent keeps its own copy of each case's inputs in ``parent/`` (bound into
+no child) and gives the submission a fresh copy before every call, so nothing the parent reads back
+as *inputs* was ever writable by submission code; what it reads from ``xfer-submission/`` is the
+submission's own output, loaded with ``weights_only=True``.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ class ReferenceRun:
     inputs_path: Path | None = None
     outputs: Any = None
     meta: dict[str, Any] = field(default_factory=dict)
+    parent_inputs: Path | None = None  # the parent's own copy, bound into no child
 
     @property
     def ok(self) -> bool:
@@ -86,8 +94,11 @@ class SandboxSession:
         self.setup = setup
         self.root = Path(workroot or tempfile.mkdtemp(prefix="kreview-sandbox-"))
         self.keep_logs_in = keep_logs_in
-        self.xfer = self.root / "xfer"
-        self.xfer.mkdir(parents=True, exist_ok=True)
+        self.xfer = self.root / "xfer"  # the reference child's
+        self.sub_xfer = self.root / "xfer-submission"  # every submission-side child's
+        self.parent_dir = self.root / "parent"  # the parent's own copies; bound into no child
+        for d in (self.xfer, self.sub_xfer, self.parent_dir):
+            d.mkdir(parents=True, exist_ok=True)
         self._workers: dict[str, SandboxWorker] = {}
         self._load_results: dict[str, CallResult] = {}
         self._ref_cache: dict[str, ReferenceRun] = {}
@@ -103,9 +114,9 @@ class SandboxSession:
         workdir = self.root / role
         _copy_tree(self.submission.root_path, workdir / "src")
         env = dict(self.setup.env)
-        # Rationale: with a read-only filesystem (tools/sandbox/fsguard.py) a child writes only its
-        # own directory and the transfer folder, never another role's copy of the task.
-        writable = [self.xfer]
+        # Rationale: a child sees (and writes) only its own directory and its own transfer folder,
+        # never another role's copy of the task or the other role's transfer folder.
+        writable = [self.xfer_for(role)]
         if role != "reference":
             # Rationale: load_inline builds once per review, not once per submission child (a CUDA
             # extension takes a minute to compile); the reference never shares a build directory.
@@ -117,6 +128,54 @@ class SandboxSession:
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper,
                              address_space_limit=not self.device.has_gpu, writable=writable)
+
+    def xfer_for(self, role: str) -> Path:
+        return self.xfer if role == "reference" else self.sub_xfer
+
+    def for_role(self, path: Path, role: str, *, fresh: bool = True) -> Path:
+        """``path`` (in the reference's transfer folder) as a ``role`` child can reach it: the same
+        path for the reference; for any other role the same place under ``xfer-submission/``, an
+        existing file copied there (afresh each time: a submission may have rewritten its last copy),
+        the parent folder created."""
+        path = Path(path)
+        if role == "reference" or not path.is_relative_to(self.xfer):
+            return path
+        dst = self.sub_xfer / path.relative_to(self.xfer)
+        if path.is_dir():
+            dst.mkdir(parents=True, exist_ok=True)
+        else:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_file() and (fresh or not dst.exists()):
+                src = self._parent_copy(path) or path
+                dst.unlink(missing_ok=True)  # a link the submission left there is replaced, not followed
+                shutil.copyfile(src, dst)
+        return dst
+
+    def _parent_copy(self, path: Path) -> Path | None:
+        p = self.parent_dir / path.relative_to(self.xfer)
+        return p if p.is_file() else None
+
+    def _translate(self, value: Any, role: str, dirs: list[tuple[Path, Path]]) -> Any:
+        if isinstance(value, dict):
+            return {k: self._translate(v, role, dirs) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._translate(v, role, dirs) for v in value]
+        if isinstance(value, str) and value.startswith(str(self.xfer) + "/"):
+            mapped = self.for_role(Path(value), role)
+            if Path(value).is_dir():
+                dirs.append((Path(value), mapped))
+            return str(mapped)
+        return value
+
+    @staticmethod
+    def _copy_back(dirs: list[tuple[Path, Path]]) -> None:
+        """Files a submission-side child wrote into a mapped output folder, copied to where the
+        caller looks (never over a file already there: inputs stay the parent's)."""
+        for src, dst in dirs:
+            for f in dst.iterdir() if dst.is_dir() else []:
+                target = src / f.name
+                if f.is_file() and not f.is_symlink() and not target.exists():
+                    shutil.copyfile(f, target)
 
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)
@@ -173,6 +232,9 @@ class SandboxSession:
             run.inputs_path = inputs_path
             run.outputs = tensors.load(str(out_path))
             run.meta = call.result
+            run.parent_inputs = self.parent_dir / key / "inputs.pt"
+            run.parent_inputs.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(inputs_path, run.parent_inputs)
         out_path.unlink(missing_ok=True)
         if not call.answered:
             self.restart("reference")
@@ -197,10 +259,11 @@ class SandboxSession:
                          options: dict[str, dict[str, Any]] | None, restart_role: str | None) -> SubmissionRun:
         assert ref.inputs_path is not None
         self._counter += 1
-        folder = ref.inputs_path.parent
+        inputs = self.for_role(ref.inputs_path, "submission")
+        folder = inputs.parent
         out_path = folder / f"submission-out-{self._counter}.pt"
         after_path = folder / f"inputs-after-{self._counter}.pt"
-        payload = {"case": case.model_dump(), "inputs_path": str(ref.inputs_path),
+        payload = {"case": case.model_dump(), "inputs_path": str(inputs),
                    "outputs_path": str(out_path), "instruments": instruments or [], "calls": calls,
                    "instrument_options": options or {},
                    "inputs_after_path": str(after_path) if keep_inputs_after else None}
@@ -251,7 +314,10 @@ class SandboxSession:
         load = self._ensure_loaded(role)
         if not (load.answered and load.ok):
             return load
+        dirs: list[tuple[Path, Path]] = []
+        payload = self._translate(payload, role, dirs)
         call = self._workers[role].call(op, payload, timeout=timeout)
+        self._copy_back(dirs)
         if not call.answered:
             self.restart(role)
         return call
@@ -260,9 +326,15 @@ class SandboxSession:
         """The task's own checker (GPU MODE ``check_implementation``) on the submission's output."""
         if sub.outputs_path is None or ref.inputs_path is None:
             return None
-        return self._workers["reference"].call("check", {
-            "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
-            "candidate_path": str(sub.outputs_path)})
+        # the reference child cannot see the submission's folder: a copy of the output goes to its own
+        candidate = ref.inputs_path.parent / f"candidate-{self._counter}.pt"
+        shutil.copyfile(sub.outputs_path, candidate)
+        try:
+            return self._workers["reference"].call("check", {
+                "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
+                "candidate_path": str(candidate)})
+        finally:
+            candidate.unlink(missing_ok=True)
 
     def reference_call(self, op: str, ref: ReferenceRun, timeout: float | None = None, **payload: Any) -> CallResult:
         """Another request to the reference child about ``ref``'s case (e.g. ``reference_work``)."""
@@ -281,7 +353,7 @@ class SandboxSession:
         from tools.harness import transforms
 
         assert ref.inputs_path is not None
-        saved = tensors.load(str(ref.inputs_path))
+        saved = tensors.load(str(ref.parent_inputs or ref.inputs_path))
         return transforms.apply(saved["inputs"], ref.case.transforms)
 
     def close(self) -> None:

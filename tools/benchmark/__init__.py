@@ -71,13 +71,15 @@ class BenchmarkTool(Tool):
         return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.config.limits, env_extra=dict(ctx.setup.env),
                              preludes=[*ctx.setup.preludes, "tools.benchmark.child"],
                              child_config=ctx.session.child_config(), python=python,
-                             writable=[ctx.session.xfer, *(writable or [])])
+                             writable=[ctx.session.xfer_for(role), *(writable or [])])
 
     def _time(self, ctx: ToolContext, worker: SandboxWorker, role: str, case: Case, paths: list[str],
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:
         spec = ctx.submission.child_spec(worker.workdir / "src")
         load = worker.call("load", {"format": ctx.submission.format, "role": role, "spec": spec},
                            timeout=ctx.config.limits.startup_timeout_s)
+        # each role reads its inputs from its own transfer folder (tools/session.py)
+        paths = [str(ctx.session.for_role(Path(p), role)) for p in paths]
         if not (load.answered and load.ok):
             return None, f"{role} did not load: {load.failure_text()[:300]}"
         timeout = max(ctx.config.limits.call_timeout_s, stop.max_time_s * 3 + 300)
