@@ -121,6 +121,9 @@ class SandboxSession:
             # Rationale: load_inline builds once per review, not once per submission child (a CUDA
             # extension takes a minute to compile); the reference never shares a build directory.
             env["TORCH_EXTENSIONS_DIR"] = str(self.root / "submission-extensions")
+            # Inductor's cache likewise, per review: never the host's /tmp/torchinductor_<user>, which
+            # one review's submission could fill with code another review would load
+            env["TORCHINDUCTOR_CACHE_DIR"] = str(self.root / "submission-extensions" / "inductor")
             writable.append(self.root / "submission-extensions")
         env.update(env_extra or {})
         # Rationale: CUDA reserves virtual address space for all host and device memory (UVM), so an
