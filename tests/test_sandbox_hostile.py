@@ -220,3 +220,27 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         assert not (base / "tools" / "planted.py").exists() and not (base / "attacks" / "planted.py").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_markdown_html_and_state_marker_injection_render_inert(tmp_path, config) -> None:
+    from reviewer.api import start_review
+    from reviewer.drafting.render import render_markdown
+    from reviewer.pr.render import read_state, state_marker
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "markdown_injection.py", d / "submission.py")
+    cfg = config.model_copy(update={"only_tools": ["builds"], "signoff": False, "runs_dir": tmp_path / "runs"})
+    review = start_review(d, cfg)
+    assert review.overall == "reject"
+    assert any(e.outcome == "fail" and "boom" in e.summary for e in review.evidence)
+    md = render_markdown(review)
+    lines = md.splitlines()
+    assert [ln for ln in lines if ln.startswith("#") and not ln.startswith("##")] == [lines[0]]
+    assert "REJECT" in lines[0]
+    for bad in ("<img", "<details>", "<!--", "](https://", "@maintainers", "\x1b", "https://evil", "www.evil"):
+        assert bad not in md, bad
+    assert not [ln for ln in lines if ln.startswith("| correctness | pass")]
+    body = md + "\n" + state_marker({"run_id": review.run_id, "status": "awaiting_signoff"})
+    assert read_state(body) == {"run_id": review.run_id, "status": "awaiting_signoff"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reviewer.drafting.escape import md_code, md_text
 from reviewer.models import Claim, Review
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
@@ -15,13 +16,14 @@ _STATUS = {
 
 
 def _claim(c: Claim) -> str:
-    cites = [f"[{i}]" for i in c.evidence] + [f"`{s.file}:{s.start_line}`" for s in c.spans]
-    return f"- {c.text} {' '.join(cites)}".rstrip()
+    cites = [f"\\[{md_text(i)}\\]" for i in c.evidence] + [md_code(f"{s.file}:{s.start_line}") for s in c.spans]
+    return f"- {md_text(c.text)} {' '.join(cites)}".rstrip()
 
 
 def _cell(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split()).replace("|", "\\|")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = " ".join(str(text).split())
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return md_text(text)
 
 
 def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
@@ -29,12 +31,12 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     env = review.environment
     lines = [f"**UNSAFE: {env.get('sandbox_isolation', 'no sandbox')}**", ""] if env.get("unsafe_no_sandbox") else []
     lines += [
-        f"# Kernel review: {sub.name} — {review.overall.upper().replace('_', ' ')}",
+        f"# Kernel review: {md_text(sub.name)} — {review.overall.upper().replace('_', ' ')}",
         "",
         f"*{_STATUS[review.status]}* · run `{review.run_id}` · {sub.format} · {sub.framework} · "
         f"{env.get('device', '?')} ({env.get('run_setup', 'native')}) · seed {review.seed}",
         "",
-        f"**Overall: {review.overall}** — {review.overall_reason}",
+        f"**Overall: {review.overall}** — {md_text(review.overall_reason)}",
         "",
     ]
     draft = review.draft
@@ -44,36 +46,38 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     for c in review.criteria:
         ev = ", ".join(c.evidence[:6]) + (" …" if len(c.evidence) > 6 else "")
         req = "" if c.required else " (optional)"
-        lines.append(f"| {c.title}{req} | {_MARK[c.verdict]} | {_cell(c.summary)} | {ev} |")
+        lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(c.summary)} | {md_text(ev)} |")
     lines.append("")
     if draft:
         for s in draft.sections:
             crit = next((c for c in review.criteria if c.id == s.criterion), None)
             if crit is None or not s.claims:
                 continue
-            lines += [f"## {crit.title} — {_MARK[s.verdict]}", ""]
+            lines += [f"## {md_text(crit.title)} — {_MARK[s.verdict]}", ""]
             lines += [_claim(c) for c in s.claims] + [""]
         if review.findings:
             lines += ["## Findings", ""]
             for f in review.findings:
-                where = ", ".join(f"`{s.file}:{s.start_line}`" for s in f.spans)
+                where = ", ".join(md_code(f"{s.file}:{s.start_line}") for s in f.spans)
                 conf = f" (confirmed by {', '.join(f.confirmed_by)})" if f.confirmed_by else " (not confirmed by a tool)"
-                lines.append(f"- **{f.category}** ({f.severity}, {f.origin}){conf}: {f.message} {where}".rstrip())
+                lines.append(f"- **{md_text(f.category)}** ({f.severity}, {f.origin}){md_text(conf)}: "
+                             f"{md_text(f.message)} {where}".rstrip())
             lines.append("")
         if draft.notes:
-            lines += ["## Notes", ""] + [f"- {n}" for n in draft.notes] + [""]
+            lines += ["## Notes", ""] + [f"- {md_text(n)}" for n in draft.notes] + [""]
         if draft.removed:
             lines += [f"*The grounding check removed {len(draft.removed)} unsupported claim(s); see review.json.*", ""]
     if evidence_table and review.evidence:
         lines += ["## Evidence", "", "| id | outcome | summary |", "|---|---|---|"]
         for e in review.evidence:
-            lines.append(f"| {e.id} | {e.outcome} | {_cell(e.summary, 200)} |")
+            lines.append(f"| {md_text(e.id)} | {e.outcome} | {_cell(e.summary, 200)} |")
         lines += ["", "Rerun any item:", ""]
         for e in review.evidence:
             if e.rerun:
-                lines.append(f"- `{e.id}`: `{e.rerun}`")
+                lines.append(f"- {md_code(e.id)}: {md_code(e.rerun)}")
         lines.append("")
     if review.signoff:
         s = review.signoff
-        lines += [f"Signed off: **{s.decision}** by {s.by} at {s.at}" + (f" — {s.note}" if s.note else ""), ""]
+        lines += [f"Signed off: **{s.decision}** by {md_text(s.by)} at {s.at}" + (f" — {md_text(s.note)}" if s.note else ""),
+                  ""]
     return "\n".join(lines)

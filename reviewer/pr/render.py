@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.render import _MARK as VERDICT_MARK
 from reviewer.models import Review
 from reviewer.pr.models import DiffReview, PlannedComment, TargetReport
@@ -26,7 +27,9 @@ def state_marker(state: dict) -> str:
 
 
 def read_state(body: str) -> dict | None:
-    start = body.find(_STATE_OPEN)
+    """The bot's own state: the *last* marker of its own comment (it writes the marker last; any
+    text quoted above it is escaped and cannot hold one, reviewer/drafting/escape.py)."""
+    start = body.rfind(_STATE_OPEN)
     if start < 0:
         return None
     end = body.find(" -->", start)
@@ -39,11 +42,11 @@ def read_state(body: str) -> dict | None:
 
 def _target(r: TargetReport, review: Review | None) -> list[str]:
     t = r.target
-    lines = [f"### `{t.dir or '.'}`", ""]
-    lines.append("Touched because: " + "; ".join(t.reasons[:6]) + (" …" if len(t.reasons) > 6 else ""))
+    lines = [f"### {md_code(t.dir or '.')}", ""]
+    lines.append("Touched because: " + "; ".join(md_text(x) for x in t.reasons[:6]) + (" …" if len(t.reasons) > 6 else ""))
     lines.append("")
     if r.new_error:
-        lines += [f"**The new version could not be reviewed** — {r.new_error}", ""]
+        lines += [f"**The new version could not be reviewed** — {md_text(r.new_error)}", ""]
     if not t.in_head:
         lines += ["The change removes this submission.", ""]
     head = f"**{r.new_overall}**" if r.new_overall else "—"
@@ -52,7 +55,7 @@ def _target(r: TargetReport, review: Review | None) -> list[str]:
         base = f"could not be reviewed ({r.old_error.split(':')[0]})"
     lines += [f"Overall: {head} (base: {base}) · run `{r.new_run or '—'}`", ""]
     if review is not None and review.overall_reason:
-        lines += [review.overall_reason, ""]
+        lines += [md_text(review.overall_reason), ""]
     if r.criteria:
         lines += ["| criterion | base | head | change |", "|---|---|---|---|"]
         lines += [f"| {c.title} | {_v(c.old)} | {_v(c.new)} | {_TREND[c.trend]} |" for c in r.criteria]
@@ -66,7 +69,7 @@ def _target(r: TargetReport, review: Review | None) -> list[str]:
     if review is not None:
         failing = [e for e in review.evidence if e.outcome == "fail"][:8]
         if failing:
-            lines += ["Failing evidence:", ""] + [f"- `{e.id}`: {e.summary}" for e in failing] + [""]
+            lines += ["Failing evidence:", ""] + [f"- {md_code(e.id)}: {md_text(e.summary)}" for e in failing] + [""]
     return lines
 
 
@@ -90,12 +93,12 @@ def render_summary(dr: DiffReview, reviews: dict[str, Review], *, status: str, i
         lines += [f"- `{c.path}:{c.line}`: {_first_line(c.body)}" for c in overflow] + [""]
     if dr.off_diff:
         lines += ["Outside the changed lines (summary only):", ""]
-        lines += [f"- {o.text}" + (f" `{o.where}`" if o.where else "") for o in dr.off_diff] + [""]
+        lines += [f"- {md_text(o.text)}" + (f" {md_code(o.where)}" if o.where else "") for o in dr.off_diff] + [""]
     if details:
         for r in dr.targets:
             review = reviews.get(r.new_run or "")
             if review is not None and review.draft is not None:
-                lines += [f"<details><summary>Full review of <code>{r.target.dir or '.'}</code></summary>", "",
+                lines += [f"<details><summary>Full review of <code>{md_text(r.target.dir or '.')}</code></summary>", "",
                           untree(review.draft.markdown, dr), "", "</details>", ""]
     if state is not None:
         lines.append(state_marker(state))
