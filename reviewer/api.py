@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -12,11 +15,11 @@ from typing import Any
 from langgraph.types import Command
 
 from reviewer.config import ReviewConfig
-from reviewer.errors import SignoffError
+from reviewer.errors import ReviewTerminated, SignoffError
 from reviewer.graph import RunContext, build_graph
 from reviewer.ingest import load_submission
 from reviewer import registry
-from reviewer.models import Review
+from reviewer.models import Review, SubmissionInfo
 from reviewer.rubric import load_rubric
 from reviewer.runs import checkpointer, create_run_dir, find_run, new_run_id, read_review
 
@@ -32,7 +35,7 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     from tools.sandbox.isolation import require
 
     require()
-    load_submission(path, config.format_hint)
+    sub = load_submission(path, config.format_hint)
     load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
@@ -46,11 +49,55 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
              "human_flags": []}
     saver = checkpointer(run_dir)
     try:
-        build_graph(saver).invoke(state, {"configurable": {"thread_id": run_id}}, context=rc)
+        with _terminate_raises():
+            build_graph(saver).invoke(state, {"configurable": {"thread_id": run_id}}, context=rc)
+    except (KeyboardInterrupt, ReviewTerminated) as exc:
+        _record_interrupted(run_dir, run_id, sub.info(), seed, state["created_at"], state["started"], exc)
+        raise
     finally:
-        rc.close()
+        rc.close()  # stops every sandbox child and removes the sandbox folders
         saver.conn.close()
     return read_review(run_dir)
+
+
+@contextlib.contextmanager
+def _terminate_raises():
+    """SIGTERM raises ``ReviewTerminated`` in the main thread for the duration (SIGINT already
+    raises ``KeyboardInterrupt``), so a cancelled review unwinds and cleans up."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise ReviewTerminated(f"signal {signal.Signals(signum).name}")
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _record_interrupted(run_dir: Path, run_id: str, info: SubmissionInfo, seed: int, created_at: str,
+                        started: float, exc: BaseException) -> None:
+    """A run that ``kreview show`` explains: failed, why, and that nothing was judged."""
+    from reviewer.runs import write_review
+    from tools.sandbox.isolation import isolation
+
+    what = "SIGTERM" if isinstance(exc, ReviewTerminated) else "SIGINT (Ctrl-C)"
+    reason = (f"the review was interrupted by {what} before it finished; its sandbox children were stopped and "
+              f"their folders removed; nothing was judged: rerun the review")
+    review = Review(run_id=run_id, status="failed", overall="needs_human", overall_reason=reason, criteria=[],
+                    evidence=[], submission=info, seed=seed, created_at=created_at,
+                    duration_s=round(time.time() - started, 2),
+                    environment={"interrupted": what, "sandbox_isolation": isolation().description},
+                    run_dir=str(run_dir))
+    try:
+        from reviewer.drafting.render import render_markdown
+
+        write_review(run_dir, review, render_markdown(review))
+    except Exception:  # noqa: BLE001 - recording must not mask the interruption itself
+        pass
 
 
 def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",

@@ -146,3 +146,11 @@ class UnsafeSubmissionFile(UsageError):
     points outside the directory."""
 
     status = "unsafe_submission_file"
+
+
+class ReviewTerminated(BaseException):
+    """SIGTERM arrived during a review (a CI cancel). A ``BaseException`` like ``KeyboardInterrupt``,
+    so that no tool's ``except Exception`` turns it into evidence: it unwinds the whole review, whose
+    ``finally`` blocks stop the sandboxes and remove their folders."""
+
+    exit_code = 143

@@ -244,3 +244,46 @@ def test_markdown_html_and_state_marker_injection_render_inert(tmp_path, config)
     assert not [ln for ln in lines if ln.startswith("| correctness | pass")]
     body = md + "\n" + state_marker({"run_id": review.run_id, "status": "awaiting_signoff"})
     assert read_state(body) == {"run_id": review.run_id, "status": "awaiting_signoff"}
+
+
+def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_explains(tmp_path) -> None:
+    import signal
+    import time
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(Path(__file__).parent / "data" / "sandbox" / "spawn_sleeper.py", d / "submission.py")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    runs = tmp_path / "runs"
+    env = {**os.environ, "TMPDIR": str(tmp), "KREVIEW_RUNS_DIR": str(runs)}
+    proc = subprocess.Popen([sys.executable, "-m", "reviewer.cli", "review", str(d), "--only", "correctness",
+                             "--format", "json", "--no-signoff"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(tmp.glob("kreview-sandbox-*/submission/grandchild.pid")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
+            time.sleep(0.5)
+        marker = ("grandchild of " + str(next(tmp.glob("kreview-sandbox-*/submission")))).encode()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err[-2000:]
+    assert not list(tmp.glob("kreview-sandbox-*")), "sandbox folders left behind"
+    alive = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and marker in (p / "cmdline").read_bytes():
+                alive.append(p.name)
+        except OSError:
+            pass
+    assert alive == []
+    shown = subprocess.run([sys.executable, "-m", "reviewer.cli", "show", next(runs.iterdir()).name, "--format",
+                            "json"], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    review = json.loads(shown.stdout)
+    assert review["status"] == "failed" and "SIGTERM" in review["overall_reason"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -85,6 +86,21 @@ def _copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, ignore=ignore, symlinks=False, dirs_exist_ok=True)
 
 
+def _remove_stale_roots() -> None:
+    """Sandbox folders left by a reviewer that was killed outright (SIGKILL, OOM killer): copies of a
+    submission, its reference and inputs have no business staying on the machine."""
+    for d in Path(tempfile.gettempdir()).glob("kreview-sandbox-*-*"):
+        pid = d.name.split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
+
+
 class SandboxSession:
     def __init__(self, submission: Submission, *, limits: SandboxLimits, device: DeviceInfo,
                  setup: RunSetup, workroot: Path | None = None, keep_logs_in: Path | None = None) -> None:
@@ -92,7 +108,10 @@ class SandboxSession:
         self.limits = limits
         self.device = device
         self.setup = setup
-        self.root = Path(workroot or tempfile.mkdtemp(prefix="kreview-sandbox-"))
+        if workroot is None:
+            _remove_stale_roots()
+        # the reviewer's pid in the name: a folder whose reviewer died (SIGKILL) is removed by the next one
+        self.root = Path(workroot or tempfile.mkdtemp(prefix=f"kreview-sandbox-{os.getpid()}-"))
         self.keep_logs_in = keep_logs_in
         self.xfer = self.root / "xfer"  # the reference child's
         self.sub_xfer = self.root / "xfer-submission"  # every submission-side child's

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from reviewer.errors import KReviewError
+from reviewer.errors import KReviewError, ReviewTerminated
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="Evidence-backed reviews of GPU and accelerator kernels (CUDA, Triton, Pallas, NKI).")
@@ -67,6 +67,11 @@ def _guard(fn):
         return fn()
     except typer.Exit:
         raise
+    except (KeyboardInterrupt, ReviewTerminated) as exc:
+        # the run (if one was started) is recorded as failed, its sandboxes are gone
+        err.print(f"[bold red]interrupted[/] ({type(exc).__name__}): the review stopped; see `kreview show` "
+                  "for the run it left", highlight=False)
+        raise typer.Exit(143 if isinstance(exc, ReviewTerminated) else 130) from None
     except KReviewError as exc:
         raise _fail(exc) from None
     except Exception as exc:  # noqa: BLE001 - the reviewer itself failed: say so, exit 1
