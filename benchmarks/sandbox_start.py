@@ -1,0 +1,112 @@
+"""Cost of the submission sandbox: per child start and per review, before and after bubblewrap.
+
+    python benchmarks/sandbox_start.py [--repeats 10]
+
+Measures, as medians over --repeats:
+
+- bare process start (``python -I -c pass``) with no isolation;
+- the previous sandbox's prefix (util-linux ``unshare --pid --fork --mount-proc --kill-child --net``,
+  plus ``--map-current-user`` when not root), which was the per-child isolation before bubblewrap;
+- the bubblewrap command line of tools/sandbox/bwrap.py with the seccomp filter;
+- a full sandbox worker start (torch imported, isolation measured in the child) with bubblewrap and
+  with ``--unsafe-no-sandbox`` (no isolation at all);
+- the one-off isolation probe (once per reviewer process).
+
+Per review the sandbox adds the probe once plus the bwrap overhead per child (two children for most
+reviews, more for sanitizer/benchmark side runs). Prints a table and writes JSON to stdout's last line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _median_start(cmd: list[str], repeats: int, pass_fds_factory=None) -> float:
+    times = []
+    for _ in range(repeats):
+        fds = pass_fds_factory() if pass_fds_factory else ()
+        t0 = time.perf_counter()
+        subprocess.run(cmd(fds) if callable(cmd) else cmd, check=True, pass_fds=fds, capture_output=True)
+        times.append(time.perf_counter() - t0)
+        for fd in fds:
+            os.close(fd)
+    return statistics.median(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--worker-repeats", type=int, default=3)
+    args = ap.parse_args()
+    from tools.sandbox import bwrap, isolation
+    from tools.sandbox.limits import SandboxLimits
+    from tools.sandbox.seccomp_filter import filter_fd
+
+    py = [sys.executable, "-I", "-c", "pass"]
+    out: dict[str, float | None] = {}
+    out["bare_python_s"] = _median_start(py, args.repeats)
+    unshare = shutil.which("unshare")
+    if unshare:
+        base = [unshare, "--pid", "--fork", "--mount-proc", "--kill-child", "--net"]
+        if os.geteuid() != 0:
+            base.insert(1, "--map-current-user")
+        try:
+            out["old_unshare_python_s"] = _median_start([*base, *py], args.repeats)
+        except subprocess.CalledProcessError:
+            out["old_unshare_python_s"] = None
+    tmp = Path(tempfile.mkdtemp(prefix="kreview-bench-"))
+    try:
+        own = tmp / "w"
+        etc = bwrap.passwd_file(tmp / "etc")
+
+        def bw(fds):
+            return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=False), *py]
+
+        out["bwrap_seccomp_python_s"] = _median_start(bw, args.repeats, lambda: (filter_fd(),))
+        t0 = time.perf_counter()
+        isolation.isolation.cache_clear()
+        iso = isolation.isolation()
+        out["isolation_probe_s"] = time.perf_counter() - t0
+        if not iso.sandboxed:
+            print(f"no sandbox here: {iso.why}", file=sys.stderr)
+            return 1
+        from tools.sandbox.worker import SandboxWorker
+
+        def worker_start() -> float:
+            times = []
+            for i in range(args.worker_repeats):
+                w = SandboxWorker(f"bench{i}", tmp / f"wk{i}", SandboxLimits())
+                t0 = time.perf_counter()
+                res = w.start()
+                times.append(time.perf_counter() - t0)
+                w.remove()
+                assert res.answered and res.ok, res.failure_text()
+            return statistics.median(times)
+
+        out["worker_start_bwrap_s"] = worker_start()
+        os.environ[isolation.UNSAFE_ENV] = "1"
+        isolation.isolation.cache_clear()
+        out["worker_start_unsandboxed_s"] = worker_start()
+    finally:
+        os.environ.pop(isolation.UNSAFE_ENV, None)
+        shutil.rmtree(tmp, ignore_errors=True)
+    for k, v in out.items():
+        print(f"{k:32s} {'n/a' if v is None else f'{v * 1000:9.1f} ms'}")
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
