@@ -204,6 +204,7 @@ class SandboxWorker:
     def start(self) -> CallResult:
         """Start the child and wait for its ready message (preludes and torch imported)."""
         self.close()
+        iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
         self.workdir.mkdir(parents=True, exist_ok=True)
         env = scrubbed_env(self.workdir, threads=self.limits.threads, extra=self.env_extra)
         req_r, req_w = os.pipe()
@@ -215,7 +216,6 @@ class SandboxWorker:
             "package_root": str(_PACKAGE_ROOT),
             **self.child_config,
         }
-        iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
         prefix: list[str] = []
         fds = [req_r, resp_w]
         cgroup: PidsCgroup | None = None
