@@ -90,6 +90,10 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
                      runs_dir=str(Path(runs_dir).resolve()))
     if not targets:
         return out
+    # a machine without the sandbox is refused once, for the whole change (exit 2), not per target
+    from tools.sandbox.isolation import require
+
+    require()
     work = Path(keep_trees) if keep_trees else Path(tempfile.mkdtemp(prefix="kreview-diff-"))
     cleanup = keep_trees is None
     try:
