@@ -1,11 +1,12 @@
 """The nominal run that off-nominal probes are planned and timed against.
 
 One evaluation of the nominal case (with the ``triton_launches`` instrument for Triton
-submissions) gives the submission's call time for a known number of input elements and the
-constexprs of its real launches. Probes estimate their own call time by scaling it with their
-input elements (interpreter time is proportional to program instances, which grow with the data),
-skip what their budget cannot afford, and set their timeout from the estimate so a hang costs
-seconds, not the review's whole call limit.
+submissions) gives the submission's input elements, the program instances and constexprs of its
+real launches, and its call time. Probes are *planned* in work units counted from the first two
+(tools/plan.py): the same on any machine. The measured time only sets each call's timeout, a
+generous backstop: seconds per unit, from the slowest nominal call seen, times the probe's units,
+so a hang costs seconds, not the review's whole call limit, and a call that is merely slow on a
+busy machine is not called a hang.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tools.base import ToolContext
 from tools.evaluate import Evaluation, evaluate
 from tools.harness.case import Case
 from tools.outcomes import HANG_SLACK, input_elements
+from tools.plan import program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
@@ -35,13 +37,27 @@ class Baseline:
     elements: int
     seconds: float
     launches: list[dict[str, Any]] = field(default_factory=list)
+    programs: int = 0
+    """program instances the nominal call launched (0: not recorded, e.g. not Triton)"""
 
     @property
     def ok(self) -> bool:
         return self.evaluation.status == "ok"
 
-    def estimate_s(self, elements: int) -> float:
-        return max(MIN_CALL_S, self.seconds * elements / max(self.elements, 1))
+    @property
+    def nominal_units(self) -> float:
+        return work_units(self.programs, self.elements)
+
+    def units(self, elements: int, knob_ratios: list[float] | None = None) -> float:
+        """Work units of a call on ``elements`` input elements whose size knobs changed by
+        ``knob_ratios`` (tools/plan.py): a count, the same on every machine."""
+        factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
+        return work_units(self.programs * factor, elements)
+
+    def estimate_s(self, units: float) -> float:
+        """Seconds a call of ``units`` may take here, scaled from the slowest nominal call measured
+        (only for timeouts: never to decide what runs)."""
+        return max(MIN_CALL_S, self.seconds * units / max(self.nominal_units, 1e-9))
 
     def expected_s(self, ctx: ToolContext, estimate: float) -> float:
         """What a call may honestly take: the scaled estimate, plus on a GPU the compile or autotune
@@ -94,8 +110,17 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
                                                  max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
     ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
                   expected_s=expected)
+    launches = launches_of(ev)
+
+    def sizes(params: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in params.items() if k != "seed"}
+
+    # Rationale: the slowest same-sized nominal call seen is the time per unit timeouts scale from:
+    # generous on a machine whose speed varies, and never a basis for what runs.
+    same = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s
+            and sizes((e.inputs.get("case") or {}).get("params") or {}) == sizes(case.params)]
     base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
-                    seconds=ev.duration_s, launches=launches_of(ev))
+                    seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
     ctx.shared[key] = base
     return base
 
@@ -111,17 +136,28 @@ def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
     return int_kwargs(params)
 
 
-def affordable_params(ctx: ToolContext, base: Baseline, cap_s: float) -> dict[str, Any]:
-    """The nominal params, or, when one nominal call is estimated above ``cap_s``, the size knobs
-    halved (largest first) until the estimate fits: probes that need many calls run there."""
+def knob_ratios(nominal: dict[str, int], chosen: dict[str, Any]) -> list[float]:
+    """v/n for every size knob ``chosen`` changes from its ``nominal`` value."""
+    return [chosen[k] / n for k, n in nominal.items()
+            if k in chosen and isinstance(chosen[k], int) and n > 0 and chosen[k] != n]
+
+
+def affordable_params(ctx: ToolContext, base: Baseline, cap_units: float) -> dict[str, Any]:
+    """The nominal params, or, when one nominal call counts more than ``cap_units`` work units,
+    the size knobs halved (largest first) until it fits: probes that need many calls run there.
+    Decided by counting (tools/plan.py), so the reduced size is the same on every machine."""
     from tools.generality.sizes import scaled_elements
 
     params = dict(base.case.params)
-    if base.estimate_s(base.elements) <= cap_s:
+    if base.nominal_units <= cap_units:
         return params
     nominal = size_knobs_of(ctx, params)
     chosen = dict(nominal)
-    while chosen and base.estimate_s(scaled_elements(base.elements, nominal, chosen)) > cap_s:
+
+    def units(c: dict[str, int]) -> float:
+        return base.units(scaled_elements(base.elements, nominal, c), knob_ratios(nominal, c))
+
+    while chosen and units(chosen) > cap_units:
         k = max(chosen, key=lambda n: chosen[n])
         if chosen[k] <= 1:
             break
