@@ -23,7 +23,7 @@ from reviewer.config import ReviewConfig
 from reviewer.models import Evidence
 from reviewer.rubric import CriterionSpec
 from reviewer.rules import all_pass
-from tests.kernelfiles import KERNELS, materialize
+from tests.kernelfiles import KERNELS, expectations, materialize, submissions
 from tools.baseline import Baseline, knob_ratios
 from tools.harness.case import Case
 from tools.plan import WorkBudget, programs_of
@@ -127,3 +127,78 @@ def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, c
                 assert theirs == mine, (item.id, key)
         checked += 1
     assert checked >= 3
+
+
+CONTRACT = submissions("gpumode_contract")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CONTRACT, ids=[p.stem for p in CONTRACT])
+def test_gpumode_contract_decides_scope(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    """Layouts the generator never produces are advisory; sizes it accepts are in scope."""
+    sub = materialize(path, tmp_path / "sub")
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"]}))
+    want = expectations(path)
+    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
+    gen = [e for e in review.evidence if e.tool == "generality"]
+    assert {k: got[k] for k in want} == want, [f"{e.outcome}: {e.summary}" for e in gen]
+    if path.stem.startswith("good_"):
+        advisory = [e for e in gen if e.outcome == "info" and e.result.get("advisory")]
+        assert advisory and advisory[0].summary.startswith("layouts") and advisory[0].defect == "mismatch"
+    else:
+        failing = [e for e in gen if e.outcome == "fail"]
+        assert failing and all(e.summary.startswith("sizes") for e in failing)
+
+
+RMS = submissions("rms_fp16")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", RMS, ids=[p.stem for p in RMS])
+def test_float64_judges_where_the_fp16_reference_overflows(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "numerics"]}))
+    want = expectations(path)
+    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
+    num = [e for e in review.evidence if e.tool == "numerics"]
+    assert {k: got[k] for k in want} == want, [f"{e.outcome}: {e.summary}" for e in num]
+    large = next(e for e in num if e.inputs.get("case", {}).get("id") == "numerics-large_magnitude")
+    if path.stem.startswith("good_"):
+        assert large.outcome == "pass" and "float64 being the judge" in large.summary
+        inexact = large.result["inexact_reference"]
+        assert inexact[0]["positions"] > 0 and inexact[0]["examples"][0]["reference"] == "inf"
+        assert isinstance(inexact[0]["examples"][0]["float64"], float)
+    else:
+        assert large.outcome == "fail"
+
+
+MEAN = submissions("mean_fp16")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", MEAN, ids=[p.stem for p in MEAN])
+def test_low_precision_accumulator_is_flagged_and_shown(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "numerics"]}))
+    want = expectations(path)
+    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
+    num = [e for e in review.evidence if e.tool == "numerics"]
+    assert {k: got[k] for k in want} == want, [f"{e.outcome}: {e.summary}" for e in num]
+    flagged = [f for f in review.findings if f.category == "low_precision_accumulator"]
+    if path.stem.startswith("good_"):
+        assert not flagged
+        return
+    assert len(flagged) == 1 and "x_ptr.dtype.element_ty" in flagged[0].spans[0].quote
+    ranged = next(e for e in num if e.inputs.get("case", {}).get("id") == "numerics-float16_range")
+    assert ranged.outcome == "fail" and ranged.id in flagged[0].confirmed_by
+
+
+def test_static_accumulator_check_reads_dtype_sources() -> None:
+    from tools.numerics.accumulators import low_precision_accumulators
+
+    bad = (KERNELS / "mean_fp16" / "bad_input_dtype_accumulator.py").read_text()
+    (acc,) = low_precision_accumulators(bad)
+    assert acc.name == "acc" and acc.follows_input and acc.dtype_text == "x_ptr.dtype.element_ty"
+    assert low_precision_accumulators((KERNELS / "mean_fp16" / "good_fp32_accumulator.py").read_text()) == []
+    # a store cast to the output's dtype is not an accumulator
+    assert low_precision_accumulators((KERNELS / "softmax" / "good_softmax.py").read_text()) == []

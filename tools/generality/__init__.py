@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from reviewer.models import SourceSpan
 from tools.base import Tool, ToolContext
+from tools.contract import outside_contract
 from tools.baseline import (Baseline, affordable_params, instruments_for, knob_ratios, launches_of, measure,
                             prerequisites_failed, size_knobs_of)
 from tools.evaluate import Evaluation, evaluate, tolerance_config
@@ -309,12 +310,15 @@ class GeneralityTool(Tool):
             summary = f"{axis.name}: {axis.describe(fail.config)} is not supported: {ev.short_summary()[:400]}"
         if why:
             summary += " — " + "; ".join(why)[:900]
+        advisory = outside_contract(ctx.submission, ev.case) if outcome == "fail" else None
+        if advisory:
+            outcome, summary = "info", f"{summary[:1200]} ({advisory})"
         ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch", summary=summary,
                          reason=ev.classified.reason if outcome == "unverified" and ev.classified else None,
                          check=f"generality search over {axis.name} (smallest failing configuration)",
                          inputs=ev.inputs_record(), config=self._config(ctx, base, blocks),
                          result={**ev.result_record(), "configuration": fail.config, "shrunk": result.shrunk,
-                                 "why": why, "search": search_rec},
+                                 "why": why, "search": search_rec, "advisory": advisory},
                          spans=spans, rerun=ctx.rerun(self.name, ev.case), duration_s=ev.duration_s)
 
     def _why(self, ctx: ToolContext, ev: Evaluation, blocks: set[int]) -> list[str]:
@@ -390,6 +394,8 @@ class GeneralityTool(Tool):
         else:
             why = self._why(ctx, ev, blocks | launch_blocks(launches_of(ev)))
             outcome = ev.classified.outcome if ev.classified is not None else "fail"
+            if outcome == "fail" and (advisory := outside_contract(ctx.submission, ev.case)):
+                outcome, why = "info", [*why, advisory]
             defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
             ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch",
                              summary=f"{label}: {ev.short_summary()[:400]}" + (" — " + "; ".join(why) if why else ""),

@@ -14,12 +14,15 @@ import time
 from typing import Any, ClassVar
 
 from tools.base import Tool, ToolContext
+from tools.contract import outside_contract
 from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
 from tools.compare import ErrorBudget, bitwise_equal
 from tools.compare.bitwise import differing_elements
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.harness.case import Case
 from tools.harness.tensors import flatten
+from tools.numerics.accumulators import low_precision_accumulators
+from tools.numerics.accumulators import message as accumulator_message
 from tools.numerics.probes import PROBES, Probe, plan
 from tools.outcomes import input_elements, refuses_dtype
 from tools.plan import WorkBudget
@@ -56,8 +59,11 @@ class NumericsTool(Tool):
                              result=base.evaluation.result_record(), rerun=ctx.rerun(self.name, base.case))
             return
         self._accuracy(ctx, base)
+        self._accumulators(ctx)
         budget = WorkBudget(self.budget_units * ctx.config.budget)
-        params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / 6))
+        # Rationale: every probe (determinism counts twice) fits the budget at the probe size.
+        n_calls = len(plan(ctx, base, dict(base.case.params))) + 1
+        params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / n_calls))
         for probe, case in plan(ctx, base, params):
             # Rationale: the plan is counted, not timed; a probe it or the backstop leaves out is
             # unverified (no pass without the check), and says how to run it.
@@ -85,6 +91,17 @@ class NumericsTool(Tool):
                 continue
             budget.spend(units)
             self._run_probe(ctx, probe, case, base, units)
+
+    # -- static: low-precision accumulators --------------------------------------------------
+    def _accumulators(self, ctx: ToolContext) -> None:
+        for acc in low_precision_accumulators(ctx.submission.source()):
+            ctx.add_finding(origin="tool", category="low_precision_accumulator", severity="warning",
+                            message=accumulator_message(acc), spans=ctx.submission_span(acc.line))
+
+    def _confirm_accumulators(self, ctx: ToolContext, ev_id: str) -> None:
+        for f in ctx.findings:
+            if f.category == "low_precision_accumulator" and ev_id not in f.confirmed_by:
+                f.confirmed_by.append(ev_id)
 
     # -- accuracy at nominal inputs ----------------------------------------------------------
     def _accuracy(self, ctx: ToolContext, base: Baseline) -> None:
@@ -163,8 +180,13 @@ class NumericsTool(Tool):
             nonfinite = sum(o.expected_nonfinite for o in ev.comparison.outputs) if ev.comparison else 0
             lead = (f"the reference's {nonfinite} NaN/inf output position(s) are matched; "
                     if nonfinite and j.basis != "nonfinite" else "")
-            ctx.add_evidence(self, outcome="pass" if j.ok else "fail", defect=None if j.ok else probe.defect,
-                             summary=f"{probe.title}: {lead}{j.summary}", **common)
+            advisory = None if j.ok else outside_contract(ctx.submission, ev.case)
+            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else "fail"),
+                                    defect=None if j.ok else probe.defect,
+                                    summary=f"{probe.title}: {lead}{j.summary}" + (f" ({advisory})" if advisory else ""),
+                                    **common)
+            if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
+                self._confirm_accumulators(ctx, item.id)
 
     def _determinism(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
         ref = ctx.session.reference(case)
