@@ -28,10 +28,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer.api import start_review  # noqa: E402
-from reviewer.config import ReviewConfig  # noqa: E402
-from reviewer.models import Review  # noqa: E402
-from tests.kernelfiles import materialize  # noqa: E402
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from reviewer.models import Review
+from tests.kernelfiles import materialize
 
 TOOLS = ["builds", "correctness", "generality", "numerics"]
 DEFAULT = [ROOT / "tests/kernels/softmax/good_softmax.py", ROOT / "tests/kernels/softmax/bad_persistent_col_stride.py"]

@@ -23,6 +23,8 @@ from tools.plan import program_factor, programs_of, work_units
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
 MIN_CALL_S = 0.05
+# Rationale: 16 is past every small special case (1, primes up to 13) and still shows a layout.
+MIN_KNOB = 16
 # Rationale: long enough for a child restart plus a small interpreted call on a loaded machine.
 MIN_TIMEOUT_S = 10.0
 # Rationale: compiled Triton specialises on shapes and constexprs, and an autotuned kernel retunes
@@ -157,11 +159,15 @@ def affordable_params(ctx: ToolContext, base: Baseline, cap_units: float) -> dic
     def units(c: dict[str, int]) -> float:
         return base.units(scaled_elements(base.elements, nominal, c), knob_ratios(nominal, c))
 
+    # Rationale: a probe on a degenerate size shows nothing (a 1x1 input has no layout): no knob is
+    # halved below MIN_KNOB (or its nominal value, if smaller), whatever the cap.
+    floor = {k: min(v, MIN_KNOB) for k, v in nominal.items()}
     while chosen and units(chosen) > cap_units:
-        k = max(chosen, key=lambda n: chosen[n])
-        if chosen[k] <= 1:
+        halvable = [n for n in chosen if chosen[n] // 2 >= floor[n]]
+        if not halvable:
             break
-        chosen[k] = max(1, chosen[k] // 2)
+        k = max(halvable, key=lambda n: chosen[n])
+        chosen[k] = chosen[k] // 2
     return {**params, **{k: v for k, v in chosen.items() if v != nominal[k]}}
 
 

@@ -21,17 +21,26 @@ from typing import Any, ClassVar
 
 from reviewer.models import SourceSpan
 from tools.base import Tool, ToolContext
+from tools.baseline import (
+    Baseline,
+    affordable_params,
+    instruments_for,
+    knob_ratios,
+    launches_of,
+    measure,
+    prerequisites_failed,
+    size_knobs_of,
+)
 from tools.contract import outside_contract
-from tools.baseline import (Baseline, affordable_params, instruments_for, knob_ratios, launches_of, measure,
-                            prerequisites_failed, size_knobs_of)
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.generality import explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
+from tools.generality.device_paths import device_branches
 from tools.generality.search import Search, SearchResult, Trial
 from tools.generality.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.harness.case import Case
 from tools.outcomes import input_elements, refuses_dtype
-from tools.plan import WorkBudget
+from tools.plan import CALL_UNITS, WorkBudget
 
 
 def _inner_frame(ev: Evaluation) -> str | None:
@@ -90,8 +99,9 @@ class GeneralityTool(Tool):
             self._report_case(ctx, base.evaluation, "nominal inputs with the generality seed", self._blocks(ctx, base))
             return
         blocks = self._blocks(ctx, base)
+        self._device_paths(ctx)
         budget = WorkBudget(self.budget_units * ctx.config.budget)
-        deadline = t0 + self.backstop_s * ctx.config.budget
+        deadline = t0 + self.backstop_s * max(1.0, ctx.config.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
         # defects (contiguity): every one of them runs first, at a size reduced until all fit in
         # their share of the budget; sizes get what remains, since hypothesis can use any amount.
@@ -99,7 +109,7 @@ class GeneralityTool(Tool):
         firsts = [a for a in (layouts_axis(ctx, base, probe), dtypes_axis(ctx, base, probe)) if a is not None]
         n_first = sum(len(a.dims[0].values) - 1 for a in firsts)
         if n_first:
-            cap = min(self.case_cap_units, self.first_share * budget.total / n_first)
+            cap = max(min(self.case_cap_units, self.first_share * budget.total / n_first), 2 * CALL_UNITS)
             params = affordable_params(ctx, base, cap)
             firsts = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
         for axis in firsts:
@@ -114,6 +124,21 @@ class GeneralityTool(Tool):
                              check="size search", rerun=self._rerun(ctx))
         else:
             self._search(ctx, base, sizes, blocks, budget, deadline)
+
+    def _device_paths(self, ctx: ToolContext) -> None:
+        """Device-dependent host branches: unverified without a GPU (tools/generality/device_paths.py)."""
+        found = device_branches(ctx.submission.source())
+        if not found or ctx.device.has_gpu:
+            return
+        spans = [s for d in found[:5] for s in ctx.submission_span(d.line, d.end_line)]
+        lines = "; ".join(f"line {d.line}: {d.condition}" for d in found[:5])
+        ctx.add_evidence(self, outcome="unverified", defect="device_dependent_path",
+                         reason="the host code branches on the device; a CPU-only review runs one side only",
+                         summary=f"the host code takes a device-dependent path ({lines}); this CPU-only review ran "
+                                 f"only the path a CPU takes, so what runs on a GPU is not checked here (a GPU run "
+                                 f"or a human must look at it)",
+                         check="device-dependent branches in the host code", spans=spans,
+                         result={"branches": [d.__dict__ for d in found]}, rerun=self._rerun(ctx))
 
     def _rerun(self, ctx: ToolContext, case: Case | None = None) -> str:
         return ctx.rerun(self.name, case)
@@ -232,7 +257,7 @@ class GeneralityTool(Tool):
         if result.backstop and result.unrun_configs:
             cut = [axis.describe(c) for c in result.unrun_configs]
             ctx.add_evidence(self, outcome="unverified", defect="backstop",
-                             reason=f"the wall-clock backstop ({self.backstop_s * ctx.config.budget:g}s) was reached",
+                             reason=f"the wall-clock backstop ({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
                              summary=f"{axis.name}: {len(cut)} planned configuration(s) not run, the wall-clock "
                                      f"backstop was reached: {'; '.join(cut[:8])}{'; ...' if len(cut) > 8 else ''}",
                              check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},

@@ -14,10 +14,10 @@ import time
 from typing import Any, ClassVar
 
 from tools.base import Tool, ToolContext
-from tools.contract import outside_contract
 from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
 from tools.compare import ErrorBudget, bitwise_equal
 from tools.compare.bitwise import differing_elements
+from tools.contract import outside_contract
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.harness.case import Case
 from tools.harness.tensors import flatten
@@ -50,7 +50,7 @@ class NumericsTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if prerequisites_failed(ctx, self.name, "numerics probes"):
             return
-        deadline = time.monotonic() + self.backstop_s * ctx.config.budget
+        deadline = time.monotonic() + self.backstop_s * max(1.0, ctx.config.budget)
         base = measure(ctx, "probes")
         if not base.ok:
             ctx.add_evidence(self, outcome="unverified", defect="baseline_failed", reason=base.evaluation.summary(),
@@ -83,9 +83,9 @@ class NumericsTool(Tool):
                 continue
             if time.monotonic() > deadline:
                 ctx.add_evidence(self, outcome="unverified", defect="backstop",
-                                 reason=f"the wall-clock backstop ({self.backstop_s * ctx.config.budget:g}s) was reached",
+                                 reason=f"the wall-clock backstop ({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
                                  summary=f"{probe.title}: not run, the numerics wall-clock backstop "
-                                         f"({self.backstop_s * ctx.config.budget:g}s) was reached",
+                                         f"({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
                                  check=probe.check, inputs={"case": case.model_dump()},
                                  rerun=ctx.rerun(self.name, case))
                 continue

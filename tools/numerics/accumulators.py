@@ -50,9 +50,9 @@ def _updates(loop: ast.AST, name: str) -> bool:
     for node in ast.walk(loop):
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             return True
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value)):
-                return True
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.value))):
+            return True
     return False
 
 
