@@ -34,7 +34,7 @@ from reviewer.models import Review
 from tests.kernelfiles import materialize
 
 TOOLS = ["builds", "correctness", "generality", "numerics"]
-DEFAULT = [ROOT / "tests/kernels/softmax/good_softmax.py", ROOT / "tests/kernels/softmax/bad_persistent_col_stride.py"]
+DEFAULT = [ROOT / "tests/kernels/softmax/good_softmax.py", ROOT / "tests/kernels/softmax_plan/bad_persistent_col_stride.py"]
 
 
 def _busy() -> None:
