@@ -9,8 +9,8 @@ search tried with its verdict: what ran and how it was judged, never how long it
 
     python benchmarks/load_determinism.py [--seed N] [--busy N] [KERNEL.py ...]
 
-Kernel files are tests/kernels/<family>/<file>.py (the family's reference is copied beside them);
-the default is a correct softmax and the persistent-loop softmax that assumes column stride 1.
+Kernel files are tests/kernels/<family>/<file>.py (the family's reference is copied beside them)
+or submission directories (benchmarks/problems/<name>); the default is a correct softmax and the persistent-loop softmax that assumes column stride 1.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -58,7 +59,11 @@ def verdicts(review: Review) -> dict[str, str]:
 
 def review(path: Path, seed: int, budget: float) -> tuple[Review, float]:
     with tempfile.TemporaryDirectory(prefix="kreview-load-") as tmp:
-        sub = materialize(path, Path(tmp) / "sub")
+        if path.is_dir():  # a submission directory (benchmarks/problems/<name>)
+            sub = Path(tmp) / path.name
+            shutil.copytree(path, sub)
+        else:
+            sub = materialize(path, Path(tmp) / "sub")
         t0 = time.monotonic()
         r = start_review(sub, ReviewConfig(runs_dir=Path(tmp) / "runs", seed=seed, signoff=False, only_tools=TOOLS,
                                            budget=budget))
@@ -90,7 +95,7 @@ def main() -> int:
                 p.join()
         same_v, same_c = verdicts(idle) == verdicts(busy), checks(idle) == checks(busy)
         same_all &= same_v and same_c
-        row = {"kernel": f"{path.parent.name}/{path.name}", "seed": args.seed, "wall_idle_s": round(t_idle, 1),
+        row = {"kernel": f"{path.parent.name}/{path.name}", "busy_processes": args.busy, "seed": args.seed, "wall_idle_s": round(t_idle, 1),
                "wall_loaded_s": round(t_busy, 1), "load_before_idle_run": round(load0, 2),
                "load_during_loaded_run_start": round(load1, 2), "verdicts": verdicts(idle),
                "verdicts_loaded": verdicts(busy), "checks": len(checks(idle)), "same_verdicts": same_v,

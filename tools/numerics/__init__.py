@@ -160,8 +160,9 @@ class NumericsTool(Tool):
                              f"fails on these inputs ({ev.ref.call.failure_text()[:200]})", **common)
         elif status == "rejected":
             ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: {ev.summary()}", **common)
-        elif (status == "failed" and probe.name in ("float16", "bfloat16")
-              and probe.name != (ctx.submission.dtype or "float32") and refuses_dtype(ev.classified)):
+        elif (status == "failed" and probe.name in ("float16", "bfloat16", "float16_range")
+              and ev.case.dtype is not None and ev.case.dtype != (ctx.submission.dtype or "float32")
+              and refuses_dtype(ev.classified)):
             c = ev.classified
             assert c is not None
             ctx.add_evidence(self, outcome="info", defect="unsupported_dtype",
