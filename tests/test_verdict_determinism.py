@@ -47,6 +47,18 @@ def test_many_program_call_is_estimated_by_programs_not_elements() -> None:
     assert base.estimate_s(base.units(6435)) < base.seconds < base.estimate_s(units) / 5
 
 
+def test_a_timeout_is_a_hang_only_where_the_estimate_bounds_the_call() -> None:
+    from tools.outcomes import classify_failure
+    from tools.sandbox.worker import CallResult, ChildCrash
+
+    call = CallResult(answered=False, crash=ChildCrash(kind="timeout", message="no answer in 15s"))
+    common = {"interpreted": True, "input_numel": 4096, "on_cpu": True, "stage": "the call",
+              "expected_s": 1.0, "timeout_s": 15.0}
+    assert classify_failure(call, **common).defect == "hang"  # no larger than a measured run: stuck
+    grown = classify_failure(call, **common, estimate_is_bound=False)  # larger in some size: maybe slow
+    assert grown.outcome == "unverified" and grown.defect == "timeout"
+
+
 def test_units_are_counts_and_shrinking_every_knob_shrinks_them() -> None:
     base = _baseline(programs=16, elements=16 * 16384, seconds=3.0)
     half = base.units(8 * 8192, knob_ratios({"b": 16, "d": 16384}, {"b": 8, "d": 8192}))

@@ -175,3 +175,14 @@ def launches_of(ev: Evaluation) -> list[dict[str, Any]]:
     if ev.run is None or not ev.run.ok:
         return []
     return list(((ev.run.meta.get("instruments") or {}).get("triton_launches") or {}).get("launches") or [])
+
+
+# Rationale: the backstop waits ten times what the planned work is measured to take here, so a busy
+# machine (whose nominal call was measured as slow too) gets proportionally longer before anything
+# is cut; the fixed floor covers fast nominal calls.
+BACKSTOP_SLACK = 10.0
+
+
+def backstop_s(floor_s: float, base: Baseline, planned_units: float, budget: float) -> float:
+    """Seconds after which a tool stops starting calls (what it then cuts is unverified)."""
+    return max(floor_s * max(1.0, budget), BACKSTOP_SLACK * base.estimate_s(planned_units))

@@ -138,7 +138,8 @@ def budget_for(ctx: ToolContext, case: Case, actual: Any, expected: Any) -> Erro
 
 def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instruments: list[str] | None = None,
              timeout: float | None = None, expected_s: float | None = None, allow_rejection: bool = False,
-             keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False) -> Evaluation:
+             keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False,
+             estimate_is_bound: bool = True) -> Evaluation:
     """Run ``case`` on both sides and judge it. Never raises for the submission's behaviour.
 
     ``want_budget``: measure the error budget even when the verdict does not need it (so later
@@ -159,7 +160,8 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
         ev.classified = classify_failure(
             run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
             on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label or case.id}",
-            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s)
+            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s,
+            estimate_is_bound=estimate_is_bound)
         return ev
     atol, rtol = ctx.tolerance()
     dflt = default_tolerance(ctx)

@@ -24,6 +24,7 @@ from tools.base import Tool, ToolContext
 from tools.baseline import (
     Baseline,
     affordable_params,
+    backstop_s,
     instruments_for,
     knob_ratios,
     launches_of,
@@ -101,7 +102,7 @@ class GeneralityTool(Tool):
         blocks = self._blocks(ctx, base)
         self._device_paths(ctx)
         budget = WorkBudget(self.budget_units * ctx.config.budget)
-        deadline = t0 + self.backstop_s * max(1.0, ctx.config.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
         # defects (contiguity): every one of them runs first, at a size reduced until all fit in
         # their share of the budget; sizes get what remains, since hypothesis can use any amount.
@@ -170,8 +171,12 @@ class GeneralityTool(Tool):
                                                   f"({budget.left:.0f} of {budget.total:.0f}; --budget raises it)")
             budget.spend(units)
             est = base.estimate_s(units)
+            # Rationale: hangs are hangs: only a configuration no larger than the measured nominal run
+            # in every size (its program count cannot exceed what was measured) gets a hang verdict
+            # from a timeout; a grown one that times out is too slow to tell.
+            grown = n > base.elements or any(r > 1 for r in (knob_ratios(nominal, cfg) if nominal else []))
             ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est),
-                          expected_s=base.expected_s(ctx, est), allow_rejection=True)
+                          expected_s=base.expected_s(ctx, est), allow_rejection=True, estimate_is_bound=not grown)
             return self._trial_of(cfg, ev)
 
         return trial
@@ -257,7 +262,7 @@ class GeneralityTool(Tool):
         if result.backstop and result.unrun_configs:
             cut = [axis.describe(c) for c in result.unrun_configs]
             ctx.add_evidence(self, outcome="unverified", defect="backstop",
-                             reason=f"the wall-clock backstop ({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
+                             reason="the wall-clock backstop was reached",
                              summary=f"{axis.name}: {len(cut)} planned configuration(s) not run, the wall-clock "
                                      f"backstop was reached: {'; '.join(cut[:8])}{'; ...' if len(cut) > 8 else ''}",
                              check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},

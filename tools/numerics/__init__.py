@@ -14,7 +14,7 @@ import time
 from typing import Any, ClassVar
 
 from tools.base import Tool, ToolContext
-from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
+from tools.baseline import Baseline, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
 from tools.compare import ErrorBudget, bitwise_equal
 from tools.compare.bitwise import differing_elements
 from tools.contract import outside_contract
@@ -50,7 +50,7 @@ class NumericsTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if prerequisites_failed(ctx, self.name, "numerics probes"):
             return
-        deadline = time.monotonic() + self.backstop_s * max(1.0, ctx.config.budget)
+        t0 = time.monotonic()
         base = measure(ctx, "probes")
         if not base.ok:
             ctx.add_evidence(self, outcome="unverified", defect="baseline_failed", reason=base.evaluation.summary(),
@@ -61,6 +61,7 @@ class NumericsTool(Tool):
         self._accuracy(ctx, base)
         self._accumulators(ctx)
         budget = WorkBudget(self.budget_units * ctx.config.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
         # Rationale: every probe (determinism counts twice) fits the budget at the probe size.
         n_calls = len(plan(ctx, base, dict(base.case.params))) + 1
         params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / n_calls))
@@ -83,9 +84,8 @@ class NumericsTool(Tool):
                 continue
             if time.monotonic() > deadline:
                 ctx.add_evidence(self, outcome="unverified", defect="backstop",
-                                 reason=f"the wall-clock backstop ({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
-                                 summary=f"{probe.title}: not run, the numerics wall-clock backstop "
-                                         f"({self.backstop_s * max(1.0, ctx.config.budget):g}s) was reached",
+                                 reason="the wall-clock backstop was reached",
+                                 summary=f"{probe.title}: not run, the numerics wall-clock backstop was reached",
                                  check=probe.check, inputs={"case": case.model_dump()},
                                  rerun=ctx.rerun(self.name, case))
                 continue
