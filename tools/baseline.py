@@ -23,6 +23,10 @@ from tools.plan import program_factor, programs_of, work_units
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
 MIN_CALL_S = 0.05
+# Rationale: a grown configuration may launch hundreds of times the nominal programs (a knob that
+# moves the grid onto another dimension: 8 -> 3,315 programs measured); a minute lets such a call
+# finish on a busy 2-core machine, and a timeout there is still only unverified.
+GROWN_MIN_TIMEOUT_S = 60.0
 # Rationale: 16 is past every small special case (1, primes up to 13) and still shows a layout.
 MIN_KNOB = 16
 # Rationale: long enough for a child restart plus a small interpreted call on a loaded machine.
@@ -66,9 +70,13 @@ class Baseline:
         a new shape can trigger (the interpreter compiles nothing)."""
         return estimate + (0.0 if ctx.setup.interpreted else RECOMPILE_S)
 
-    def timeout_s(self, ctx: ToolContext, estimate: float) -> float:
+    def timeout_s(self, ctx: ToolContext, estimate: float, *, grown: bool = False) -> float:
+        """The call's limit: ``HANG_SLACK`` times the estimate; for a configuration larger than any
+        measured run (``grown``), whose cost is not bounded by the estimate, at least
+        ``GROWN_MIN_TIMEOUT_S``."""
+        floor = GROWN_MIN_TIMEOUT_S if grown else MIN_TIMEOUT_S
         return min(ctx.config.limits.call_timeout_s,
-                   max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
+                   max(floor, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
 
 
 def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:

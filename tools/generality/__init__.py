@@ -175,7 +175,7 @@ class GeneralityTool(Tool):
             # in every size (its program count cannot exceed what was measured) gets a hang verdict
             # from a timeout; a grown one that times out is too slow to tell.
             grown = n > base.elements or any(r > 1 for r in (knob_ratios(nominal, cfg) if nominal else []))
-            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est),
+            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est, grown=grown),
                           expected_s=base.expected_s(ctx, est), allow_rejection=True, estimate_is_bound=not grown)
             return self._trial_of(cfg, ev)
 
