@@ -234,3 +234,9 @@ def test_static_accumulator_check_reads_dtype_sources() -> None:
     assert low_precision_accumulators((KERNELS / "mean_fp16" / "good_fp32_accumulator.py").read_text()) == []
     # a store cast to the output's dtype is not an accumulator
     assert low_precision_accumulators((KERNELS / "softmax" / "good_softmax.py").read_text()) == []
+
+
+def test_budget_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
+    for argv in (["review", str(tmp_path), "--budget", "0"], ["probe", str(tmp_path), "--budget", "-1"]):
+        res = CliRunner().invoke(app, argv)
+        assert res.exit_code == 2 and "--budget" in res.output, res.output

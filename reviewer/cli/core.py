@@ -52,6 +52,8 @@ def review(
             raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
         if llm not in ("none", "openai"):
             raise UsageError(f"--llm must be none or openai, not {llm!r}")
+        if not 0 < budget <= 100:
+            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
         config = ReviewConfig(
             runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device, format_hint=format_hint,
             rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
@@ -149,6 +151,8 @@ def probe(
         from reviewer.registry import tools
         from tools.harness.case import Case
 
+        if not 0 < budget <= 100:
+            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
         table = tools()
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
