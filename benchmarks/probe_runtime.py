@@ -10,8 +10,9 @@ builds + correctness + generality + numerics. It prints
   review minus the first. Calls run one at a time, so on an idle 2-core machine the probes' wall
   time is about their CPU time: this figure does not depend on how busy a shared machine is.
 
-With ``--full`` the tools' time budgets are lifted so every probe runs (the full set); without it
-they run as configured (budget_s of each tool) and the script reports what the budgets cut.
+With ``--full`` the tools' work budgets are lifted so every probe runs (the full set); without it
+they run as configured (budget_units of each tool, docs/verdict-determinism.md) and the script
+reports what the budgets cut.
 
     python benchmarks/probe_runtime.py [--full] [--repeat N] [--problem NAME ...]
 """
@@ -81,18 +82,18 @@ def one(problem: Path, runs: Path, seed: int) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--full", action="store_true", help="lift the tools' time budgets (every probe runs)")
+    ap.add_argument("--full", action="store_true", help="lift the tools' work budgets (every probe runs)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--problem", action="append", help="folder name under benchmarks/problems")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     if args.full:
-        GeneralityTool.budget_s = NumericsTool.budget_s = 600.0
+        GeneralityTool.budget_units = NumericsTool.budget_units = 1e9
     names = args.problem or sorted(p.name for p in PROBLEMS.iterdir() if p.is_dir())
     with tempfile.TemporaryDirectory(prefix="kreview-bench-runs-") as runs:
         for name in names:
             print(f"{name} (repeat {args.repeat}, {os.cpu_count()} cpus, budgets "
-                  f"{'lifted' if args.full else f'{GeneralityTool.budget_s:g}s + {NumericsTool.budget_s:g}s'})")
+                  f"{'lifted' if args.full else f'{GeneralityTool.budget_units:g} + {NumericsTool.budget_units:g} units'})")
             rows = [one(PROBLEMS / name, Path(runs), args.seed + i) for i in range(args.repeat)]
             for key in ("probes", "probes_cpu"):
                 vals = [r[key] for r in rows]

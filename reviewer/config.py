@@ -52,6 +52,10 @@ class ReviewConfig(BaseModel):
     rubric: Path | None = None
     limits: SandboxLimits = Field(default_factory=SandboxLimits)
     correctness_seeds: int = Field(3, ge=1, le=50)
+    budget: float = Field(1.0, gt=0, le=100)
+    """How much work the off-nominal probes (generality, numerics) may plan, as a multiple of the
+    default: counted in interpreter work units (tools/plan.py), never in seconds, so the same seed
+    gives the same checks on a slow and a fast machine."""
     tolerance: Tolerance = Field(default_factory=Tolerance)
     signoff: bool = True
     disabled_tools: list[str] = Field(default_factory=list)

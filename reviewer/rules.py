@@ -30,12 +30,15 @@ def _cite(items: list[Evidence], limit: int = 3) -> str:
 
 @rule("all_pass")
 def all_pass(spec: CriterionSpec, evidence: list[Evidence]) -> tuple[Verdict, str]:
-    """Rationale: one failing check is a defect however many others pass; a pass needs evidence."""
+    """Rationale: one failing check is a defect however many others pass; a pass needs evidence.
+    Counts are of checks that concluded or could not: an ``info`` item (a measurement, a probe
+    that did not apply) ran no check and is never counted as one."""
     failed = [e for e in evidence if e.outcome == "fail"]
     passed = [e for e in evidence if e.outcome == "pass"]
     unverified = [e for e in evidence if e.outcome == "unverified"]
+    checks = len(failed) + len(passed) + len(unverified)
     if failed:
-        return "fail", f"{len(failed)} of {len(evidence)} checks failed: {_cite(failed)}"
+        return "fail", f"{len(failed)} of {checks} checks failed: {_cite(failed)}"
     if unverified and not spec.allow_unverified:
         return "unverified", f"{len(unverified)} check(s) could not be completed: {_cite(unverified)}"
     if len(passed) < spec.min_pass:

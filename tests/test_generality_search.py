@@ -47,15 +47,16 @@ def test_same_seed_same_trials() -> None:
 def test_budget_spent_means_skipped_not_failed() -> None:
     s, calls = _search(lambda c: Trial(c, "fail"), budget=-1.0)
     result = s.run()
-    assert result.failure is None and not calls and result.unrun > 0 and "time budget" in result.stopped
+    assert result.failure is None and not calls and result.unrun > 0 and "backstop" in result.stopped and result.backstop
+    assert result.unrun_configs
 
 
 def test_costly_failures_stop_the_search() -> None:
-    s, calls = _search(lambda c: Trial(c, "fail" if c["dim"] != 256 else "pass", costly=True))
+    s, calls = _search(lambda c: Trial(c, "inconclusive" if c["dim"] != 256 else "pass", costly=True))
     result = s.run()
-    assert result.failure is not None
+    assert result.failure is None
     assert sum(1 for c in calls if c["dim"] != 256) == 2  # the allowance, then everything is skipped
-    assert "crashes or hangs" in result.stopped
+    assert "crashes or hangs" in result.stopped and not result.backstop
 
 
 def test_extra_configurations_join_the_sweep() -> None:
@@ -63,3 +64,12 @@ def test_extra_configurations_join_the_sweep() -> None:
     s, _ = _search(lambda c: Trial(c, "fail" if c["size"] == 4096 else "pass"), dims=dims)
     result = s.run(extra=[{"size": 4096}])
     assert result.failure is not None and result.failure.config == {"size": 4096} and not result.shrunk
+
+
+def test_single_changes_run_first_small_values_of_every_dimension_before_large_ones() -> None:
+    s, calls = _search(lambda c: Trial(c, "pass"))
+    s.run()
+    singles = [c for c in calls if (c["batch"] != 16) + (c["dim"] != 256) == 1]
+    assert calls[:len(singles) + 1][1:] == singles  # the sweep precedes every combination
+    assert singles[:4] == [{"batch": 1, "dim": 256}, {"batch": 16, "dim": 1},
+                           {"batch": 2, "dim": 256}, {"batch": 16, "dim": 2}]

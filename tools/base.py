@@ -72,7 +72,11 @@ class ToolContext:
         return any(e.outcome != "pass" for e in self.prior("builds"))
 
     def rerun(self, tool: str, case: Case | None = None) -> str:
-        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool]
+        # Rationale: the master seed and the work budget decide every seed and configuration a
+        # tool plans, so a rerun without them is a different check (issue: reruns ran seed 0).
+        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool, "--seed", str(self.master_seed)]
+        if self.config.budget != 1.0:
+            parts += ["--budget", repr(self.config.budget)]
         if case is not None:
             parts += ["--case", shlex.quote(case.spec())]
         atol, rtol = self.config.tolerance.atol, self.config.tolerance.rtol

@@ -1,11 +1,12 @@
 """The nominal run that off-nominal probes are planned and timed against.
 
 One evaluation of the nominal case (with the ``triton_launches`` instrument for Triton
-submissions) gives the submission's call time for a known number of input elements and the
-constexprs of its real launches. Probes estimate their own call time by scaling it with their
-input elements (interpreter time is proportional to program instances, which grow with the data),
-skip what their budget cannot afford, and set their timeout from the estimate so a hang costs
-seconds, not the review's whole call limit.
+submissions) gives the submission's input elements, the program instances and constexprs of its
+real launches, and its call time. Probes are *planned* in work units counted from the first two
+(tools/plan.py): the same on any machine. The measured time only sets each call's timeout, a
+generous backstop: seconds per unit, from the slowest nominal call seen, times the probe's units,
+so a hang costs seconds, not the review's whole call limit, and a call that is merely slow on a
+busy machine is not called a hang.
 """
 
 from __future__ import annotations
@@ -17,10 +18,17 @@ from tools.base import ToolContext
 from tools.evaluate import Evaluation, evaluate
 from tools.harness.case import Case
 from tools.outcomes import HANG_SLACK, input_elements
+from tools.plan import program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
 MIN_CALL_S = 0.05
+# Rationale: a grown configuration may launch hundreds of times the nominal programs (a knob that
+# moves the grid onto another dimension: 8 -> 3,315 programs measured); a minute lets such a call
+# finish on a busy 2-core machine, and a timeout there is still only unverified.
+GROWN_MIN_TIMEOUT_S = 60.0
+# Rationale: 16 is past every small special case (1, primes up to 13) and still shows a layout.
+MIN_KNOB = 16
 # Rationale: long enough for a child restart plus a small interpreted call on a loaded machine.
 MIN_TIMEOUT_S = 10.0
 # Rationale: compiled Triton specialises on shapes and constexprs, and an autotuned kernel retunes
@@ -35,22 +43,40 @@ class Baseline:
     elements: int
     seconds: float
     launches: list[dict[str, Any]] = field(default_factory=list)
+    programs: int = 0
+    """program instances the nominal call launched (0: not recorded, e.g. not Triton)"""
 
     @property
     def ok(self) -> bool:
         return self.evaluation.status == "ok"
 
-    def estimate_s(self, elements: int) -> float:
-        return max(MIN_CALL_S, self.seconds * elements / max(self.elements, 1))
+    @property
+    def nominal_units(self) -> float:
+        return work_units(self.programs, self.elements)
+
+    def units(self, elements: int, knob_ratios: list[float] | None = None) -> float:
+        """Work units of a call on ``elements`` input elements whose size knobs changed by
+        ``knob_ratios`` (tools/plan.py): a count, the same on every machine."""
+        factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
+        return work_units(self.programs * factor, elements)
+
+    def estimate_s(self, units: float) -> float:
+        """Seconds a call of ``units`` may take here, scaled from the slowest nominal call measured
+        (only for timeouts: never to decide what runs)."""
+        return max(MIN_CALL_S, self.seconds * units / max(self.nominal_units, 1e-9))
 
     def expected_s(self, ctx: ToolContext, estimate: float) -> float:
         """What a call may honestly take: the scaled estimate, plus on a GPU the compile or autotune
         a new shape can trigger (the interpreter compiles nothing)."""
         return estimate + (0.0 if ctx.setup.interpreted else RECOMPILE_S)
 
-    def timeout_s(self, ctx: ToolContext, estimate: float) -> float:
+    def timeout_s(self, ctx: ToolContext, estimate: float, *, grown: bool = False) -> float:
+        """The call's limit: ``HANG_SLACK`` times the estimate; for a configuration larger than any
+        measured run (``grown``), whose cost is not bounded by the estimate, at least
+        ``GROWN_MIN_TIMEOUT_S``."""
+        floor = GROWN_MIN_TIMEOUT_S if grown else MIN_TIMEOUT_S
         return min(ctx.config.limits.call_timeout_s,
-                   max(MIN_TIMEOUT_S, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
+                   max(floor, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
 
 
 def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
@@ -94,8 +120,17 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
                                                  max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
     ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
                   expected_s=expected)
+    launches = launches_of(ev)
+
+    def sizes(params: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in params.items() if k != "seed"}
+
+    # Rationale: the slowest same-sized nominal call seen is the time per unit timeouts scale from:
+    # generous on a machine whose speed varies, and never a basis for what runs.
+    same = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s
+            and sizes((e.inputs.get("case") or {}).get("params") or {}) == sizes(case.params)]
     base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
-                    seconds=ev.duration_s, launches=launches_of(ev))
+                    seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
     ctx.shared[key] = base
     return base
 
@@ -111,21 +146,36 @@ def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
     return int_kwargs(params)
 
 
-def affordable_params(ctx: ToolContext, base: Baseline, cap_s: float) -> dict[str, Any]:
-    """The nominal params, or, when one nominal call is estimated above ``cap_s``, the size knobs
-    halved (largest first) until the estimate fits: probes that need many calls run there."""
+def knob_ratios(nominal: dict[str, int], chosen: dict[str, Any]) -> list[float]:
+    """v/n for every size knob ``chosen`` changes from its ``nominal`` value."""
+    return [chosen[k] / n for k, n in nominal.items()
+            if k in chosen and isinstance(chosen[k], int) and n > 0 and chosen[k] != n]
+
+
+def affordable_params(ctx: ToolContext, base: Baseline, cap_units: float) -> dict[str, Any]:
+    """The nominal params, or, when one nominal call counts more than ``cap_units`` work units,
+    the size knobs halved (largest first) until it fits: probes that need many calls run there.
+    Decided by counting (tools/plan.py), so the reduced size is the same on every machine."""
     from tools.generality.sizes import scaled_elements
 
     params = dict(base.case.params)
-    if base.estimate_s(base.elements) <= cap_s:
+    if base.nominal_units <= cap_units:
         return params
     nominal = size_knobs_of(ctx, params)
     chosen = dict(nominal)
-    while chosen and base.estimate_s(scaled_elements(base.elements, nominal, chosen)) > cap_s:
-        k = max(chosen, key=lambda n: chosen[n])
-        if chosen[k] <= 1:
+
+    def units(c: dict[str, int]) -> float:
+        return base.units(scaled_elements(base.elements, nominal, c), knob_ratios(nominal, c))
+
+    # Rationale: a probe on a degenerate size shows nothing (a 1x1 input has no layout): no knob is
+    # halved below MIN_KNOB (or its nominal value, if smaller), whatever the cap.
+    floor = {k: min(v, MIN_KNOB) for k, v in nominal.items()}
+    while chosen and units(chosen) > cap_units:
+        halvable = [n for n in chosen if chosen[n] // 2 >= floor[n]]
+        if not halvable:
             break
-        chosen[k] = max(1, chosen[k] // 2)
+        k = max(halvable, key=lambda n: chosen[n])
+        chosen[k] = chosen[k] // 2
     return {**params, **{k: v for k, v in chosen.items() if v != nominal[k]}}
 
 
@@ -133,3 +183,14 @@ def launches_of(ev: Evaluation) -> list[dict[str, Any]]:
     if ev.run is None or not ev.run.ok:
         return []
     return list(((ev.run.meta.get("instruments") or {}).get("triton_launches") or {}).get("launches") or [])
+
+
+# Rationale: the backstop waits ten times what the planned work is measured to take here, so a busy
+# machine (whose nominal call was measured as slow too) gets proportionally longer before anything
+# is cut; the fixed floor covers fast nominal calls.
+BACKSTOP_SLACK = 10.0
+
+
+def backstop_s(floor_s: float, base: Baseline, planned_units: float, budget: float) -> float:
+    """Seconds after which a tool stops starting calls (what it then cuts is unverified)."""
+    return max(floor_s * max(1.0, budget), BACKSTOP_SLACK * base.estimate_s(planned_units))

@@ -15,6 +15,8 @@ from tools.compare import ErrorBudget, bitwise_equal, compare_outputs, error_bud
 from tools.compare.budget import unavailable
 from tools.compare.compare import Comparison
 from tools.compare.judge import Judgement, Mode
+from tools.compare.reference_exact import describe as describe_inexact
+from tools.compare.reference_exact import patch_inexact
 from tools.harness import tensors
 from tools.harness.case import Case
 from tools.outcomes import Classified, classify_failure, deliberate_rejection, input_elements
@@ -50,6 +52,8 @@ class Evaluation:
     comparison: Comparison | None = None
     budget: ErrorBudget | None = None
     judgement: Judgement | None = None
+    inexact_reference: list[dict[str, Any]] | None = None
+    """Outputs where the reference was non-finite, float64 finite, and float64 judged."""
 
     @property
     def status(self) -> Status:
@@ -81,6 +85,8 @@ class Evaluation:
             out["basis"] = self.judgement.basis
         if self.rejection is not None:
             out["rejection"] = self.rejection
+        if self.inexact_reference:
+            out["inexact_reference"] = self.inexact_reference
         return out
 
     def summary(self) -> str:
@@ -132,7 +138,8 @@ def budget_for(ctx: ToolContext, case: Case, actual: Any, expected: Any) -> Erro
 
 def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instruments: list[str] | None = None,
              timeout: float | None = None, expected_s: float | None = None, allow_rejection: bool = False,
-             keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False) -> Evaluation:
+             keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False,
+             estimate_is_bound: bool = True) -> Evaluation:
     """Run ``case`` on both sides and judge it. Never raises for the submission's behaviour.
 
     ``want_budget``: measure the error budget even when the verdict does not need it (so later
@@ -153,7 +160,8 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
         ev.classified = classify_failure(
             run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
             on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label or case.id}",
-            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s)
+            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s,
+            estimate_is_bound=estimate_is_bound)
         return ev
     atol, rtol = ctx.tolerance()
     dflt = default_tolerance(ctx)
@@ -165,4 +173,27 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
     if want_budget or needs_budget(ev.comparison, mode, dflt):
         ev.budget = budget_for(ctx, case, run.outputs, ref.outputs)
     ev.judgement = judge(ev.comparison, ev.budget, mode=mode, default_tolerance=dflt)
+    if not ev.judgement.ok and ev.judgement.basis == "nonfinite":
+        _judge_by_float64(ctx, ev, mode, atol, rtol, dflt, nan_strict)
     return ev
+
+
+def _judge_by_float64(ctx: ToolContext, ev: Evaluation, mode: Mode, atol: float | None, rtol: float | None,
+                      dflt: bool, nan_strict: bool) -> None:
+    """Where the reference is non-finite but float64 is not, float64 judges (tools/compare/reference_exact.py);
+    the judgement changes only when the submission then passes everywhere."""
+    assert ev.run is not None
+    exact, _ = exact_outputs(ctx, ev.case)
+    if exact is None:
+        return
+    patched, found = patch_inexact(ev.run.outputs, ev.ref.outputs, exact)
+    if not found:
+        return
+    cmp = compare_outputs(ev.run.outputs, patched, atol=atol, rtol=rtol, nan_strict=nan_strict)
+    budget = error_budget(ev.run.outputs, patched, exact) if (mode == "accuracy" or ev.budget is not None) else None
+    again = judge(cmp, budget, mode=mode, default_tolerance=dflt)
+    if not again.ok:
+        return
+    ev.comparison, ev.budget = cmp, budget
+    ev.judgement = again.model_copy(update={"summary": f"{describe_inexact(found)}; {again.summary}"})
+    ev.inexact_reference = [f.model_dump() for f in found]

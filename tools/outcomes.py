@@ -51,7 +51,14 @@ def _numel(value: Any) -> int:
 
 
 def _timeout(crash_message: str, *, interpreted: bool, input_numel: int, stage: str,
-             expected_s: float | None, timeout_s: float | None) -> Classified:
+             expected_s: float | None, timeout_s: float | None, estimate_is_bound: bool = True) -> Classified:
+    if stage != "import" and expected_s is not None and timeout_s is not None and not estimate_is_bound:
+        # Rationale: a configuration larger than nominal in some size may launch far more programs
+        # than any run measured (a knob can move the grid onto another dimension); a prediction
+        # alone never makes a hang verdict there.
+        return Classified("unverified", "timeout",
+                          f"{stage} did not finish within {timeout_s:.0f}s; it is larger than any run measured, "
+                          f"so its cost is not known in advance: too slow to tell from a hang here")
     if stage != "import" and expected_s is not None and timeout_s is not None:
         if expected_s * HANG_SLACK <= timeout_s:
             return Classified("fail", "hang", f"{stage} did not finish within {timeout_s:.0f}s although a comparable "
@@ -67,7 +74,8 @@ def _timeout(crash_message: str, *, interpreted: bool, input_numel: int, stage: 
 
 
 def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, on_cpu: bool,
-                     stage: str, expected_s: float | None = None, timeout_s: float | None = None) -> Classified:
+                     stage: str, expected_s: float | None = None, timeout_s: float | None = None,
+                     estimate_is_bound: bool = True) -> Classified:
     """Outcome of a sandbox call that did not succeed, during ``stage`` (import / run).
 
     ``expected_s``/``timeout_s``: an estimate of this call's duration (scaled from a measured run of
@@ -77,7 +85,7 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
     if crash is not None:
         if crash.kind == "timeout":
             return _timeout(crash.message, interpreted=interpreted, input_numel=input_numel, stage=stage,
-                            expected_s=expected_s, timeout_s=timeout_s)
+                            expected_s=expected_s, timeout_s=timeout_s, estimate_is_bound=estimate_is_bound)
         if crash.kind == "startup":
             return Classified("unverified", "sandbox_start", f"the sandbox child could not start: {crash.message}")
         if crash.kind == "oom":

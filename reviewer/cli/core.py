@@ -30,6 +30,8 @@ def review(
     timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
     memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit")] = 6144,
     seeds: Annotated[int, typer.Option(help="seeds for the nominal correctness check")] = 3,
+    budget: Annotated[float, typer.Option(help="work the off-nominal probes may plan, as a multiple of the "
+                                               "default (counted, not timed: docs/verdict-determinism.md)")] = 1.0,
     atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override")] = None,
     rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override")] = None,
     no_signoff: Annotated[bool, typer.Option("--no-signoff", help="finish without the human sign-off stop")] = False,
@@ -58,10 +60,12 @@ def review(
             raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
         if llm not in ("none", "openai"):
             raise UsageError(f"--llm must be none or openai, not {llm!r}")
+        if not 0 < budget <= 100:
+            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
         config = ReviewConfig(
             runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device, format_hint=format_hint,
             rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
-            correctness_seeds=seeds, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
+            correctness_seeds=seeds, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
             disabled_tools=list(skip or []), only_tools=list(only) if only else None,
             llm=LLMSettings(provider=llm, model=model, config_file=config_file))
         drafter = None
@@ -137,7 +141,8 @@ def probe(
     path: Annotated[Path, typer.Argument(help="submission directory")],
     tool: Annotated[str, typer.Option(help="tool to run")] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
-    seed: Annotated[int, typer.Option(help="master seed when no case is given")] = 0,
+    seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
+    budget: Annotated[float, typer.Option(help="work budget multiple of the review")] = 1.0,
     atol: Annotated[Optional[float], typer.Option()] = None,
     rtol: Annotated[Optional[float], typer.Option()] = None,
     device: Annotated[str, typer.Option(help="auto|cpu|cuda")] = "auto",
@@ -162,11 +167,13 @@ def probe(
         from reviewer.registry import tools
         from tools.harness.case import Case
 
+        if not 0 < budget <= 100:
+            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
         table = tools()
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         config = ReviewConfig(seed=seed, device=device if device in ("auto", "cpu", "cuda") else "auto",
-                              format_hint=format_hint, tolerance=Tolerance(atol=atol, rtol=rtol),
+                              format_hint=format_hint, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol),
                               limits=SandboxLimits(call_timeout_s=timeout))
         sub = load_submission(path, format_hint)
         the_case = None

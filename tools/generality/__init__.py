@@ -2,7 +2,10 @@
 for the other dtypes its reference accepts?
 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
-within a time budget planned from a nominal run (tools/baseline.py). A configuration passes when
+within a work budget counted from a nominal run (tools/baseline.py, tools/plan.py): the seed and
+the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
+reduced size, then sizes. An axis passes only when at least one of its configurations ran, and
+its summary counts what ran and names what was not tried. A configuration passes when
 its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
 submission refuses it with a raise/assert of its own file (tools/outcomes.py); a silent wrong
 answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
@@ -18,14 +21,27 @@ from typing import Any, ClassVar
 
 from reviewer.models import SourceSpan
 from tools.base import Tool, ToolContext
-from tools.baseline import Baseline, affordable_params, instruments_for, launches_of, measure, prerequisites_failed
+from tools.baseline import (
+    Baseline,
+    affordable_params,
+    backstop_s,
+    instruments_for,
+    knob_ratios,
+    launches_of,
+    measure,
+    prerequisites_failed,
+    size_knobs_of,
+)
+from tools.contract import outside_contract
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.generality import explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
+from tools.generality.device_paths import device_branches
 from tools.generality.search import Search, SearchResult, Trial
 from tools.generality.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.harness.case import Case
 from tools.outcomes import input_elements, refuses_dtype
+from tools.plan import CALL_UNITS, WorkBudget
 
 
 def _inner_frame(ev: Evaluation) -> str | None:
@@ -56,10 +72,17 @@ class GeneralityTool(Tool):
     after = ("correctness",)
     description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
 
-    # Rationale: the whole tool (three axes) must leave a level-1 review under a minute on 2 cores.
-    budget_s: ClassVar[float] = 15.0
+    # Rationale: work units (tools/plan.py, ~1 ms each) the whole tool plans with --budget 1: about
+    # 25 s of interpreted calls on a 2-core machine, so a level-1 review stays near a minute.
+    budget_units: ClassVar[float] = 25000.0
     # Rationale: one configuration may cost a few nominal calls, not the whole budget.
-    case_cap_s: ClassVar[float] = 4.0
+    case_cap_units: ClassVar[float] = 4000.0
+    # Rationale: layouts and dtypes are run first, all of them, at a size where together they use
+    # at most this share of the budget; sizes get the rest.
+    first_share: ClassVar[float] = 0.4
+    # Rationale: a backstop only, ten times what the planned work takes on an idle machine; what it
+    # cuts is reported unverified with the configurations not run.
+    backstop_s: ClassVar[float] = 250.0
     # Rationale: inputs beyond this many elements are memory- and time-heavy under an interpreter.
     max_elements: ClassVar[int] = 1 << 23
     max_examples: ClassVar[dict[str, int]] = {"sizes": 24, "layouts": 10, "dtypes": 6}
@@ -77,26 +100,57 @@ class GeneralityTool(Tool):
             self._report_case(ctx, base.evaluation, "nominal inputs with the generality seed", self._blocks(ctx, base))
             return
         blocks = self._blocks(ctx, base)
-        params = affordable_params(ctx, base, self.case_cap_s)
-        deadline = t0 + self.budget_s
+        self._device_paths(ctx)
+        budget = WorkBudget(self.budget_units * ctx.config.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
-        # defects (contiguity); sizes get what remains, since hypothesis can use any amount.
-        for axis, share in ((layouts_axis(ctx, base, params), 0.35), (dtypes_axis(ctx, base, params), 0.15)):
-            if axis is not None:
-                self._search(ctx, base, axis, blocks, min(deadline, time.monotonic() + share * self.budget_s))
+        # defects (contiguity): every one of them runs first, at a size reduced until all fit in
+        # their share of the budget; sizes get what remains, since hypothesis can use any amount.
+        probe = affordable_params(ctx, base, self.case_cap_units)
+        firsts = [a for a in (layouts_axis(ctx, base, probe), dtypes_axis(ctx, base, probe)) if a is not None]
+        n_first = sum(len(a.dims[0].values) - 1 for a in firsts)
+        if n_first:
+            cap = max(min(self.case_cap_units, self.first_share * budget.total / n_first), 2 * CALL_UNITS)
+            params = affordable_params(ctx, base, cap)
+            firsts = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
+        for axis in firsts:
+            self._search(ctx, base, axis, blocks, budget, deadline)
+        if ctx.submission.format == "gpumode":
+            ctx.add_evidence(self, outcome="info", summary="dtypes: not applicable, the task's generate_input "
+                             "fixes the dtype", check="dtype search", rerun=self._rerun(ctx))
         sizes = sizes_axis(ctx, base, blocks)
         if sizes is None:
             ctx.add_evidence(self, outcome="info", summary="sizes: no size knob to vary (no module-level integer "
                              "constant read by get_inputs/get_init_inputs, or no integer kwarg)",
-                             check="size search", rerun=ctx.rerun(self.name))
+                             check="size search", rerun=self._rerun(ctx))
         else:
-            self._search(ctx, base, sizes, blocks, deadline)
+            self._search(ctx, base, sizes, blocks, budget, deadline)
+
+    def _device_paths(self, ctx: ToolContext) -> None:
+        """Device-dependent host branches: unverified without a GPU (tools/generality/device_paths.py)."""
+        found = device_branches(ctx.submission.source())
+        if not found or ctx.device.has_gpu:
+            return
+        spans = [s for d in found[:5] for s in ctx.submission_span(d.line, d.end_line)]
+        lines = "; ".join(f"line {d.line}: {d.condition}" for d in found[:5])
+        ctx.add_evidence(self, outcome="unverified", defect="device_dependent_path",
+                         reason="the host code branches on the device; a CPU-only review runs one side only",
+                         summary=f"the host code takes a device-dependent path ({lines}); this CPU-only review ran "
+                                 f"only the path a CPU takes, so what runs on a GPU is not checked here (a GPU run "
+                                 f"or a human must look at it)",
+                         check="device-dependent branches in the host code", spans=spans,
+                         result={"branches": [d.__dict__ for d in found]}, rerun=self._rerun(ctx))
+
+    def _rerun(self, ctx: ToolContext, case: Case | None = None) -> str:
+        return ctx.rerun(self.name, case)
 
     def _blocks(self, ctx: ToolContext, base: Baseline) -> set[int]:
         return launch_blocks(base.launches) | source_blocks(ctx.submission.source())
 
     # -- one axis --------------------------------------------------------------------------
-    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis):
+    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget):
+        nominal = size_knobs_of(ctx, dict(base.case.params)) if axis.name == "sizes" else {}
+
         def trial(cfg: dict[str, Any]) -> Trial:
             case = axis.make_case(cfg)
             if axis.name == "sizes":
@@ -107,11 +161,22 @@ class GeneralityTool(Tool):
             if not ref.ok:
                 return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
             n = input_elements(ref.meta)
-            est = base.estimate_s(n)
-            if n > self.max_elements or est > self.case_cap_s:
-                return Trial(cfg, "skipped", note=f"{n} input elements, estimated {est:.1f}s: over the per-case budget")
-            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est),
-                          expected_s=base.expected_s(ctx, est), allow_rejection=True)
+            units = base.units(n, knob_ratios(nominal, cfg) if nominal else None)
+            if n > self.max_elements or units > self.case_cap_units:
+                return Trial(cfg, "skipped", note=f"{n} input elements, {units:.0f} work units: over the per-case "
+                                                  f"cap of {self.case_cap_units:.0f}")
+            if not budget.affords(units):
+                budget.cut.append(axis.describe(cfg))
+                return Trial(cfg, "skipped", note=f"{units:.0f} work units, over what the work budget has left "
+                                                  f"({budget.left:.0f} of {budget.total:.0f}; --budget raises it)")
+            budget.spend(units)
+            est = base.estimate_s(units)
+            # Rationale: hangs are hangs: only a configuration no larger than the measured nominal run
+            # in every size (its program count cannot exceed what was measured) gets a hang verdict
+            # from a timeout; a grown one that times out is too slow to tell.
+            grown = n > base.elements or any(r > 1 for r in (knob_ratios(nominal, cfg) if nominal else []))
+            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est, grown=grown),
+                          expected_s=base.expected_s(ctx, est), allow_rejection=True, estimate_is_bound=not grown)
             return self._trial_of(cfg, ev)
 
         return trial
@@ -130,15 +195,17 @@ class GeneralityTool(Tool):
             return Trial(cfg, verdict, note=ev.classified.reason, costly=costly, payload=ev)
         return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
 
-    def _search(self, ctx: ToolContext, base: Baseline, axis: Axis, blocks: set[int], deadline: float) -> None:
-        search = Search(axis.dims, self._trial_fn(ctx, base, axis), rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
+    def _search(self, ctx: ToolContext, base: Baseline, axis: Axis, blocks: set[int], budget: WorkBudget,
+                deadline: float) -> None:
+        search = Search(axis.dims, self._trial_fn(ctx, base, axis, budget),
+                        rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
                         max_examples=self.max_examples.get(axis.name, 12), deadline=deadline)
         if axis.make_case(axis.base).params == base.case.params:
             search.seed_trial(axis.base, self._trial_of(axis.base, base.evaluation))
         result = search.run(extra=axis.extra)
         if result.failure is not None and axis.name == "sizes":
             self._characterize(search, axis, result)
-        self._report_axis(ctx, base, axis, result, blocks)
+        self._report_axis(ctx, base, axis, result, blocks, search.planned(axis.extra), budget)
 
     @staticmethod
     def _characterize(search: Search, axis: Axis, result: SearchResult) -> None:
@@ -155,20 +222,34 @@ class GeneralityTool(Tool):
         result.trials = list(search.order)
 
     # -- evidence --------------------------------------------------------------------------
-    def _config(self, ctx: ToolContext, base: Baseline | None, blocks: set[int]) -> dict[str, Any]:
-        cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget_s": self.budget_s,
-                               "case_cap_s": self.case_cap_s, "block_sizes_seen": sorted(blocks)}
+    def _config(self, ctx: ToolContext, base: Baseline | None, blocks: set[int],
+                budget: WorkBudget | None = None) -> dict[str, Any]:
+        cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget": ctx.config.budget,
+                               "budget_units": self.budget_units * ctx.config.budget,
+                               "case_cap_units": self.case_cap_units, "block_sizes_seen": sorted(blocks)}
         if base is not None:
-            cfg |= {"baseline_s": round(base.seconds, 3), "baseline_elements": base.elements}
+            cfg |= {"baseline_s": round(base.seconds, 3), "baseline_elements": base.elements,
+                    "baseline_programs": base.programs, "baseline_units": round(base.nominal_units, 1)}
+        if budget is not None:
+            cfg["work"] = budget.record()
         return cfg
 
+    # Rationale: what ran is what the submission was called on and answered or refused; a
+    # configuration skipped, not accepted by the reference, or cut short was not tried.
+    _RAN = ("pass", "fail", "rejected")
+
     def _report_axis(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
-                     blocks: set[int]) -> None:
+                     blocks: set[int], planned: list[dict[str, Any]], budget: WorkBudget) -> None:
         tried = [t for t in result.trials if t.config != axis.base]
         stats = {v: result.count(v) for v in ("pass", "fail", "rejected", "invalid", "skipped", "inconclusive")}
+        ran_keys = {Search.key(t.config) for t in tried if t.verdict in self._RAN}
+        not_tried = [c for c in planned if Search.key(c) not in ran_keys]
+        coverage = {"planned": len(planned), "ran": sum(1 for c in planned if Search.key(c) in ran_keys),
+                    "ran_total": len(ran_keys), "not_tried": [axis.describe(c) for c in not_tried]}
         search_rec = {"axis": axis.name, "dims": {d.name: d.values for d in axis.dims}, "counts": stats,
                       "tried": [{"config": t.config, "verdict": t.verdict, "note": t.note[:160]} for t in result.trials],
-                      "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes}
+                      "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes, "coverage": coverage}
+        config = self._config(ctx, base, blocks, budget)
         if result.failure is not None:
             self._report_failure(ctx, base, axis, result, blocks, search_rec)
         for t in [t for t in tried if t.verdict == "inconclusive"][:1]:
@@ -176,37 +257,59 @@ class GeneralityTool(Tool):
             ctx.add_evidence(self, outcome="unverified", defect="timeout", reason=t.note,
                              summary=f"{axis.name}: {axis.describe(t.config)} could not be concluded: {t.note}",
                              check=f"generality search over {axis.name}", inputs=ev.inputs_record(),
-                             config=self._config(ctx, base, blocks), result={**ev.result_record(), "search": search_rec},
+                             config=config, result={**ev.result_record(), "search": search_rec},
                              rerun=ctx.rerun(self.name, ev.case), duration_s=ev.duration_s)
+        if result.backstop and result.unrun_configs:
+            cut = [axis.describe(c) for c in result.unrun_configs]
+            ctx.add_evidence(self, outcome="unverified", defect="backstop",
+                             reason="the wall-clock backstop was reached",
+                             summary=f"{axis.name}: {len(cut)} planned configuration(s) not run, the wall-clock "
+                                     f"backstop was reached: {'; '.join(cut[:8])}{'; ...' if len(cut) > 8 else ''}",
+                             check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},
+                             config=config, result={"search": search_rec, "not_run": result.unrun_configs},
+                             rerun=ctx.rerun(self.name))
         if result.failure is not None:
             return
         passed = [t for t in tried if t.verdict == "pass"]
         rejected = [t for t in tried if t.verdict == "rejected"]
+        count = f"{coverage['ran']} of {coverage['planned']} planned {axis.name} ran"
+        if coverage["ran_total"] > coverage["ran"]:
+            count += f" (+{coverage['ran_total'] - coverage['ran']} combinations)"
+        if not_tried:
+            names = coverage["not_tried"]
+            count += f", not tried: {'; '.join(names[:6])}{'; ...' if len(names) > 6 else ''}"
         notes = []
         if rejected:
             notes.append(f"{len(rejected)} refused by the submission's own raise/assert (valid rejections)")
         if stats["invalid"]:
             notes.append(f"{stats['invalid']} not accepted by the reference")
         if stats["skipped"]:
-            notes.append(f"{stats['skipped']} skipped as over the per-case budget")
-        if result.unrun:
+            why = "over the per-case cap or the work budget" if budget.cut else "over the per-case cap"
+            notes.append(f"{stats['skipped']} skipped as {why}")
+        if result.unrun and not result.backstop:
             notes.append(f"search stopped early: {result.stopped}")
         notes += axis.notes
         tail = f"; {'; '.join(notes)}" if notes else ""
+        common: dict[str, Any] = {"check": f"generality search over {axis.name}",
+                                  "inputs": {"case": base.case.model_dump()}, "config": config,
+                                  "result": {"search": search_rec}, "rerun": ctx.rerun(self.name)}
         if passed:
             shown = "; ".join(axis.describe(t.config) for t in passed[:6]) + ("; ..." if len(passed) > 6 else "")
             ctx.add_evidence(self, outcome="pass",
-                             summary=f"{axis.name}: all {len(passed)} configurations run off the nominal one are "
-                                     f"correct ({shown}){tail}",
-                             check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},
-                             config=self._config(ctx, base, blocks), result={"search": search_rec},
-                             rerun=ctx.rerun(self.name))
+                             summary=f"{axis.name}: {count}; all {len(passed)} run off the nominal one are "
+                                     f"correct ({shown}){tail}", **common)
+        elif rejected:
+            ctx.add_evidence(self, outcome="info", summary=f"{axis.name}: {count}; every configuration run was "
+                             f"refused by the submission{tail}", **common)
+        elif stats["invalid"] and not stats["skipped"] and not result.unrun:
+            ctx.add_evidence(self, outcome="info", summary=f"{axis.name}: not applicable, the reference accepts none "
+                             f"of the configurations{tail}", **common)
         else:
-            what = "every configuration tried was refused by the submission" if rejected else "nothing could be run"
-            ctx.add_evidence(self, outcome="info", summary=f"{axis.name}: {what}{tail}",
-                             check=f"generality search over {axis.name}", inputs={"case": base.case.model_dump()},
-                             config=self._config(ctx, base, blocks), result={"search": search_rec},
-                             rerun=ctx.rerun(self.name))
+            # Rationale: no pass without coverage: an axis none of whose configurations ran leaves
+            # the criterion unverified, naming what was not tried.
+            ctx.add_evidence(self, outcome="unverified", defect="not_covered",
+                             reason=f"no {axis.name} configuration ran",
+                             summary=f"{axis.name}: no configuration ran ({count}){tail}", **common)
 
     def _report_failure(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
                         blocks: set[int], search_rec: dict[str, Any]) -> None:
@@ -237,12 +340,15 @@ class GeneralityTool(Tool):
             summary = f"{axis.name}: {axis.describe(fail.config)} is not supported: {ev.short_summary()[:400]}"
         if why:
             summary += " — " + "; ".join(why)[:900]
+        advisory = outside_contract(ctx.submission, ev.case) if outcome == "fail" else None
+        if advisory:
+            outcome, summary = "info", f"{summary[:1200]} ({advisory})"
         ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch", summary=summary,
                          reason=ev.classified.reason if outcome == "unverified" and ev.classified else None,
                          check=f"generality search over {axis.name} (smallest failing configuration)",
                          inputs=ev.inputs_record(), config=self._config(ctx, base, blocks),
                          result={**ev.result_record(), "configuration": fail.config, "shrunk": result.shrunk,
-                                 "why": why, "search": search_rec},
+                                 "why": why, "search": search_rec, "advisory": advisory},
                          spans=spans, rerun=ctx.rerun(self.name, ev.case), duration_s=ev.duration_s)
 
     def _why(self, ctx: ToolContext, ev: Evaluation, blocks: set[int]) -> list[str]:
@@ -318,6 +424,8 @@ class GeneralityTool(Tool):
         else:
             why = self._why(ctx, ev, blocks | launch_blocks(launches_of(ev)))
             outcome = ev.classified.outcome if ev.classified is not None else "fail"
+            if outcome == "fail" and (advisory := outside_contract(ctx.submission, ev.case)):
+                outcome, why = "info", [*why, advisory]
             defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
             ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch",
                              summary=f"{label}: {ev.short_summary()[:400]}" + (" — " + "; ".join(why) if why else ""),

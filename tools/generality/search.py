@@ -5,11 +5,14 @@ nominal size, contiguous layout, native dtype) and the rest are ordered from sma
 hypothesis' shrinking (towards earlier values) ends on a configuration that differs from the base
 in as few dimensions as possible, each by the smallest value that still fails.
 
-Random generation can miss a single bad value; after it, every one-dimension variation not yet
-tried is run in order (the sweep), and a failure found there is handed back to hypothesis on the
-values up to it, to be shrunk like any other. Every evaluation is memoised; once the time budget
-or the allowance for costly failures (crashes, hangs) is spent, untried configurations are
-recorded as skipped and count as passing, which also ends shrinking where it stands.
+Every one-dimension variation is run first, the small values of every dimension before the large
+ones (the sweep: cheap, revealing configurations first, so a work budget cuts large sizes rather
+than whole dimensions); hypothesis then combines dimensions, and a failure found by the sweep is
+handed to hypothesis on the values up to it, to be shrunk like any other. Every evaluation is memoised. What runs is decided
+by the seed and by counted work (the trial function skips what the work budget cannot afford,
+tools/plan.py), never by the clock; once the wall-clock backstop or the allowance for costly
+failures (crashes, hangs) is spent, untried configurations are recorded as skipped, which also ends
+shrinking where it stands, and listed in ``unrun_configs`` for the caller to report as not run.
 """
 
 from __future__ import annotations
@@ -51,7 +54,10 @@ class SearchResult:
     shrunk: bool = False
     stopped: str = ""
     unrun: int = 0
-    """Configurations hypothesis or the sweep asked for after the budget was spent."""
+    """Configurations hypothesis or the sweep asked for after the backstop or allowance was spent."""
+    unrun_configs: list[dict[str, Any]] = field(default_factory=list)
+    backstop: bool = False
+    """Whether the wall-clock backstop (not the plan) stopped the search."""
 
     def count(self, verdict: TrialVerdict) -> int:
         return sum(1 for t in self.trials if t.verdict == verdict)
@@ -89,6 +95,8 @@ class Search:
         self.order: list[Trial] = []
         self.stopped = ""
         self.unrun = 0
+        self.unrun_configs: list[dict[str, Any]] = []
+        self.backstop = False
 
     @staticmethod
     def key(config: dict[str, Any]) -> str:
@@ -99,9 +107,12 @@ class Search:
         if k in self.cache:
             return self.cache[k]
         if time.monotonic() > self.deadline or self.costly_left <= 0:
-            self.stopped = self.stopped or ("time budget spent" if self.costly_left > 0
-                                            else "stopped after repeated crashes or hangs")
+            if not self.stopped:
+                self.backstop = self.costly_left > 0
+                self.stopped = ("the wall-clock backstop was reached" if self.backstop
+                                else "stopped after repeated crashes or hangs")
             self.unrun += 1
+            self.unrun_configs.append(dict(config))
             t = Trial(config, "skipped", note=self.stopped)
             self.cache[k] = t
             return t
@@ -137,33 +148,42 @@ class Search:
         return None
 
     def _singles(self) -> list[dict[str, Any]]:
+        """The base, then every single change, round-robin over dimensions by value rank."""
         base = {d.name: d.values[0] for d in self.dims}
         out = [dict(base)]
-        for d in self.dims:
-            out += [{**base, d.name: v} for v in d.values[1:]]
+        for i in range(1, max((len(d.values) for d in self.dims), default=1)):
+            out += [{**base, d.name: d.values[i]} for d in self.dims if i < len(d.values)]
         return out
 
     def run(self, extra: list[dict[str, Any]] | None = None) -> SearchResult:
         """Search; ``extra`` configurations (large sizes, a task's benchmark shapes) are tried after
         the single changes in the sweep."""
-        failure = self._hypothesis(self.dims, self.max_examples)
-        shrunk = failure is not None
+        names = {d.name for d in self.dims}
+        failure, shrunk = None, False
+        for config in self._singles() + [c for c in (extra or []) if set(c) == names]:
+            t = self.trial(config)
+            if t.verdict == "fail":
+                failure = t
+                break
         if failure is None:
-            names = {d.name for d in self.dims}
-            wanted = self._singles() + [c for c in (extra or []) if set(c) == names]
-            for config in wanted:
-                t = self.trial(config)
-                if t.verdict == "fail":
-                    failure = t
-                    break
-            if failure is not None:
-                narrowed = []
-                for d in self.dims:
-                    v = failure.config[d.name]
-                    idx = d.values.index(v) if v in d.values else len(d.values) - 1
-                    narrowed.append(Dim(d.name, d.values[:idx + 1]) if idx else d)
-                again = self._hypothesis(narrowed, max(10, 3 * sum(len(d.values) for d in narrowed)))
-                if again is not None:
-                    failure, shrunk = again, True
+            failure = self._hypothesis(self.dims, self.max_examples)
+            shrunk = failure is not None
+        else:
+            narrowed = []
+            for d in self.dims:
+                v = failure.config[d.name]
+                idx = d.values.index(v) if v in d.values else len(d.values) - 1
+                narrowed.append(Dim(d.name, d.values[:idx + 1]) if idx else d)
+            again = self._hypothesis(narrowed, max(10, 3 * sum(len(d.values) for d in narrowed)))
+            if again is not None:
+                failure, shrunk = again, True
         return SearchResult(trials=list(self.order), failure=failure, shrunk=shrunk, stopped=self.stopped,
-                            unrun=self.unrun)
+                            unrun=self.unrun, unrun_configs=list(self.unrun_configs), backstop=self.backstop)
+
+    def planned(self, extra: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """The configurations the sweep covers (every single change, then ``extra``), base excluded:
+        what a summary counts as tried or not."""
+        names = {d.name for d in self.dims}
+        out = self._singles()[1:] + [c for c in (extra or []) if set(c) == names]
+        seen: set[str] = set()
+        return [c for c in out if not (self.key(c) in seen or seen.add(self.key(c)))]

@@ -14,14 +14,18 @@ import time
 from typing import Any, ClassVar
 
 from tools.base import Tool, ToolContext
-from tools.baseline import Baseline, affordable_params, instruments_for, measure, prerequisites_failed
+from tools.baseline import Baseline, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
 from tools.compare import ErrorBudget, bitwise_equal
 from tools.compare.bitwise import differing_elements
+from tools.contract import outside_contract
 from tools.evaluate import Evaluation, evaluate, tolerance_config
 from tools.harness.case import Case
 from tools.harness.tensors import flatten
+from tools.numerics.accumulators import low_precision_accumulators
+from tools.numerics.accumulators import message as accumulator_message
 from tools.numerics.probes import PROBES, Probe, plan
 from tools.outcomes import input_elements, refuses_dtype
+from tools.plan import WorkBudget
 
 
 class NumericsTool(Tool):
@@ -30,10 +34,15 @@ class NumericsTool(Tool):
     after = ("correctness", "generality")
     description = "accuracy vs float64, large magnitudes, cancellation, NaN/inf/-0/subnormals, fp16/bf16, determinism"
 
-    # Rationale: about ten nominal-sized calls; with generality this keeps a level-1 review's
-    # probes within 30 s on 2 cores.
-    budget_s: ClassVar[float] = 10.0
-    case_cap_s: ClassVar[float] = 4.0
+    # Rationale: work units (tools/plan.py, ~1 ms each) for the ten probes at the probe size: every
+    # probe of a level-1 problem with --budget 1, about 15 s of interpreted calls on 2 cores.
+    budget_units: ClassVar[float] = 16000.0
+    # Rationale: the probe size: inputs are reduced until one call counts at most this many units
+    # (and a sixth of the budget), so every probe fits in the budget.
+    case_cap_units: ClassVar[float] = 3000.0
+    # Rationale: a backstop only (ten times the planned work on an idle machine); what it cuts is
+    # reported unverified, never as a pass.
+    backstop_s: ClassVar[float] = 160.0
 
     def applies(self, ctx: ToolContext) -> str | None:
         return None if ctx.setup.can_run else ctx.setup.why_not
@@ -41,7 +50,7 @@ class NumericsTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if prerequisites_failed(ctx, self.name, "numerics probes"):
             return
-        deadline = time.monotonic() + self.budget_s
+        t0 = time.monotonic()
         base = measure(ctx, "probes")
         if not base.ok:
             ctx.add_evidence(self, outcome="unverified", defect="baseline_failed", reason=base.evaluation.summary(),
@@ -50,13 +59,49 @@ class NumericsTool(Tool):
                              result=base.evaluation.result_record(), rerun=ctx.rerun(self.name, base.case))
             return
         self._accuracy(ctx, base)
-        params = affordable_params(ctx, base, self.case_cap_s)
+        self._accumulators(ctx)
+        budget = WorkBudget(self.budget_units * ctx.config.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
+        # Rationale: every probe (determinism counts twice) fits the budget at the probe size.
+        n_calls = len(plan(ctx, base, dict(base.case.params))) + 1
+        params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / n_calls))
         for probe, case in plan(ctx, base, params):
-            if time.monotonic() > deadline:
-                ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not run, the numerics time budget "
-                                 f"({self.budget_s:g}s) was spent", check=probe.title, rerun=ctx.rerun(self.name, case))
+            # Rationale: the plan is counted, not timed; a probe it or the backstop leaves out is
+            # unverified (no pass without the check), and says how to run it.
+            ref = ctx.session.reference(case)
+            units = base.units(input_elements(ref.meta)) if ref.ok else 0.0
+            if probe.name == "determinism":
+                units *= 2
+            if not budget.affords(units):
+                budget.cut.append(probe.title)
+                ctx.add_evidence(self, outcome="unverified", defect="over_budget",
+                                 reason=f"{units:.0f} work units, over the {budget.left:.0f} left of "
+                                        f"{budget.total:.0f}",
+                                 summary=f"{probe.title}: not run, over the numerics work budget ({units:.0f} units, "
+                                         f"{budget.left:.0f} of {budget.total:.0f} left; --budget raises it)",
+                                 check=probe.check, inputs={"case": case.model_dump()},
+                                 config={"work": budget.record()}, rerun=ctx.rerun(self.name, case))
                 continue
-            self._run_probe(ctx, probe, case, base)
+            if time.monotonic() > deadline:
+                ctx.add_evidence(self, outcome="unverified", defect="backstop",
+                                 reason="the wall-clock backstop was reached",
+                                 summary=f"{probe.title}: not run, the numerics wall-clock backstop was reached",
+                                 check=probe.check, inputs={"case": case.model_dump()},
+                                 rerun=ctx.rerun(self.name, case))
+                continue
+            budget.spend(units)
+            self._run_probe(ctx, probe, case, base, units)
+
+    # -- static: low-precision accumulators --------------------------------------------------
+    def _accumulators(self, ctx: ToolContext) -> None:
+        for acc in low_precision_accumulators(ctx.submission.source()):
+            ctx.add_finding(origin="tool", category="low_precision_accumulator", severity="warning",
+                            message=accumulator_message(acc), spans=ctx.submission_span(acc.line))
+
+    def _confirm_accumulators(self, ctx: ToolContext, ev_id: str) -> None:
+        for f in ctx.findings:
+            if f.category == "low_precision_accumulator" and ev_id not in f.confirmed_by:
+                f.confirmed_by.append(ev_id)
 
     # -- accuracy at nominal inputs ----------------------------------------------------------
     def _accuracy(self, ctx: ToolContext, base: Baseline) -> None:
@@ -89,12 +134,15 @@ class NumericsTool(Tool):
                          rerun=ctx.rerun(self.name, case), **common)
 
     # -- one probe ---------------------------------------------------------------------------
-    def _run_probe(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
+    def _run_probe(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None,
+                   units: float | None = None) -> None:
         if probe.name == "determinism":
             self._determinism(ctx, probe, case, base)
             return
         ref = ctx.session.reference(case)
-        est = base.estimate_s(input_elements(ref.meta)) if base is not None and ref.ok else None
+        if units is None and base is not None and ref.ok:
+            units = base.units(input_elements(ref.meta))
+        est = base.estimate_s(units) if base is not None and units is not None else None
         timeout = base.timeout_s(ctx, est) if base is not None and est is not None else None
         expected = base.expected_s(ctx, est) if base is not None and est is not None else None
         ev = evaluate(ctx, case, mode=probe.mode, instruments=instruments_for(ctx), timeout=timeout, expected_s=expected,
@@ -112,8 +160,9 @@ class NumericsTool(Tool):
                              f"fails on these inputs ({ev.ref.call.failure_text()[:200]})", **common)
         elif status == "rejected":
             ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: {ev.summary()}", **common)
-        elif (status == "failed" and probe.name in ("float16", "bfloat16")
-              and probe.name != (ctx.submission.dtype or "float32") and refuses_dtype(ev.classified)):
+        elif (status == "failed" and probe.name in ("float16", "bfloat16", "float16_range")
+              and ev.case.dtype is not None and ev.case.dtype != (ctx.submission.dtype or "float32")
+              and refuses_dtype(ev.classified)):
             c = ev.classified
             assert c is not None
             ctx.add_evidence(self, outcome="info", defect="unsupported_dtype",
@@ -132,8 +181,13 @@ class NumericsTool(Tool):
             nonfinite = sum(o.expected_nonfinite for o in ev.comparison.outputs) if ev.comparison else 0
             lead = (f"the reference's {nonfinite} NaN/inf output position(s) are matched; "
                     if nonfinite and j.basis != "nonfinite" else "")
-            ctx.add_evidence(self, outcome="pass" if j.ok else "fail", defect=None if j.ok else probe.defect,
-                             summary=f"{probe.title}: {lead}{j.summary}", **common)
+            advisory = None if j.ok else outside_contract(ctx.submission, ev.case)
+            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else "fail"),
+                                    defect=None if j.ok else probe.defect,
+                                    summary=f"{probe.title}: {lead}{j.summary}" + (f" ({advisory})" if advisory else ""),
+                                    **common)
+            if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
+                self._confirm_accumulators(ctx, item.id)
 
     def _determinism(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
         ref = ctx.session.reference(case)
@@ -147,7 +201,8 @@ class NumericsTool(Tool):
         # Rationale: the baseline already ran these exact inputs (same seed, sizes, no transforms).
         reuse = base is not None and base.case.params == case.params and base.evaluation.run is not None
         runs = [base.evaluation.run] if reuse and base is not None and base.evaluation.run is not None else []
-        timeout = base.timeout_s(ctx, base.seconds) if base is not None else None
+        timeout = (base.timeout_s(ctx, base.estimate_s(base.units(input_elements(ref.meta))))
+                   if base is not None else None)
         while len(runs) < 2:
             runs.append(ctx.session.run_submission(case, ref, keep_inputs_after=False, timeout=timeout))
         if not all(r.ok for r in runs):

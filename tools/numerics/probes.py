@@ -46,6 +46,9 @@ PROBES: dict[str, Probe] = {p.name: p for p in (
           "reduced_precision"),
     Probe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
           "reduced_precision"),
+    Probe("float16_range", "float16 inputs near the range",
+          "inputs in float16 shifted so sums along a row approach 65504: an accumulator kept in fp16 overflows; "
+          "error budget vs float64", "low_precision_accumulation"),
     Probe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
 )}
 
@@ -55,10 +58,33 @@ _MAGNITUDE = 1e3
 _NAN_COUNT, _INF_COUNT = 3, 2
 
 
+def _input_dtype(base: Baseline) -> str | None:
+    """The floating dtype of the nominal inputs (a KernelBench task in fp16 sets none of its own)."""
+    for d in base.evaluation.ref.meta.get("inputs", []):
+        dt = str(d.get("dtype", ""))
+        if dt.startswith(("float", "bfloat")):
+            return dt.removeprefix("torch.")
+    return None
+
+
 def _largest_input(base: Baseline) -> int:
     shapes = [d.get("shape") for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
     sizes = [math.prod(s) if s else 1 for s in shapes]
     return max(sizes or [1])
+
+
+# Rationale: fp16's largest finite value; a row of n positive values of RANGE_SHARE * 65504 / n sums to
+# twice the range, so an fp16 accumulator overflows while the mean (a value of the inputs) fits.
+_FP16_MAX = 65504.0
+_RANGE_SHARE = 2.0
+
+
+def range_offset(base: Baseline) -> float:
+    """The shift that makes sums along the longest input dimension reach about twice fp16's range
+    (capped so that single values stay well inside it)."""
+    dims = [max(d.get("shape") or [1]) for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
+    n = max(dims or [1])
+    return float(min(2048.0, max(1.0, round(_RANGE_SHARE * _FP16_MAX / n))))
 
 
 def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[Probe, Case]]:
@@ -82,11 +108,14 @@ def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[Probe, Ca
         case("subnormal", [Transform(kind="inject", args={"value": "subnormal", "count": share, "seed": seed})]),
     ]
     if sub.format != "gpumode":
-        native = sub.dtype or "float32"
+        native = sub.dtype or _input_dtype(base) or "float32"
         if native == "float32":
             out.append(case("float16", dtype="float16"))
             # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits.
             if not (ctx.setup.interpreted and sub.framework == "triton"):
                 out.append(case("bfloat16", dtype="bfloat16"))
+        if native in ("float32", "float16"):
+            shift = Transform(kind="shift", args={"offset": range_offset(base)})
+            out.append(case("float16_range", [shift], dtype="float16" if native == "float32" else None))
     out.append(case("determinism"))
     return out

@@ -1,7 +1,9 @@
 """A correct row softmax that holds a whole 8192-wide row in ONE warp (256 values per thread): the
-values cannot stay in registers, and ptxas spills them to local memory on sm_90 and sm_80.
+values cannot stay in registers, and ptxas spills them to local memory on sm_90 and sm_80. A spill
+is a performance concern (a warning finding in the draft), not a defect: the kernel launches and is
+correct, so resources passes and nothing rejects it.
 
-Expect: builds=pass, correctness=pass, resources=fail
+Expect: builds=pass, correctness=pass, resources=pass
 """
 
 import torch

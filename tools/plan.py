@@ -1,0 +1,77 @@
+"""The work model that plans off-nominal probes: counts, never seconds.
+
+Which configurations generality and numerics run must be a function of the kernel and the seed,
+not of how busy the machine is (a correct kernel was rejected on a loaded machine and accepted on
+an idle one when a wall-clock budget decided). So a call's cost is *counted* in work units:
+
+    units = CALL_UNITS + PROGRAM_UNITS * program instances + input elements / ELEMENTS_PER_UNIT
+
+A unit is about a millisecond of a 2-core machine under the Triton interpreter: every call pays a
+fixed cost (reference run, input transfer, IPC), every program instance a Python-level overhead,
+and every element its share of the numpy work. The nominal run records its program instances (its launches'
+grids) once per review; an off-nominal configuration's programs are estimated from it without
+running anything (``program_factor``). Each tool plans against a fixed number of units times the
+review's ``--budget``; what that plan leaves out is listed. Wall-clock time is only a backstop
+(``backstop_s``): a call or a search it cuts is ``unverified`` with what was not run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Rationale (measured on benchmarks/problems under TRITON_INTERPRET=1, 2 cores): a call with its
+# reference and transfers costs ~0.3 s before any work; one-row programs cost ~2 ms each (6,435 of
+# them took 16.5 s on a loaded machine); a 16x16384 softmax (16 programs) took 0.84 s in all.
+CALL_UNITS = 300.0
+PROGRAM_UNITS = 2.0
+ELEMENTS_PER_UNIT = 512
+
+
+def programs_of(launches: Iterable[dict[str, Any]]) -> int:
+    """Program instances of recorded Triton launches (0 when no grid is known)."""
+    total = 0
+    for launch in launches:
+        grid = launch.get("grid")
+        if isinstance(grid, list) and grid and all(isinstance(g, int) for g in grid):
+            n = 1
+            for g in grid:
+                n *= max(int(g), 0)
+            total += n
+    return total
+
+
+def program_factor(elements_ratio: float, knob_ratios: Iterable[float] = ()) -> float:
+    """How many times the nominal program instances a configuration may launch.
+
+    Rationale: a grid grows with whichever dimension it is laid over, not with the element count
+    (6,435 one-row programs over few elements cost 50 times a nominal 128-row call); without
+    knowing which, the largest ratio of any changed size knob, or of the elements, bounds it."""
+    return max([elements_ratio, *knob_ratios])
+
+
+def work_units(programs: float, elements: int) -> float:
+    return CALL_UNITS + PROGRAM_UNITS * float(programs) + elements / ELEMENTS_PER_UNIT
+
+
+@dataclass
+class WorkBudget:
+    """A tool's planned work, in units; ``spend`` records what ran, ``cut`` what the plan left out."""
+
+    total: float
+    spent: float = 0.0
+    cut: list[str] = field(default_factory=list)
+
+    @property
+    def left(self) -> float:
+        return self.total - self.spent
+
+    def affords(self, units: float) -> bool:
+        return units <= self.left
+
+    def spend(self, units: float) -> None:
+        self.spent += units
+
+    def record(self) -> dict[str, Any]:
+        return {"units": round(self.total, 1), "spent": round(self.spent, 1), "cut": list(self.cut)}
