@@ -58,6 +58,9 @@ class Probe:
     rtol: float | None
     scan: Scan
     submission_file: str
+    budget_ok: dict[int, bool] = field(default_factory=dict)
+    """Call index -> within the float64 error budget against the reference for its inputs, for
+    calls outside the default tolerance (a correct reordering at large K is; tools/evaluate.py)."""
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -284,8 +287,13 @@ def _pallas_launches(p: Probe, seen: dict[str, Any], result: dict[str, Any]) -> 
                  f"{names}", what, result=result, lines=[int(c["line"]) for c in calls if c.get("line")][:3])
 
 
-def _compare(out: Any, expected: Any, p: Probe) -> Any:
-    return compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
+def _compare(out: Any, expected: Any, p: Probe, call: int | None = None) -> Any:
+    cmp = compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
+    if not cmp.ok and call is not None and p.budget_ok.get(call):
+        # Rationale: the same rule as correctness (tools/compare/judge.py): as accurate as the
+        # reference against float64 is a match even where the default element-wise table is not.
+        return cmp.model_copy(update={"ok": True})
+    return cmp
 
 
 def check_replay(p: Probe) -> Check:
@@ -313,7 +321,7 @@ def check_replay(p: Probe) -> Check:
         out = p.outputs[k] if k < len(p.outputs) else None
         if out is None or expected is None:
             continue
-        cmp = _compare(out, expected, p)
+        cmp = _compare(out, expected, p, k)
         result[f"call{k + 1}_matches"] = cmp.ok
         launches = int(call.get("launches") or 0)
         # Rationale: new input values that change the reference's output but not one bit of the
@@ -373,8 +381,8 @@ def check_special_casing(p: Probe) -> Check:
     calls = p.sub.get("calls") or []
     if len(calls) < 2 or p.outputs[0] is None or p.expected_b is None or len(p.outputs) < 2 or p.outputs[1] is None:
         return Check(name, "info", "no second input content was compared", what)
-    first = _compare(p.outputs[0], p.expected_a, p)
-    second = _compare(p.outputs[1], p.expected_b, p)
+    first = _compare(p.outputs[0], p.expected_a, p, 0)
+    second = _compare(p.outputs[1], p.expected_b, p, 1)
     result = {"first_matches": first.ok, "second_matches": second.ok, "public_seed": p.public_seed,
               "second_mismatch_fraction": max((o.mismatch_fraction for o in second.outputs), default=None)}
     stale = _same(p.outputs[1], p.outputs[0])
