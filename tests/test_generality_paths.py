@@ -1,6 +1,7 @@
 """GPU MODE benchmark sizes are in scope: a wrapper path only benchmark sizes reach is run at the
 smallest sizes that cross its threshold (tools/generality/paths.py), so a fast path that drops the
-tail is caught and a correct one passes with the path named (tests/kernels/gpumode_paths)."""
+tail is caught and a correct one passes with the path named (tests/kernels/gpumode_paths); a path
+too large to run here is an unverified item naming it, never a pass (gpumode_paths_unrun)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from reviewer.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
 from tools.generality.paths import path_sizes, thresholds
 
-FILES = submissions("gpumode_paths")
+FILES = submissions("gpumode_paths") + submissions("gpumode_paths_unrun")
 
 
 def test_thresholds_are_read_from_host_code_only() -> None:
@@ -49,7 +50,13 @@ def test_benchmark_only_path_is_run(path: Path, tmp_path: Path, config: ReviewCo
     got = {c.id: c.verdict for c in r.criteria}
     assert {k: got[k] for k in want} == want, [e.summary for e in r.evidence]
     sizes = [e for e in r.evidence if e.tool == "generality" and e.summary.startswith("sizes")]
-    if want["generality"] == "fail":
+    if want["generality"] == "unverified":
+        # the path starts at 2^26 elements: never passed, named as not run with its condition and line
+        unrun = [e for e in sizes if e.defect == "path_not_run"]
+        assert unrun and unrun[0].outcome == "unverified" and "`n >= BIG`" in unrun[0].summary, \
+            [e.summary for e in sizes]
+        assert unrun[0].spans and "n >= BIG" in unrun[0].spans[0].quote
+    elif want["generality"] == "fail":
         fail = next(e for e in sizes if e.outcome == "fail")
         assert "size=1025" in fail.summary and "tail" in fail.summary, fail.summary
     else:
