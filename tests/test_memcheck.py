@@ -24,7 +24,8 @@ from tools.memcheck.evidence import emit_case
 from tools.memcheck.runs import CaseRun
 from tools.sandbox import CallResult, ChildCrash
 
-FAMILIES = ("memcheck/affine", "memcheck/affine_pow2", "memcheck/diff", "memcheck/permute", "memcheck/gpumode_add")
+FAMILIES = ("memcheck/affine", "memcheck/affine_pow2", "memcheck/diff", "memcheck/permute", "memcheck/gpumode_add",
+            "memcheck/histogram")
 ALL = [p for fam in FAMILIES for p in submissions(fam)]
 BAD = [p for p in ALL if not p.stem.startswith("good_")]
 GOOD = [p for p in ALL if p.stem.startswith("good_")]

@@ -271,3 +271,34 @@ def test_replaced_hooks_are_reported(k: Any) -> None:
         interpreter.InterpreterBuilder.create_masked_store = original  # what a hostile submission could do
     assert data["tampered"] == ["InterpreterBuilder.create_masked_store"]
     assert interpreter.InterpreterBuilder.create_masked_store is original is not sanitized_store
+
+
+# -- races between programs (tools/harness/sanitizer/races.py) ------------------------------------
+def test_plain_read_modify_write_from_several_programs_is_a_race(k: Any) -> None:
+    x, out = torch.randn(4 * 64), torch.zeros(1)
+    data = sanitized(lambda: k.rmw_sum[(4,)](x, out, BLOCK=64))
+    assert torch.allclose(out, x.sum().reshape(1), atol=1e-4), "the interpreter's serial order hides it"
+    races = only(data, "race")
+    kinds = {(v["accesses"], v["first_site"]["line"], v["line"]) for v in races}
+    assert ("store/store", LINES["race-store"], LINES["race-store"]) in kinds
+    assert ("store/load", LINES["race-store"], LINES["race-load"]) in kinds
+    v = next(v for v in races if v["accesses"] == "store/store")
+    a, b = v["race_programs"]
+    assert a != b and v["arg"] == "out_ptr" and v["element"] == 0 and v["kernel"] == "rmw_sum"
+    assert data["race_check"] == {"launches": 1, "partial": 0}
+
+
+def test_atomics_same_value_flags_and_locked_updates_are_not_races(k: Any) -> None:
+    x, out = torch.randn(4 * 64), torch.zeros(1)
+    assert only(sanitized(lambda: k.atomic_sum[(4,)](x, out, BLOCK=64)), "race") == []
+    flag, y = torch.zeros(1, dtype=torch.int32), torch.empty(4 * 64)
+    assert only(sanitized(lambda: k.same_flag[(4,)](x, flag, y, BLOCK=64)), "race") == []
+    out, lock = torch.zeros(1), torch.zeros(1, dtype=torch.int32)
+    assert only(sanitized(lambda: k.locked_sum[(4,)](x, out, lock, BLOCK=64)), "race") == []
+    assert torch.allclose(out, x.sum().reshape(1), atol=1e-4)
+
+
+def test_disjoint_blocks_and_in_place_updates_are_not_races(k: Any) -> None:
+    x, y = torch.randn(300), torch.empty(300)
+    assert only(sanitized(lambda: k.masked[(3,)](x, y, 300, BLOCK=128)), "race") == []
+    assert only(sanitized(lambda: k.masked[(3,)](x, x, 300, BLOCK=128)), "race") == []  # each program its own

@@ -207,6 +207,33 @@ class GeneralityTool(Tool):
             self._characterize(search, axis, result)
         self._report_axis(ctx, base, axis, result, blocks, search.planned(axis.extra), budget)
 
+    def _paths(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult, blocks: set[int],
+               search_rec: dict[str, Any]) -> list[dict[str, Any]]:
+        """Which size-dependent wrapper paths (reached by the task's benchmark sizes) were run; an
+        unverified item names each one that was not (tools/generality/paths.py)."""
+        by_config = {repr(sorted(t.config.items())): t for t in result.trials}
+        out = []
+        for path in axis.paths:
+            trials = [by_config.get(repr(sorted(c.items()))) for c in path["configs"]]
+            ran = [t for t in trials if t is not None and t.verdict in ("pass", "fail", "rejected")]
+            rec = {k: path[k] for k in ("line", "condition", "threshold")}
+            rec["run_at"] = [axis.describe(t.config) for t in ran]
+            rec["not_run"] = [{"config": axis.describe(c), "why": (t.note if t is not None else
+                                                                   f"not reached ({result.stopped or 'search ended'})")}
+                              for c, t in zip(path["configs"], trials, strict=True) if t not in ran]
+            out.append(rec)
+            if ran:
+                continue
+            why = rec["not_run"][0]["why"] if rec["not_run"] else "not run"
+            ctx.add_evidence(self, outcome="unverified", defect="path_not_run", reason=why[:300],
+                             summary=(f"sizes: the wrapper's path when `{path['condition']}` "
+                                      f"({ctx.submission.submission_file}:{path['line']}), which the task's benchmark "
+                                      f"sizes reach, was not run: {why[:200]}"),
+                             check="generality search over sizes: paths only benchmark sizes reach",
+                             config=self._config(ctx, base, blocks), result={"path": rec, "search": search_rec},
+                             spans=ctx.submission_span(path["line"]), rerun=ctx.rerun(self.name))
+        return out
+
     @staticmethod
     def _characterize(search: Search, axis: Axis, result: SearchResult) -> None:
         """A few more values of each knob the failure changed (double, half, one off the nominal),
@@ -249,6 +276,8 @@ class GeneralityTool(Tool):
         search_rec = {"axis": axis.name, "dims": {d.name: d.values for d in axis.dims}, "counts": stats,
                       "tried": [{"config": t.config, "verdict": t.verdict, "note": t.note[:160]} for t in result.trials],
                       "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes, "coverage": coverage}
+        if axis.paths:
+            search_rec["paths"] = self._paths(ctx, base, axis, result, blocks, search_rec)
         config = self._config(ctx, base, blocks, budget)
         if result.failure is not None:
             self._report_failure(ctx, base, axis, result, blocks, search_rec)
@@ -286,6 +315,10 @@ class GeneralityTool(Tool):
         if stats["skipped"]:
             why = "over the per-case cap or the work budget" if budget.cut else "over the per-case cap"
             notes.append(f"{stats['skipped']} skipped as {why}")
+        for path in search_rec.get("paths", []):
+            if path["run_at"]:
+                notes.append(f"the wrapper's path when `{path['condition']}` (line {path['line']}), reached by the "
+                             f"task's benchmark sizes, ran at {', '.join(path['run_at'][:2])}")
         if result.unrun and not result.backstop:
             notes.append(f"search stopped early: {result.stopped}")
         notes += axis.notes

@@ -15,6 +15,8 @@ from typing import Any
 from tools.base import ToolContext
 from tools.baseline import Baseline, size_knobs_of
 from tools.generality.search import Dim
+from tools.generality.paths import describe as describe_threshold
+from tools.generality.paths import path_sizes
 from tools.generality.sizes import candidates, int_kwargs
 from tools.harness.case import Case, Transform
 
@@ -39,6 +41,9 @@ class Axis:
     base: dict[str, Any]
     extra: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    paths: list[dict[str, Any]] = field(default_factory=list)
+    """Size-dependent wrapper paths reached by benchmark sizes: threshold, line, condition and the
+    configurations that take them (tools/generality/paths.py)."""
 
 
 def _case(ctx: ToolContext, base: Baseline, axis: str, label: str, **update: Any) -> Case:
@@ -59,6 +64,16 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
             extra.append(kw)
             for k, v in kw.items():
                 others[k].add(v)
+    # Rationale: a path only benchmark sizes reach (a size threshold in the wrapper) is tried first
+    # at the smallest sizes that cross the threshold, before the large values of the sweep.
+    paths: dict[tuple[int, str], dict[str, Any]] = {}
+    first: list[dict[str, Any]] = []
+    for k, v in sorted(nominal.items()):
+        for value, t in path_sizes(sub.source(), v, sorted(others[k])):
+            cfg = {**nominal, k: value}
+            entry = paths.setdefault((t.line, t.condition), {**describe_threshold(t), "configs": []})
+            entry["configs"].append(cfg)
+            first.append(cfg)
     dims = []
     for k, v in sorted(nominal.items()):
         cands = candidates(v, blocks, others[k])
@@ -80,7 +95,8 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
     def make_case(cfg: dict[str, Any]) -> Case:
         return _case(ctx, base, "sizes", describe(cfg), params={**base_params, **changed(cfg)})
 
-    return Axis("sizes", dims, make_case, describe, base=dict(nominal), extra=extra)
+    ordered = first + [c for c in extra if c not in first]
+    return Axis("sizes", dims, make_case, describe, base=dict(nominal), extra=ordered, paths=list(paths.values()))
 
 
 def layouts_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:

@@ -9,7 +9,9 @@ JAX is never imported here unless a JAX value is actually present.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -118,3 +120,17 @@ def restore(value: Any, kinds: dict[str, str]) -> Any:
         return value
     return _map(value, lambda path, leaf: from_torch(leaf, kinds[path])
                 if path in kinds and isinstance(leaf, torch.Tensor) else leaf)
+
+
+@contextlib.contextmanager
+def wide_floats(dtype: str | None) -> Iterator[None]:
+    """While the reference runs for the float64 judge: JAX with x64 enabled, so a JAX reference's
+    float64 inputs stay float64 (without it JAX silently computes, and returns, float32). Torch and
+    NumPy need nothing: their float64 inputs compute in float64."""
+    jax = sys.modules.get("jax")
+    if dtype != "float64" or jax is None or not hasattr(jax, "enable_x64"):
+        yield
+        return
+    with jax.enable_x64(True):
+        yield
+

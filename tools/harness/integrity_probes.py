@@ -23,9 +23,10 @@ from typing import Any
 
 import torch
 
-from tools.harness import instruments, ops, tensors
+from tools.harness import arrays, instruments, ops, tensors
 from tools.harness.case import Case
 from tools.harness.instruments.harness_guard import guard
+from tools.harness.instruments.jax_ops import JaxOpRecorder, merge_into
 from tools.harness.instruments.torch_ops import OpRecorder
 from tools.harness.ops import ChildState, _prepared, _sync, op
 from tools.harness.programs import CaseData
@@ -94,9 +95,10 @@ def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str
     data_a = _case_data(a, case, state.device)
     before = tensors.clone(data_a.inputs)
     fn = state.reference.bind(case, data_a)
-    recorder = OpRecorder(_root(state.reference.spec, "reference_path"), follow_launches=False)
+    root = _root(state.reference.spec, "reference_path")
+    recorder, jax_recorder = OpRecorder(root, follow_launches=False), JaxOpRecorder(root)
     t0 = time.perf_counter()
-    with recorder:
+    with jax_recorder, recorder:
         out_a = fn(data_a.inputs)
         _sync(state.device)
     seconds = time.perf_counter() - t0
@@ -105,16 +107,17 @@ def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str
     out_b = fn(_case_data(b, case, state.device).inputs)
     _sync(state.device)
     _save(out_b, Path(payload["out_b"]))
-    return {"trace": recorder.data, "outputs": tensors.describe(out_a), "mutated_inputs": mutated,
+    return {"trace": merge_into(recorder.data, jax_recorder.data), "outputs": tensors.describe(out_a),
+            "mutated_inputs": mutated,
             "seconds": seconds}
 
 
 def _one_call(fn: Any, inputs: list[Any], root: str | None, device: str, out_path: Path,
               extra: list[Any] | None = None) -> tuple[dict[str, Any], OpRecorder]:
-    recorder = OpRecorder(root)
+    recorder, jax_recorder = OpRecorder(root), JaxOpRecorder(root, clear_caches=False)
     record: dict[str, Any] = {"error": None}
     t0 = time.perf_counter()
-    with recorder:
+    with jax_recorder, recorder:
         try:
             out = fn(inputs)
             _sync(device)
@@ -124,6 +127,7 @@ def _one_call(fn: Any, inputs: list[Any], root: str | None, device: str, out_pat
     record["seconds"] = time.perf_counter() - t0
     record["launches"] = recorder.data["launches"]
     record["torch_cost"] = sum(e["cost"] for e in recorder.data["ops"] if e["kind"] == "compute")
+    recorder.data = merge_into(recorder.data, jax_recorder.data)
     if record["error"] is None:
         record["derived_from_launch"] = recorder.derived_from_launch(out)
         record["outputs"] = tensors.describe(out)
@@ -145,9 +149,9 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
 
     launches_cm = instruments.get("triton_launches")(payload)
     with guard(root) as guarded, launches_cm as launched:
-        recorder = OpRecorder(root)
+        recorder, jax_recorder = OpRecorder(root), JaxOpRecorder(root)
         t0 = time.perf_counter()
-        with recorder:
+        with jax_recorder, recorder:
             out = fn(data_a.inputs)
             _sync(state.device)
         first = {"label": "nominal", "error": None, "seconds": time.perf_counter() - t0,
@@ -155,13 +159,22 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
                  "outputs": tensors.describe(out), "outputs_file": "call-1.pt"}
         _save(out, out_dir / "call-1.pt")
     first["torch_cost"] = sum(e["cost"] for e in recorder.data["ops"] if e["kind"] == "compute")
+    recorder.data = merge_into(recorder.data, jax_recorder.data)
     tensors.save(data_a.inputs, str(out_dir / "inputs-after-1.pt"))
     calls.append(first)
     traces = [recorder.data]
 
     b = tensors.load(payload["inputs_b"])
-    why_not = _copy_into(data_a.inputs, _case_data(b, case, state.device).inputs)
-    if why_not is None:
+    inputs_b = _case_data(b, case, state.device).inputs
+    why_not = _copy_into(data_a.inputs, inputs_b)
+    immutable = any(arrays.kind_of(leaf) == "jax" for _, leaf in tensors.flatten(data_a.inputs))
+    if why_not is not None and immutable:
+        # Rationale: JAX arrays cannot be overwritten; new arrays with B's values (same shapes, same
+        # bound instance) still catch an output cached on shape or call count.
+        record, rec = _one_call(fn, inputs_b, root, state.device, out_dir / "call-2.pt")
+        calls.append({"label": "in_place", "new_arrays": True, **record})
+        traces.append(rec.data)
+    elif why_not is None:
         record, rec = _one_call(fn, data_a.inputs, root, state.device, out_dir / "call-2.pt")
         calls.append({"label": "in_place", **record})
         traces.append(rec.data)

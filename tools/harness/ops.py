@@ -94,8 +94,9 @@ def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     tensors.save({"init": init, "inputs": inputs, "kinds": kinds}, payload["inputs_path"])
     t1 = time.perf_counter()
     run_data = _restored(init, _prepared(inputs, case, state.device), kinds)
-    out = state.reference.run(case, run_data)
-    _sync(state.device)
+    with arrays.wide_floats(case.reference_dtype):
+        out = state.reference.run(case, run_data)
+        _sync(state.device)
     t2 = time.perf_counter()
     tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])
     return {

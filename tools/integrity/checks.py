@@ -58,6 +58,9 @@ class Probe:
     rtol: float | None
     scan: Scan
     submission_file: str
+    budget_ok: dict[int, bool] = field(default_factory=dict)
+    """Call index -> within the float64 error budget against the reference for its inputs, for
+    calls outside the default tolerance (a correct reordering at large K is; tools/evaluate.py)."""
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -194,8 +197,9 @@ def check_library(p: Probe) -> Check:
         amount = (f"{100 * worst:.0f}% of the reference's work ({worst * ref_total:.3g} of {ref_total:.3g} "
                   "element-ops" if worst < 1 else f"all of the reference's work (an estimated {worst * ref_total:.3g}"
                   f" element-ops against the reference's {ref_total:.3g}")
-        summary = (f"forward calls {_site_text(top)}{_largest_text(top, p.input_specs)}{gate}{when}{own}: torch "
-                   f"operators do {amount}; the reference's core is {core_text})")
+        lib = "JAX operators outside any pallas_call" if str(top.get("op", "")).startswith("jax::") else "torch operators"
+        summary = (f"forward calls {_site_text(top)}{_largest_text(top, p.input_specs)}{gate}{when}{own}: {lib} "
+                   f"do {amount}; the reference's core is {core_text})")
         if static is not None and static.context == "device" and not p.on_gpu:
             return Check(name, "unverified", f"on this CPU-only machine forward takes its device fallback: "
                          f"{summary}; the kernel path (taken on CUDA tensors) was not exercised", what,
@@ -219,7 +223,7 @@ def check_library(p: Probe) -> Check:
         note = (f"; torch operators did {100 * share:.1f}% of it ("
                 + ", ".join(f"{e['op']} x{e['count']}" for e in used[:3]) + ")")
     return Check(name, "pass", f"the reference's work ({ref_total:.3g} element-ops, core {core_text}) is not done "
-                 f"by torch operators in forward{note}", what, result=result)
+                 f"by library operators (torch, or JAX outside a pallas_call) in forward{note}", what, result=result)
 
 
 def check_launches(p: Probe) -> Check:
@@ -231,6 +235,12 @@ def check_launches(p: Probe) -> Check:
                                          for e in launched[:8]],
               "derived_from_launch": first.get("derived_from_launch")}
     torch_ops = sum(e.get("count", 0) for e in _ops(p.sub.get("trace", {}), ("compute", "movement")))
+    jax_seen = (p.sub.get("trace") or {}).get("jax") or {}
+    if p.framework == "pallas" and jax_seen.get("error"):
+        return Check(name, "unverified", f"the JAX work of forward could not be observed: {jax_seen['error']}",
+                     what, defect="observer_error", reason=str(jax_seen["error"]), result=result)
+    if p.framework == "pallas" and jax_seen.get("available"):
+        return _pallas_launches(p, jax_seen, result)
     if p.framework in ("pallas", "nki") or (p.framework == "cuda" and n == 0):
         kernels = p.scan.kernels
         return Check(name, "info", f"launches are counted for Triton only; the {p.framework} kernel's launch was "
@@ -258,8 +268,32 @@ def check_launches(p: Probe) -> Check:
                  "their arguments", what, result=result)
 
 
-def _compare(out: Any, expected: Any, p: Probe) -> Any:
-    return compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
+def _pallas_launches(p: Probe, seen: dict[str, Any], result: dict[str, Any]) -> Check:
+    """A Pallas submission's kernels, as the JAX recorder saw them execute (``pallas_call`` equations
+    of the jitted functions forward ran, or eager calls)."""
+    name, what = "kernel_launched", "pallas_call equations executed during forward (jaxpr of each jit call)"
+    calls = seen.get("pallas_calls") or []
+    result = {**result, "pallas_calls": calls, "jit_calls": seen.get("jit_calls")}
+    if not calls:
+        jnp_ops = sum(e.get("count", 0) for e in (p.sub.get("trace") or {}).get("ops", [])
+                      if str(e.get("op", "")).startswith("jax::") and e.get("kind") == "compute")
+        defined = (f"although the source defines {', '.join(p.scan.kernels)}" if p.scan.kernels
+                   else "and the source defines no kernel")
+        return Check(name, "fail", f"forward ran no pallas_call ({seen.get('jit_calls', 0)} jitted call(s), "
+                     f"{jnp_ops} JAX compute primitive(s) outside any kernel) {defined}", what,
+                     defect="no_kernel", result=result)
+    names = ", ".join(f"{c['kernel']} x{c['count']} (grid {c.get('grid')})" for c in calls[:3])
+    return Check(name, "pass", f"forward ran {sum(int(c.get('count') or 0) for c in calls)} pallas_call(s): "
+                 f"{names}", what, result=result, lines=[int(c["line"]) for c in calls if c.get("line")][:3])
+
+
+def _compare(out: Any, expected: Any, p: Probe, call: int | None = None) -> Any:
+    cmp = compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
+    if not cmp.ok and call is not None and p.budget_ok.get(call):
+        # Rationale: the same rule as correctness (tools/compare/judge.py): as accurate as the
+        # reference against float64 is a match even where the default element-wise table is not.
+        return cmp.model_copy(update={"ok": True})
+    return cmp
 
 
 def check_replay(p: Probe) -> Check:
@@ -287,7 +321,7 @@ def check_replay(p: Probe) -> Check:
         out = p.outputs[k] if k < len(p.outputs) else None
         if out is None or expected is None:
             continue
-        cmp = _compare(out, expected, p)
+        cmp = _compare(out, expected, p, k)
         result[f"call{k + 1}_matches"] = cmp.ok
         launches = int(call.get("launches") or 0)
         # Rationale: new input values that change the reference's output but not one bit of the
@@ -336,9 +370,10 @@ def check_replay(p: Probe) -> Check:
     if not ref_changes:
         return Check(name, "info", "the reference's output is the same for both input contents, so a replayed "
                      "output cannot be told from a computed one", what, result=result)
-    return Check(name, "pass", "outputs track the inputs: with new values in the same tensors and with new "
-                 "tensors, each call matched the reference for its own inputs and launched its kernels", what,
-                 result=result)
+    second = ("with new values in new arrays (JAX arrays cannot be overwritten in place)"
+              if any(c.get("new_arrays") for c in calls) else "with new values in the same tensors")
+    return Check(name, "pass", f"outputs track the inputs: {second} and with new tensors, each call matched "
+                 "the reference for its own inputs and launched its kernels", what, result=result)
 
 
 def check_special_casing(p: Probe) -> Check:
@@ -346,8 +381,8 @@ def check_special_casing(p: Probe) -> Check:
     calls = p.sub.get("calls") or []
     if len(calls) < 2 or p.outputs[0] is None or p.expected_b is None or len(p.outputs) < 2 or p.outputs[1] is None:
         return Check(name, "info", "no second input content was compared", what)
-    first = _compare(p.outputs[0], p.expected_a, p)
-    second = _compare(p.outputs[1], p.expected_b, p)
+    first = _compare(p.outputs[0], p.expected_a, p, 0)
+    second = _compare(p.outputs[1], p.expected_b, p, 1)
     result = {"first_matches": first.ok, "second_matches": second.ok, "public_seed": p.public_seed,
               "second_mismatch_fraction": max((o.mismatch_fraction for o in second.outputs), default=None)}
     stale = _same(p.outputs[1], p.outputs[0])
@@ -424,6 +459,10 @@ def check_output_type(p: Probe) -> Check:
     ref_described = p.ref.get("outputs") or []
     problems = []
     for i, d in enumerate(described):
+        # Rationale: a JAX or NumPy array is a materialised array of its framework (what a JAX task
+        # returns, or what a JAX kernel hands back), not a tensor subclass that fakes storage.
+        if d.get("framework") in ("jax", "numpy"):
+            continue
         if d.get("type") not in ("Tensor",) and "shape" in d:
             problems.append(f"output {d['path']} is a {d['type']}, a tensor subclass, not a plain tensor")
         elif d.get("layout") == "no strides":
@@ -440,7 +479,9 @@ def check_output_type(p: Probe) -> Check:
     if problems:
         return Check(name, "fail", "; ".join(problems), what, defect="not_plain_tensor",
                      result={"outputs": described})
-    return Check(name, "pass", "every output is a plain tensor with its own storage", what,
+    kinds = sorted({d.get("framework") for d in described if d.get("framework")})
+    plain = "a plain tensor" if not kinds else f"a plain tensor or {'/'.join(kinds)} array"
+    return Check(name, "pass", f"every output is {plain} with its own storage", what,
                  result={"outputs": described})
 
 
@@ -448,7 +489,14 @@ _OPEN_SAFE_EXT = (".py", ".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".c", ".ptx
                   ".yaml", ".yml", ".toml", ".txt")
 
 
-def _event_verdict(ev: dict[str, Any], reference_file: str) -> str | None:
+def _inside(path: str, root: str | None) -> bool:
+    if not root or not path.startswith("/"):
+        return False
+    root = root.rstrip("/") + "/"
+    return path == root.rstrip("/") or path.startswith(root)
+
+
+def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = None) -> str | None:
     """Why an audited event is an attempt on the harness, or None if benign."""
     event, arg = ev.get("event"), str(ev.get("arg", ""))
     if event == "open":
@@ -459,6 +507,11 @@ def _event_verdict(ev: dict[str, Any], reference_file: str) -> str | None:
             return f"opened {path}"
         return None
     if event in ("os.listdir", "os.scandir", "glob.glob"):
+        # Rationale: listing the submission's own folder (its sources, as importers and JAX's
+        # source-info machinery do) reaches nothing of the harness; opening the reference found
+        # there is still an ``open`` of the reference file, reported above.
+        if _inside(arg, root):
+            return None
         return f"listed {arg or 'a directory'}"
     if event in ("sys._getframe", "sys._current_frames"):
         return "walked the call stack"
@@ -490,7 +543,7 @@ def check_harness(p: Probe, reference_file: str) -> Check:
             lines.append(int(r["line"]))
     benign = []
     for ev in guard.get("events") or []:
-        why = _event_verdict(ev, reference_file)
+        why = _event_verdict(ev, reference_file, guard.get("root"))
         site = ev.get("site") or {}
         at = f" at {site.get('file')}:{site.get('line')}" if site else ""
         if why:

@@ -16,6 +16,7 @@ from reviewer.models import Evidence
 from tools.base import Tool, ToolContext, failure_details
 from tools.cases import nominal_cases
 from tools.compare import compare_outputs
+from tools.evaluate import budget_for
 from tools.harness import tensors
 from tools.harness.case import Case, Transform
 from tools.integrity import checks as C
@@ -84,7 +85,9 @@ class IntegrityRuntimeTool(Tool):
             shutil.rmtree(folder, ignore_errors=True)
         if isinstance(observed, Evidence):
             return
+        budget_ok = self._budgets(ctx, case, case_b, observed) if ref_b.ok else {}
         probe = C.Probe(framework=sub.framework, on_gpu=ctx.device.has_gpu, case_label=case.label or case.id,
+                        budget_ok=budget_ok,
                         public_seed=self._public_seed(ctx, case), input_specs=ref_a.meta.get("inputs", []),
                         submission_file=sub.submission_file, scan=self._scan(ctx), atol=ctx.tolerance()[0],
                         rtol=ctx.tolerance()[1], pristine=session.pristine_inputs(ref_a), **observed)
@@ -134,6 +137,23 @@ class IntegrityRuntimeTool(Tool):
             outputs.append(self._load(folder / f"call-{k}.pt"))
         return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
                 "outputs": outputs, "inputs_after": self._load(folder / "inputs-after-1.pt")}
+
+    @staticmethod
+    def _budgets(ctx: ToolContext, case: Case, case_b: Case, observed: dict[str, Any]) -> dict[int, bool]:
+        """For each call outside the default tolerance: whether it is within the float64 error budget
+        against the reference on its own inputs (calls 1 and 3 on the case, call 2 on the second)."""
+        if ctx.tolerance() != (None, None):
+            return {}  # a task's own tolerance is the task author's decision
+        out: dict[int, bool] = {}
+        outputs = observed["outputs"]
+        for k, (c, expected) in enumerate(((case, observed["expected_a"]), (case_b, observed["expected_b"]),
+                                           (case, observed["expected_a"]))):
+            actual = outputs[k] if k < len(outputs) else None
+            if actual is None or expected is None or compare_outputs(actual, expected).ok:
+                continue
+            budget = budget_for(ctx, c, actual, expected)
+            out[k] = bool(budget.available and budget.ok)
+        return out
 
     @staticmethod
     def _load(path: Path) -> Any:

@@ -398,6 +398,25 @@ def _key_kind(target: str, node: ast.Call) -> str | None:
     return None
 
 
+_LISTING = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"}
+
+
+def _own_folder(src: S.SourceFile, node: ast.Call) -> bool:
+    """Whether a listing call's argument is the submission's own folder: an expression built from
+    ``__file__`` directly or through a module-level name assigned from one."""
+    if not node.args:
+        return False
+    own = {t.id for stmt in src.tree.body if isinstance(stmt, ast.Assign) and "__file__" in ast.unparse(stmt.value)
+           for t in stmt.targets if isinstance(t, ast.Name)}
+    arg = node.args[0]
+    names = {n.id for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    text = ast.unparse(arg)
+    # Rationale: a path that also takes a parent (.., dirname of dirname) climbs out of the folder.
+    if ".." in text or text.count("dirname") > 1 or ".parent.parent" in text:
+        return False
+    return "__file__" in text or bool(names & own)
+
+
 def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, tuple[str, str | None]]) -> None:
     sites = S.call_sites(src, None)
     sync_functions = {s.function for s in sites if s.target.rsplit(".", 1)[-1] in _STREAM_SYNC}
@@ -407,7 +426,11 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             continue
         last = target.rsplit(".", 1)[-1]
         ctx = (site.context, site.gate)
-        if target in _HARNESS_CALLS or any(target.startswith(p) for p in _HARNESS_PREFIXES):
+        if target in _LISTING and _own_folder(src, node):
+            scan.findings.append(_finding(src, node, "harness", "lists_own_folder", "info",
+                                          f"{target}(): lists the submission's own folder (derived from "
+                                          "__file__); what it then opens is checked at run time", *ctx))
+        elif target in _HARNESS_CALLS or any(target.startswith(p) for p in _HARNESS_PREFIXES):
             what = _HARNESS_CALLS.get(target) or next(v for p, v in _HARNESS_PREFIXES.items() if target.startswith(p))
             severity = "info" if target.startswith("subprocess.") else "fail"
             scan.findings.append(_finding(src, node, "harness", "harness_access", severity,

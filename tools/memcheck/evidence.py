@@ -112,6 +112,16 @@ def describe(ctx: ToolContext, run: CaseRun, v: dict[str, Any]) -> str:
         return (f"{kernel}: the {v.get('access')} {at} uses an offset whose int32 {o.get('op')} wrapped at "
                 f"{_where(ctx, o)} ({o.get('lhs')} {o.get('op')} {o.get('rhs')} = {o.get('exact')}, wrapped to "
                 f"{o.get('wrapped')}) for {v.get('lanes')} lane(s) in {progs} on {_label(run)}")
+    if kind == "race":
+        (a, b) = v.get("race_programs") or [[0, 0, 0], [0, 0, 0]]
+        first = v.get("first_site") or {}
+        verbs = {"store/store": "both plain-store", "store/load": "plain-store / plain-load",
+                 "store/atomic": "plain-store / atomically update"}
+        elem = f" element {v.get('element')} of {v.get('arg')}" if v.get("arg") else " one address"
+        return (f"{kernel}: race: programs {tuple(a)} and {tuple(b)} {verbs.get(v.get('accesses'), v.get('accesses'))}"
+                f"{elem} without atomics (at {_where(ctx, first)} and {_where(ctx, v)}); {v.get('lanes')} "
+                f"conflicting lane(s) on {_label(run)}. The interpreter runs programs one after another, so its "
+                "result can look right; on a GPU they run concurrently and updates are lost")
     return f"{kernel}: {kind} {at} on {_label(run)}"
 
 
@@ -141,13 +151,16 @@ def emit_violations(ctx: ToolContext, tool: Tool, runs: list[CaseRun]) -> None:
         if v.get("kind") == "int32_overflow":
             o = v.get("origin") or {}
             spans += [s for s in span(ctx, o.get("file"), o.get("line")) if s not in spans]
+        if v.get("kind") == "race":
+            o = v.get("first_site") or {}
+            spans += [s for s in span(ctx, o.get("file"), o.get("line")) if s not in spans]
         also = [{"case": _label(r), "rerun": ctx.rerun(tool.name, r.case), "lanes": w.get("lanes")}
                 for r, w in hits[1:]]
         more = f"; also on {len(also)} other case(s)" if also else ""
         criteria = sorted({c for r, _ in hits for c in _criterion(r.nominal)})
         ctx.add_evidence(tool, outcome="fail", defect=v.get("kind"), criteria=criteria,
                          summary=describe(ctx, run, v) + more,
-                         check="run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap)",
+                         check="run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap, races between programs)",
                          inputs=_inputs(run), config=_config(ctx, run),
                          result={"violation": v, "counts": _counts(run.sanitizer or {}), "also_failing": also,
                                  "truncated": bool((run.sanitizer or {}).get("truncated"))},
@@ -161,7 +174,7 @@ def emit_case(ctx: ToolContext, tool: Tool, run: CaseRun) -> None:
         return
     crit, rerun = _criterion(run.nominal), ctx.rerun(tool.name, run.case)
     common = {"criteria": crit, "inputs": _inputs(run), "config": _config(ctx, run), "rerun": rerun,
-              "check": "run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap)"}
+              "check": "run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap, races between programs)"}
     call = run.call
     if run.status == "reference_failed":
         text = call.failure_text()[:300] if call else ""

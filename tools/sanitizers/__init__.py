@@ -14,7 +14,8 @@ from tools.backends import backend_for
 from tools.backends.base import CheckMode, ModeRun
 from tools.base import Tool, ToolContext, failure_details, user_frame_line
 from tools.cases import nominal_cases
-from tools.compare import compare_outputs
+from tools.compare import compare_outputs, judge, needs_budget
+from tools.evaluate import budget_for, default_tolerance
 from tools.harness.case import Case
 from tools.outcomes import classify_failure, input_elements
 
@@ -101,6 +102,13 @@ class SanitizersTool(Tool):
         atol, rtol = ctx.tolerance()
         cmp = compare_outputs(got.outputs, expected, atol=atol, rtol=rtol)
         result = {"comparison": cmp.model_dump(), "data": data}
-        ctx.add_evidence(self, outcome="pass" if cmp.ok else "fail", defect=None if cmp.ok else "mismatch",
-                         summary=f"{mode.title} on {case.label}: " + (cmp.headline() if cmp.ok else cmp.reason),
+        # Rationale: the same rule as correctness (tools/compare/judge.py): outside the default
+        # element-wise table but as accurate as the reference against float64 is correct.
+        dflt = default_tolerance(ctx)
+        budget = budget_for(ctx, case, got.outputs, expected) if needs_budget(cmp, "correctness", dflt) else None
+        verdict = judge(cmp, budget, mode="correctness", default_tolerance=dflt)
+        if budget is not None:
+            result["error_budget"] = budget.model_dump()
+        ctx.add_evidence(self, outcome="pass" if verdict.ok else "fail", defect=verdict.defect,
+                         summary=f"{mode.title} on {case.label}: {verdict.summary}",
                          result=result, **{**common, "config": {**config, "atol": atol, "rtol": rtol}})

@@ -172,3 +172,35 @@ def descriptor_rows(x_ptr, y_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     yd = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     x = xd.load([tl.program_id(0) * BM, 0])  # at: desc-load
     yd.store([tl.program_id(0) * BM, 0], x)
+
+
+@triton.jit
+def rmw_sum(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # every program adds its block's sum into out[0] with a plain load + store: a lost update on a GPU
+    s = tl.sum(tl.load(x_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)), axis=0)
+    total = tl.load(out_ptr)  # at: race-load
+    tl.store(out_ptr, total + s)  # at: race-store
+
+
+@triton.jit
+def atomic_sum(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    s = tl.sum(tl.load(x_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)), axis=0)
+    tl.atomic_add(out_ptr, s)
+
+
+@triton.jit
+def same_flag(x_ptr, flag_ptr, y_ptr, BLOCK: tl.constexpr):
+    # every program sets the same flag to 1 (benign) and writes its own block
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs) * 2.0)
+    tl.store(flag_ptr, 1)
+
+
+@triton.jit
+def locked_sum(x_ptr, out_ptr, lock_ptr, BLOCK: tl.constexpr):
+    # the layer-norm backward tutorial's pattern: a spin lock around a plain read-modify-write
+    s = tl.sum(tl.load(x_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)), axis=0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(out_ptr, tl.load(out_ptr) + s)
+    tl.atomic_xchg(lock_ptr, 0)

@@ -199,6 +199,7 @@ def guard(root: str | None = None) -> Iterator[dict[str, Any]]:
         data["events"] = list(_EVENTS_SEEN.values())
         data["events_dropped"] = _STATE["dropped"]
         data["pid"] = os.getpid()
+        data["root"] = root
 
 
 @instrument("harness_guard")

@@ -51,7 +51,12 @@ _VIEW = {"alias", "detach", "lift_fresh", "_unsafe_view", "set_", "resize_", "as
          "view_as_complex", "_conj", "_neg_view", "real", "imag", "movedim", "unflatten", "flatten",
          "reshape", "_nested_view_from_buffer", "_local_scalar_dense", "sym_size", "sym_stride",
          "sym_numel", "sym_storage_offset", "is_same_size", "_has_compatible_shallow_copy_type",
-         "record_stream", "_resize_output_", "resize_as_"}
+         "record_stream", "_resize_output_", "resize_as_",
+         # Rationale: metadata queries and DLPack hand-offs (torch <-> JAX/NumPy interop) read no
+         # element values: they are plumbing, whatever the tensor's size.
+         "is_pinned", "_is_zerotensor", "is_conj", "is_neg", "is_coalesced", "is_set_to", "is_complex",
+         "is_floating_point", "is_signed", "is_inference", "is_contiguous", "resolve_conj", "resolve_neg",
+         "_to_dlpack", "to_dlpack", "_from_dlpack", "from_dlpack", "__dlpack__", "__dlpack_device__"}
 _ALLOC_PREFIX = ("empty", "new_empty", "new_zeros", "new_ones", "new_full", "zeros", "ones", "full",
                  "scalar_tensor", "arange", "linspace", "logspace", "eye", "fill", "zero", "rand", "randn",
                  "randint", "randperm", "normal", "uniform", "bernoulli", "random", "exponential",

@@ -87,6 +87,7 @@ class Sanitizer:
         self.interp = interp
         self.report = report
         self.unmasked = False
+        self.stored: Any = None
         self._saved: list[tuple[Any, str, Any, Any]] = []
         self._options: Any = None
 
@@ -216,7 +217,11 @@ class Sanitizer:
 
         def create_masked_store(self: Any, ptrs: Any, value: Any, mask: Any, cache_modifier: Any,
                                 eviction_policy: Any) -> Any:
-            mask = san.checked_mask("store", ptrs, mask)
+            san.stored = value
+            try:
+                mask = san.checked_mask("store", ptrs, mask)
+            finally:
+                san.stored = None
             return original(self, ptrs, value, mask, cache_modifier, eviction_policy)
 
         return create_masked_store
@@ -225,6 +230,8 @@ class Sanitizer:
         san = self
 
         def create_atomic_rmw(self: Any, rmwOp: Any, ptr: Any, val: Any, mask: Any, sem: Any, scope: Any) -> Any:
+            if "XCHG" in str(rmwOp).upper():
+                san._guard("lock", san._lock)  # an exchange is how a spin lock is taken (or released)
             mask = san.checked_mask("atomic", ptr, mask)
             return original(self, rmwOp, ptr, val, mask, sem, scope)
 
@@ -234,6 +241,7 @@ class Sanitizer:
         san = self
 
         def create_atomic_cas(self: Any, ptr: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Any:
+            san._guard("lock", san._lock)
             keep = san._guard("check cas", lambda: san._check("atomic", ptr, None, True))
             if keep is not None:
                 # CAS has no mask: out-of-bounds lanes operate on a private scratch word instead.
@@ -278,11 +286,28 @@ class Sanitizer:
             self._pid()
             self._report_wrap(kind, ptrs, wrapped, launch)
         bad = active & ~ok
+        self._guard("race record", lambda: self._record_access(kind, addr, active & ok))
         if not bad.any():
             return None
         self._pid()
         self._report_oob(kind, addr, bad, region, itemsize, unmasked, launch)
         return active & ok
+
+    def _lock(self) -> None:
+        self._pid()
+        self.report.races.lock(self.report.pid)
+
+    def _record_access(self, kind: str, addr: np.ndarray, lanes: np.ndarray) -> None:
+        """Feed the executed lanes of one access to the race tracker (tools/harness/sanitizer/races.py)."""
+        if not lanes.any():
+            return
+        self._pid()
+        values = None
+        if kind == "store" and self.stored is not None:
+            data = np.asarray(getattr(self.stored, "data", self.stored))
+            if data.dtype.kind in "biuf":
+                values = np.broadcast_to(data, addr.shape)[lanes]
+        self.report.races.record(kind, addr[lanes], self.report.pid, user_location(), values)
 
     def _report_oob(self, kind: str, addr: np.ndarray, bad: np.ndarray, region: int | None, itemsize: int,
                     unmasked: bool, launch: Any) -> None:

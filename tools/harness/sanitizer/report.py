@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from tools.harness.sanitizer.races import RaceTracker
+
 MAX_RECORDS = 64
 MAX_EXAMPLES = 4
 MAX_PROGRAMS = 8
@@ -116,11 +118,14 @@ class Report:
         self._programs: dict[tuple[Any, ...], set[tuple[int, ...]]] = {}
         self.launch: Launch | None = None
         self.pid: tuple[int, int, int] = (0, 0, 0)
+        self.races = RaceTracker()
+        self.data["race_check"] = {"launches": 0, "partial": 0}
 
     # -- launches ----------------------------------------------------------------------------
     def begin_launch(self, kernel: str, regions: list[Region]) -> Launch:
         self.launch = Launch(self.data["launches"], kernel, regions)
         self.data["launches"] += 1
+        self.races.begin()
         k = self.data["kernels"]
         if kernel in k or len(k) < MAX_KERNELS:
             entry = k.setdefault(kernel, {"launches": 0, "programs": 0, "args": []})
@@ -130,6 +135,8 @@ class Report:
         return self.launch
 
     def end_launch(self, grid: tuple[int, ...] | None) -> None:
+        if self.launch is not None:
+            self._races()
         if self.launch is not None and grid:
             n = int(np.prod(grid))
             self.data["programs"] += n
@@ -138,6 +145,26 @@ class Report:
                 entry["programs"] += n
                 entry.setdefault("grid", list(grid))
         self.launch = None
+
+    def _races(self) -> None:
+        """Turn the launch's conflicting accesses (tools/harness/sanitizer/races.py) into ``race``
+        violations: both programs, both source lines, the argument and element."""
+        assert self.launch is not None
+        check = self.data["race_check"]
+        check["launches"] += 1
+        check["partial"] += int(self.races.partial)
+        for c in self.races.conflicts():
+            addr = np.array([c["address"]], dtype=np.uint64)
+            owner = int(self.launch.owner(addr, 1)[0])
+            reg = self.launch.regions[owner] if owner >= 0 else None
+            first, second = c["sites"]
+            self.pid = tuple(c["programs"][1])  # type: ignore[assignment]
+            self.violation("race", second, key=(c["kinds"], first.get("file"), first.get("line")),
+                           lanes=int(c["lanes"]), examples=[{"programs": c["programs"]}],
+                           elements=reg.element(addr, reg.itemsize) if reg is not None else None,
+                           fields={"arg": reg.name if reg is not None else None, "accesses": c["kinds"],
+                                   "first_site": first, "race_programs": c["programs"],
+                                   "element": int(reg.element(addr, reg.itemsize)[0]) if reg is not None else None})
 
     # -- counters ----------------------------------------------------------------------------
     def count(self, what: str, lanes: int) -> None:

@@ -1,0 +1,43 @@
+"""Correct GPU MODE vector add with two launch configurations, chosen by size as leaderboard submissions
+often do: small inputs take a masked 1024-wide kernel; from 2^20 elements (only the benchmark
+sizes) a "fast path" launches n // 4096 unmasked programs and the tail with a masked remainder launch.
+Both paths are correct; the benchmark path is run at a size that crosses 2^20.
+Expect: builds=pass, correctness=pass, generality=pass
+"""
+
+import torch
+import triton
+import triton.language as tl
+from task import input_t, output_t
+
+BIG = 1 << 20
+
+
+@triton.jit
+def add_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def add_kernel_unmasked(a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(a_ptr + offs) + tl.load(b_ptr + offs))
+
+
+def custom_kernel(data: input_t) -> output_t:
+    a, b = data
+    a, b = a.contiguous(), b.contiguous()
+    out = torch.zeros_like(a)
+    n = a.numel()
+    if n >= BIG:
+        full = n // 4096
+        add_kernel_unmasked[(full,)](a, b, out, BLOCK=4096)
+        if n % 4096:
+            done = full * 4096
+            fa, fb, fo = a.view(-1)[done:], b.view(-1)[done:], out.view(-1)[done:]
+            add_kernel[(triton.cdiv(n - done, 1024),)](fa, fb, fo, n - done, BLOCK=1024)
+    else:
+        add_kernel[(triton.cdiv(n, 1024),)](a, b, out, n, BLOCK=1024)
+    return out

@@ -1,0 +1,20 @@
+"""A "Pallas" submission that imports Pallas but never calls ``pallas_call``: forward is plain
+``jnp.sum`` under ``jax.jit``.
+Expect: builds=pass, correctness=pass, integrity=fail
+Defect: library_compute
+"""
+
+import jax
+import jax.numpy as jnp
+import torch
+import torch.nn as nn
+from jax.experimental import pallas as pl  # noqa: F401 - imported, never used
+
+@jax.jit
+def rowsum(x):
+    return jnp.sum(x, axis=-1, keepdims=True)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.from_dlpack(rowsum(jax.dlpack.from_dlpack(x.contiguous())))

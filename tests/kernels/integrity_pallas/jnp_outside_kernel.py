@@ -1,0 +1,36 @@
+"""A Pallas "row sum" whose kernel only copies blocks: the sum itself is ``jnp.sum`` on the copy,
+outside any ``pallas_call``. Correct output, but the reference's work is done by JAX library ops,
+not by the kernel (the torch trace sees nothing: only the jaxpr shows it).
+Expect: builds=pass, correctness=pass, integrity=fail
+Defect: library_compute
+"""
+
+import jax
+import jax.numpy as jnp
+import torch
+import torch.nn as nn
+from jax.experimental import pallas as pl
+
+BR, BC = 8, 512
+
+
+def copy_kernel(x_ref, o_ref):
+    o_ref[...] = x_ref[...]
+
+
+@jax.jit
+def rowsum(x):
+    rows, cols = x.shape
+    copied = pl.pallas_call(
+        copy_kernel,
+        out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype),
+        grid=(rows // BR, cols // BC),
+        in_specs=[pl.BlockSpec((BR, BC), lambda i, j: (i, j))],
+        out_specs=pl.BlockSpec((BR, BC), lambda i, j: (i, j)),
+    )(x)
+    return jnp.sum(copied, axis=1, keepdims=True)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.from_dlpack(rowsum(jax.dlpack.from_dlpack(x.contiguous())))
