@@ -15,9 +15,39 @@ from rich.markup import escape
 
 from reviewer.errors import KReviewError
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="Evidence-backed reviews of GPU and accelerator kernels (CUDA, Triton, Pallas, NKI).")
+app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
+                  rich_markup_mode="rich")
 err = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("kernel-reviewer")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            v = "unknown (not installed)"
+        sys.stdout.write(f"kreview {v}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> None:
+    """Evidence-backed reviews of GPU and accelerator kernels (CUDA, Triton, Pallas, NKI).
+
+    Every verdict cites evidence with a command that reruns it; a human signs off before anything is published.
+
+    Start with [bold]kreview review examples/softmax_triton[/]; [bold]kreview COMMAND --help[/] shows examples.
+    """
+
+
+def examples(*lines: str) -> str:
+    """An "Examples" block for a command's help (kept on separate lines, not rewrapped)."""
+    return "\n\n[bold]Examples[/]\n\n" + "\n\n".join(f"  [cyan]{escape(line)}[/]" for line in lines)
 
 
 class OutFormat(str, Enum):
@@ -26,13 +56,61 @@ class OutFormat(str, Enum):
     markdown = "markdown"
 
 
+class Device(str, Enum):
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class FormatHint(str, Enum):
+    kernelbench = "kernelbench"
+    gpumode = "gpumode"
+    manifest = "manifest"
+
+
+class LLMProvider(str, Enum):
+    none = "none"
+    openai = "openai"
+
+
 class FailOn(str, Enum):
     never = "never"
     reject = "reject"
     needs_human = "needs_human"
 
 
-RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", help="where runs are stored [env KREVIEW_RUNS_DIR]")]
+RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", envvar="KREVIEW_RUNS_DIR", show_envvar=True,
+                                                  help="where runs are stored (default: .kreview/runs under the "
+                                                       "current directory)")]
+
+
+def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
+    """Callback for ``--only``/``--skip``: every name must be a registered tool (a typo would silently run
+    nothing and still exit 0)."""
+    if not values:
+        return values
+    from importlib.metadata import entry_points
+
+    from reviewer.registry import TOOLS_GROUP
+
+    known = sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+    bad = [v for v in values if v not in known]
+    if bad:
+        import difflib
+
+        hints = []
+        for b in bad:
+            close = difflib.get_close_matches(b, known, n=1)
+            hints.append(f"{b!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise typer.BadParameter(f"unknown tool {', '.join(hints)}; tools: {', '.join(known)}")
+    return values
+
+
+Only = Annotated[Optional[list[str]], typer.Option("--only", callback=tool_names, metavar="TOOL",
+                                                   help="run only this tool (repeatable); see the tool table in "
+                                                        "README")]
+Skip = Annotated[Optional[list[str]], typer.Option("--skip", callback=tool_names, metavar="TOOL",
+                                                   help="skip this tool (repeatable)")]
 
 
 def _fail(exc: KReviewError) -> typer.Exit:

@@ -9,14 +9,13 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import OutFormat, RunsDir, _guard, _progress, app, err
+from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, _progress, app, err, examples
 from reviewer.config import default_runs_dir
 from reviewer.errors import UsageError
 
 pr_app = typer.Typer(no_args_is_help=True, help="The GitHub pull-request bot (run from GitHub Actions).")
 app.add_typer(pr_app, name="pr")
 
-Only = Annotated[Optional[list[str]], typer.Option("--only", help="run only this tool (repeatable)")]
 ConfigFile = Annotated[Optional[Path], typer.Option("--config", help="a .kreview.toml to use instead of the repository's")]
 
 
@@ -34,7 +33,10 @@ def _load_named(path: Path):
         raise ConfigError(f"{path} is not a valid .kreview.toml:\n{exc}") from exc
 
 
-@app.command("diff")
+@app.command("diff", help="Review what BASE..HEAD changes: touched submissions, old vs new per criterion, "
+                          "findings on changed lines."
+                          + examples("kreview diff main HEAD", "kreview diff origin/main my-branch --format markdown",
+                                     "kreview diff HEAD~1 HEAD --repo ../kernels --only correctness"))
 def diff(
     base: Annotated[str, typer.Argument(help="base revision (the diff starts at its merge base with HEAD)")],
     head: Annotated[str, typer.Argument(help="head revision")],
@@ -44,11 +46,9 @@ def diff(
     config: ConfigFile = None,
     seed: Annotated[Optional[int], typer.Option(help="master seed for both versions (random if omitted)")] = None,
     only: Only = None,
-    max_comments: Annotated[Optional[int], typer.Option("--max-comments", help="inline comments to show")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    max_comments: Annotated[Optional[int], typer.Option("--max-comments", help="inline comments to show", min=0)] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
-    """Review what BASE..HEAD changes: touched submissions, old vs new per criterion, findings on changed lines."""
-
     def go() -> None:
         from reviewer.pr.diffreview import repo_config_at, review_diff
         from reviewer.pr.gitdiff import open_repo, resolve
@@ -90,20 +90,19 @@ def _event(path: Path | None) -> tuple[dict, Path]:
     return read_event(where), where
 
 
-EventOpt = Annotated[Optional[Path], typer.Option("--event", help="Actions event payload [env GITHUB_EVENT_PATH]")]
-EventName = Annotated[Optional[str], typer.Option("--event-name", help="[env GITHUB_EVENT_NAME]")]
+EventOpt = Annotated[Optional[Path], typer.Option("--event", help="Actions event payload \\[env GITHUB_EVENT_PATH]")]
+EventName = Annotated[Optional[str], typer.Option("--event-name", help="the event's name \\[env GITHUB_EVENT_NAME]")]
 
 
-@pr_app.command("review")
+@pr_app.command("review", help="Unprivileged job (pull_request, read-only token, no secrets): review the PR, "
+                                "write the artifact." + examples("kreview pr review --out kreview-out"))
 def pr_review(
     event: EventOpt = None,
     event_name: EventName = None,
     repo: Annotated[Path, typer.Option("--repo", help="the checkout (base and head commits fetched)")] = Path("."),
     out: Annotated[Path, typer.Option("--out", help="folder to upload as the review artifact")] = Path("kreview-out"),
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
-    """Unprivileged job (pull_request, read-only token, no secrets): review the PR, write the artifact."""
-
     def go() -> None:
         from reviewer.pr.bot import review_pull_request
         from reviewer.pr.render import render_summary
@@ -125,17 +124,16 @@ def pr_review(
     _guard(go)
 
 
-@pr_app.command("publish")
+@pr_app.command("publish", help="Posting job (workflow_run / issue_comment): never runs PR code; drafts, then "
+                                  "publishes after sign-off." + examples("kreview pr publish --config .kreview.toml"))
 def pr_publish(
     event: EventOpt = None,
     event_name: EventName = None,
     config: Annotated[Path, typer.Option("--config", help="the trusted .kreview.toml (default branch)")] = Path(".kreview.toml"),
-    api_url: Annotated[Optional[str], typer.Option("--api-url", help="REST base URL [env GITHUB_API_URL]")] = None,
-    repository: Annotated[Optional[str], typer.Option("--repository", help="OWNER/NAME [env GITHUB_REPOSITORY]")] = None,
+    api_url: Annotated[Optional[str], typer.Option("--api-url", help="REST base URL \\[env GITHUB_API_URL]")] = None,
+    repository: Annotated[Optional[str], typer.Option("--repository", help="OWNER/NAME \\[env GITHUB_REPOSITORY]")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="keep the signed runs here (for an artifact)")] = None,
 ) -> None:
-    """Posting job (workflow_run / issue_comment): never runs PR code; drafts, then publishes after sign-off."""
-
     def go() -> None:
         from reviewer.pr.bot import handle_comment, post_draft
         from reviewer.pr.github import GitHubProvider
