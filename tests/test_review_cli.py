@@ -99,3 +99,15 @@ def test_bad_rubric_is_a_usage_error(tmp_path: Path) -> None:
     bad.write_text("name: x\ncriteria:\n  - id: builds\n    title: B\n    question: q\n    rule: majority\n")
     proc = _run(["review", str(EXAMPLES / "softmax_triton"), "--rubric", str(bad), "--only", "builds"], tmp_path)
     assert proc.returncode == 2 and "bad_rubric" in proc.stderr and "majority" in proc.stderr
+
+
+def test_progress_off_a_terminal_is_one_plain_line_per_tool(buggy_review) -> None:
+    import re
+
+    _, _, proc = buggy_review  # stderr is a pipe here, as in CI logs
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("kreview: [")]
+    assert lines[:2] == ["kreview: [1/2] builds started", lines[1]], proc.stderr
+    assert re.fullmatch(r"kreview: \[1/2\] builds: 1 pass \(\d+\.\ds\)", lines[1]), lines
+    assert lines[2] == "kreview: [2/2] correctness started"
+    assert re.fullmatch(r"kreview: \[2/2\] correctness: \d+ fail(, \d+ \w+)* \(\d+\.\ds\)", lines[3]), lines
+    assert "\x1b[" not in proc.stderr  # no terminal control codes in a log

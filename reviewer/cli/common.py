@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from enum import Enum
@@ -12,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
+from rich.text import Text
 
 from reviewer.errors import KReviewError
 
@@ -128,15 +130,35 @@ def _emit(review, fmt: OutFormat) -> None:
 
         md = render_markdown(review)
     if fmt is OutFormat.text and sys.stdout.isatty():
-        Console().print(Markdown(md))
+        print_markdown(Console(), md)
     else:
         sys.stdout.write(md + "\n")
 
 
-def _progress(quiet: bool):
-    if quiet or not sys.stderr.isatty():
-        return None
-    return lambda msg: err.print(f"[dim]· {msg}[/]")
+_COMMAND_ITEM = re.compile(r"^\s*[-*] .*`kreview [^`]+`")
+
+
+def print_markdown(console: Console, md: str) -> None:
+    """Markdown for a terminal, except list items that hold a ``kreview ...`` command: those are printed
+    as plain text without wrapping (the terminal's own soft wrap keeps them one line to copy), since Rich
+    would break a rerun command in the middle of its JSON."""
+    block: list[str] = []
+    fence = False
+
+    def flush() -> None:
+        if block:
+            console.print(Markdown("\n".join(block)))
+            block.clear()
+
+    for line in md.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and _COMMAND_ITEM.match(line):
+            flush()
+            console.print(Text(" " + line.strip().replace("`", "")), soft_wrap=True)
+        else:
+            block.append(line)
+    flush()
 
 
 def _guard(fn):

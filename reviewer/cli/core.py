@@ -22,12 +22,12 @@ from reviewer.cli.common import (
     Skip,
     _emit,
     _guard,
-    _progress,
     app,
     err,
     examples,
     tool_names,
 )
+from reviewer.cli.progress import reporter
 from reviewer.config import LLMSettings, ReviewConfig, Tolerance, default_runs_dir
 from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
@@ -86,11 +86,12 @@ def review(
             from reviewer.llm import make_drafter
 
             drafter = make_drafter(config.llm)
-        result = start_review(path, config, progress=_progress(quiet or fmt is OutFormat.json), drafter=drafter)
+        with reporter(quiet) as progress:
+            result = start_review(path, config, progress=progress, drafter=drafter)
         _emit(result, fmt)
         if fmt is not OutFormat.json and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False)
+                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False, soft_wrap=True)
         if fail_on is FailOn.reject and result.overall == "reject":
             raise typer.Exit(3)
         if fail_on is FailOn.needs_human and result.overall in ("reject", "needs_human"):

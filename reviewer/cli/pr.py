@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, _progress, app, err, examples
+from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, app, err, examples
+from reviewer.cli.progress import reporter
 from reviewer.config import default_runs_dir
 from reviewer.errors import UsageError
 
@@ -63,8 +64,8 @@ def diff(
             cfg = cfg.model_copy(update={"only_tools": list(only)})
         if max_comments is not None:
             cfg = cfg.model_copy(update={"max_comments": max_comments})
-        result = review_diff(repo, base, head, runs_dir=runs, repo_config=cfg, seed=seed,
-                             progress=_progress(quiet or fmt is OutFormat.json))
+        with reporter(quiet) as progress:
+            result = review_diff(repo, base, head, runs_dir=runs, repo_config=cfg, seed=seed, progress=progress)
         if fmt is OutFormat.json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
             return
@@ -110,7 +111,8 @@ def pr_review(
 
         payload, _ = _event(event)
         name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
-        bundle = review_pull_request(payload, name, repo, out, progress=_progress(quiet))
+        with reporter(quiet) as progress:
+            bundle = review_pull_request(payload, name, repo, out, progress=progress)
         dr = bundle.review
         reviews = {t.new_run: read_review(Path(dr.runs_dir) / t.new_run) for t in dr.targets if t.new_run}
         summary = render_summary(dr, reviews, status="Review artifact written; the posting workflow drafts it.",

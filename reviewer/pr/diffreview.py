@@ -70,7 +70,7 @@ def _review(folder: Path, config: ReviewConfig, **kw: Any) -> tuple[Review | Non
 
 def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, repo_config: RepoConfig | None = None,
                 seed: int | None = None, review_config: ReviewConfig | None = None,
-                progress: Callable[[str], None] | None = None, drafter: Any = None,
+                progress: Callable[[object], None] | None = None, drafter: Any = None,
                 keep_trees: Path | None = None) -> DiffReview:
     """Review the change ``base..head`` (from their merge base, as a pull request shows it).
 
