@@ -56,6 +56,8 @@ class OutFormat(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    sarif = "sarif"
+    junit = "junit"
 
 
 class Device(str, Enum):
@@ -120,9 +122,25 @@ def _fail(exc: KReviewError) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
+MACHINE = (OutFormat.json, OutFormat.sarif, OutFormat.junit)
+
+
 def _emit(review, fmt: OutFormat) -> None:
+    _annotate(review, fmt)
     if fmt is OutFormat.json:
         sys.stdout.write(review.model_dump_json(indent=2) + "\n")
+        return
+    if fmt is OutFormat.sarif:
+        import json
+
+        from reviewer.formats.sarif import to_sarif
+
+        sys.stdout.write(json.dumps(to_sarif(review), indent=2) + "\n")
+        return
+    if fmt is OutFormat.junit:
+        from reviewer.formats.junit import to_junit
+
+        sys.stdout.write(to_junit(review))
         return
     md = review.draft.markdown if review.draft and review.draft.markdown else ""
     if not md:
@@ -133,6 +151,19 @@ def _emit(review, fmt: OutFormat) -> None:
         print_markdown(Console(), md)
     else:
         sys.stdout.write(md + "\n")
+
+
+def _annotate(review, fmt: OutFormat) -> None:
+    """In GitHub Actions, workflow-command annotations for failed and unverified criteria: on stdout with
+    the human formats, on stderr (which the runner also reads) when stdout carries a machine format."""
+    from reviewer.formats.github import annotations, in_actions
+
+    if not in_actions():
+        return
+    stream = sys.stderr if fmt in MACHINE else sys.stdout
+    for line in annotations(review):
+        stream.write(line + "\n")
+    stream.flush()
 
 
 _COMMAND_ITEM = re.compile(r"^\s*[-*] .*`kreview [^`]+`")

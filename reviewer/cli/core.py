@@ -14,6 +14,7 @@ from rich.markup import escape
 from reviewer.cli.common import (
     Device,
     FailOn,
+    MACHINE,
     FormatHint,
     LLMProvider,
     Only,
@@ -89,7 +90,7 @@ def review(
         with reporter(quiet) as progress:
             result = start_review(path, config, progress=progress, drafter=drafter)
         _emit(result, fmt)
-        if fmt is not OutFormat.json and not quiet and result.status == "awaiting_signoff":
+        if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
                       f"--approve|--reject --by NAME[/]", markup=True, highlight=False, soft_wrap=True)
         if fail_on is FailOn.reject and result.overall == "reject":
@@ -169,6 +170,8 @@ def probe(
         from reviewer.registry import tools
         from tools.harness.case import Case
 
+        if fmt in (OutFormat.sarif, OutFormat.junit):
+            raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")
         table = tools()
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")

@@ -56,6 +56,9 @@ def diff(
         from reviewer.pr.render import render_comments, render_summary
         from reviewer.runs import read_review
 
+        if fmt in (OutFormat.sarif, OutFormat.junit):
+            raise UsageError(f"--format {fmt.value} describes one review: use it with kreview review or "
+                             "kreview show RUN on a run that diff prints")
         runs = runs_dir or default_runs_dir()
         if config is not None and not config.is_file():
             raise UsageError(f"{config}: no such configuration file")
