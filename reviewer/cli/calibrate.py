@@ -15,7 +15,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from reviewer.cli.common import Only, _guard, app, err, examples
 from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
 
 

@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
 from reviewer.cli.common import (
+    MACHINE,
     Device,
     FailOn,
-    MACHINE,
     FormatHint,
     LLMProvider,
     Only,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, app, err, examples
 from reviewer.cli.progress import reporter
@@ -17,21 +18,13 @@ from reviewer.errors import UsageError
 pr_app = typer.Typer(no_args_is_help=True, help="The GitHub pull-request bot (run from GitHub Actions).")
 app.add_typer(pr_app, name="pr")
 
-ConfigFile = Annotated[Optional[Path], typer.Option("--config", help="a .kreview.toml to use instead of the repository's")]
+ConfigFile = Annotated[Optional[Path], typer.Option("--config", help="a pyproject.toml with \\[tool.kreview] (or an old "
+                                                                      ".kreview.toml) instead of the repository's")]
 
 
-def _load_named(path: Path):
-    import tomllib
-
-    from pydantic import ValidationError
-
-    from reviewer.errors import ConfigError
-    from reviewer.pr.repoconfig import RepoConfig
-
-    try:
-        return RepoConfig.model_validate(tomllib.loads(path.read_text()))
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise ConfigError(f"{path} is not a valid .kreview.toml:\n{exc}") from exc
+def _say(notes: list[str]) -> None:
+    for note in notes:
+        err.print(f"[yellow]note[/]: {escape(note)}", highlight=False, soft_wrap=True)
 
 
 @app.command("diff", help="Review what BASE..HEAD changes: touched submissions, old vs new per criterion, "
@@ -54,6 +47,7 @@ def diff(
         from reviewer.pr.diffreview import repo_config_at, review_diff
         from reviewer.pr.gitdiff import open_repo, resolve
         from reviewer.pr.render import render_comments, render_summary
+        from reviewer.pr.repoconfig import load_config_file
         from reviewer.runs import read_review
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
@@ -62,7 +56,10 @@ def diff(
         runs = runs_dir or default_runs_dir()
         if config is not None and not config.is_file():
             raise UsageError(f"{config}: no such configuration file")
-        cfg = _load_named(config) if config else repo_config_at(resolve(open_repo(repo), head))
+        notes: list[str] = []
+        cfg = (load_config_file(config, notes) if config
+               else repo_config_at(resolve(open_repo(repo), head), notes=notes))
+        _say(notes)
         if only:
             cfg = cfg.model_copy(update={"only_tools": list(only)})
         if max_comments is not None:
@@ -130,11 +127,14 @@ def pr_review(
 
 
 @pr_app.command("publish", help="Posting job (workflow_run / issue_comment): never runs PR code; drafts, then "
-                                  "publishes after sign-off." + examples("kreview pr publish --config .kreview.toml"))
+                                  "publishes after sign-off." + examples("kreview pr publish --out kreview-signed",
+                                                                         "kreview pr publish --config pyproject.toml"))
 def pr_publish(
     event: EventOpt = None,
     event_name: EventName = None,
-    config: Annotated[Path, typer.Option("--config", help="the trusted .kreview.toml (default branch)")] = Path(".kreview.toml"),
+    config: Annotated[Optional[Path], typer.Option("--config", help="the trusted configuration from the default "
+                                                   "branch: a pyproject.toml with \\[tool.kreview] or an old "
+                                                   ".kreview.toml (default: whichever the current directory has)")] = None,
     api_url: Annotated[Optional[str], typer.Option("--api-url", help="REST base URL \\[env GITHUB_API_URL]")] = None,
     repository: Annotated[Optional[str], typer.Option("--repository", help="OWNER/NAME \\[env GITHUB_REPOSITORY]")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="keep the signed runs here (for an artifact)")] = None,
@@ -142,11 +142,17 @@ def pr_publish(
     def go() -> None:
         from reviewer.pr.bot import handle_comment, post_draft
         from reviewer.pr.github import GitHubProvider
-        from reviewer.pr.repoconfig import RepoConfig
+        from reviewer.pr.repoconfig import load_config_file, load_repo_config
 
         payload, _ = _event(event)
         name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
-        cfg = _load_named(config) if config.is_file() else RepoConfig()
+        notes: list[str] = []
+        named = config
+        if named is not None and not named.is_file():  # workflows from before [tool.kreview] name a file
+            notes.append(f"{named} not found; using the current directory's configuration")  # that may be absent
+            named = None
+        cfg = load_config_file(named, notes) if named is not None else load_repo_config(Path("."), notes)
+        _say(notes)
         token = os.environ.get("GITHUB_TOKEN")
         if not token:
             raise UsageError("GITHUB_TOKEN is not set: the posting job needs a token with pull-requests: write")

@@ -25,7 +25,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "pull-requests.md"
 
 def test_documented_config_validates() -> None:
     [block] = re.findall(r"```toml\n(.*?)```", DOCS.read_text(), re.DOTALL)
-    cfg = RepoConfig.model_validate(tomllib.loads(block))
+    cfg = RepoConfig.model_validate(tomllib.loads(block)["tool"]["kreview"])
     assert (cfg.max_comments, cfg.target.arch, cfg.github.api_url) == (10, ["sm_90"], "https://github.example.com/api/v3")
     assert cfg.selects("kernels/relu/submission.py") and not cfg.selects("kernels/legacy/x/submission.py")
     assert not cfg.selects("docs/index.md")
@@ -80,3 +80,43 @@ def test_github_failures_and_enterprise_url(monkeypatch: pytest.MonkeyPatch) -> 
     assert seen == [f"{BASE}/repos/acme/kernels/pulls/3"]
     monkeypatch.setenv("GITHUB_API_URL", "https://ghe.example/api/v3")
     assert api_url(None) == "https://ghe.example/api/v3" and api_url("https://x/api/v3") == "https://x/api/v3"
+
+
+def test_pyproject_tool_kreview_is_the_configuration(tmp_path: Path) -> None:
+    from reviewer.pr.repoconfig import load_config_file
+
+    notes: list[str] = []
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "k"\n[tool.kreview]\nmax_comments = 4\n'
+                                             '[tool.kreview.target]\ngpu = "H100"\n')
+    cfg = load_repo_config(tmp_path, notes)
+    assert (cfg.max_comments, cfg.target.gpu, notes) == (4, "H100", [])
+    (tmp_path / ".kreview.toml").write_text("max_comments = 9\n")
+    assert load_repo_config(tmp_path, notes).max_comments == 4  # pyproject wins over the old file...
+    assert notes and ".kreview.toml" in notes[0] and "ignored" in notes[0]  # ...and the user is told
+    notes.clear()
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "k"\n')  # no [tool.kreview]: the old file
+    assert load_repo_config(tmp_path, notes).max_comments == 9
+    assert "deprecated" in notes[0] and "[tool.kreview]" in notes[0]
+    (tmp_path / "pyproject.toml").write_text("[tool.kreview]\nmax_coments = 4\n")
+    with pytest.raises(ConfigError) as info:
+        load_repo_config(tmp_path)
+    assert "[tool.kreview] in pyproject.toml" in info.value.message and "max_coments" in info.value.message
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "k"\n')
+    with pytest.raises(ConfigError):
+        load_config_file(tmp_path / "pyproject.toml")  # named explicitly but has no table
+    assert load_config_file(tmp_path / ".kreview.toml").max_comments == 9
+
+
+def test_diff_reads_tool_kreview_at_the_revision(tmp_path: Path) -> None:
+    import git
+
+    from reviewer.pr.diffreview import repo_config_at
+
+    repo = git.Repo.init(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.kreview]\nseeds = 5\n")
+    (tmp_path / ".kreview.toml").write_text("seeds = 2\n")
+    repo.index.add(["pyproject.toml", ".kreview.toml"])
+    commit = repo.index.commit("config", author=git.Actor("t", "t@e"), committer=git.Actor("t", "t@e"))
+    notes: list[str] = []
+    assert repo_config_at(commit, notes=notes).seeds == 5
+    assert notes and commit.hexsha[:12] in notes[0]
