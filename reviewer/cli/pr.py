@@ -15,6 +15,8 @@ from reviewer.cli.progress import reporter
 from reviewer.config import default_runs_dir
 from reviewer.errors import UsageError
 
+TREES_DIR = "_trees"  # beside the run directories: each diff's head and base trees, which its reruns name
+
 pr_app = typer.Typer(no_args_is_help=True, help="The GitHub pull-request bot (run from GitHub Actions).")
 app.add_typer(pr_app, name="pr")
 
@@ -48,7 +50,7 @@ def diff(
         from reviewer.pr.gitdiff import open_repo, resolve
         from reviewer.pr.render import render_comments, render_summary
         from reviewer.pr.repoconfig import load_config_file
-        from reviewer.runs import read_review
+        from reviewer.runs import ensure_ignored, new_run_id, read_review
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
             raise UsageError(f"--format {fmt.value} describes one review: use it with kreview review or "
@@ -64,8 +66,12 @@ def diff(
             cfg = cfg.model_copy(update={"only_tools": list(only)})
         if max_comments is not None:
             cfg = cfg.model_copy(update={"max_comments": max_comments})
+        # the trees are kept beside the runs (not in a temporary folder) so every rerun command stays valid
+        trees = Path(runs) / TREES_DIR / new_run_id()
+        ensure_ignored(trees)
         with reporter(quiet) as progress:
-            result = review_diff(repo, base, head, runs_dir=runs, repo_config=cfg, seed=seed, progress=progress)
+            result = review_diff(repo, base, head, runs_dir=runs, repo_config=cfg, seed=seed, progress=progress,
+                                 keep_trees=trees)
         if fmt is OutFormat.json:
             sys.stdout.write(result.model_dump_json(indent=2) + "\n")
             return
