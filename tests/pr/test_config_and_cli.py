@@ -73,11 +73,13 @@ def test_github_failures_and_enterprise_url(monkeypatch: pytest.MonkeyPatch) -> 
         seen.append(str(request.url))
         return httpx.Response(500, json={"message": "boom"})
 
+    waits: list[float] = []
+    monkeypatch.setattr("githubkit.core.time.sleep", waits.append)  # githubkit's own backoff, not waited out
     gh = GitHubProvider("acme/kernels", "t", base_url=BASE, transport=httpx.MockTransport(handler))
     with pytest.raises(GitHubError) as info:
         gh.pull(3)
     assert info.value.status == "github_error" and "HTTP 500" in info.value.message
-    assert seen == [f"{BASE}/repos/acme/kernels/pulls/3"]
+    assert seen == [f"{BASE}/repos/acme/kernels/pulls/3"] * 4 and waits == [1, 4, 9]  # retried 3 times, backing off
     monkeypatch.setenv("GITHUB_API_URL", "https://ghe.example/api/v3")
     assert api_url(None) == "https://ghe.example/api/v3" and api_url("https://x/api/v3") == "https://x/api/v3"
 
@@ -120,3 +122,29 @@ def test_diff_reads_tool_kreview_at_the_revision(tmp_path: Path) -> None:
     notes: list[str] = []
     assert repo_config_at(commit, notes=notes).seeds == 5
     assert notes and commit.hexsha[:12] in notes[0]
+
+
+def test_github_client_retries_and_follows_pagination(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 502 or a rate limit does not fail the posting job (githubkit's retry), and lists longer than a
+    page are read to the end through GitHub's Link headers (githubkit's paginator)."""
+    from tests.pr.fakegithub import FakeGitHub
+
+    waits: list[float] = []
+    monkeypatch.setattr("githubkit.core.time.sleep", waits.append)
+    fake = FakeGitHub()
+    fake.files[7] = [{"filename": f"k/{i}.py", "status": "modified"} for i in range(230)]
+    failures = iter([httpx.Response(429, headers={"retry-after": "2"}, json={"message": "secondary rate limit"}),
+                     httpx.Response(502, text="bad gateway")])
+    calls: list[str] = []
+
+    def flaky(request: httpx.Request) -> httpx.Response:
+        calls.append(f"{request.url.path}?{request.url.query.decode()}")
+        nxt = next(failures, None)
+        return nxt if nxt is not None else fake.handle(request)
+
+    gh = GitHubProvider("acme/kernels", "t", base_url=BASE, transport=httpx.MockTransport(flaky))
+    files = gh.pull_files(7)
+    assert [f["filename"] for f in files] == [f"k/{i}.py" for i in range(230)]
+    assert waits == [2, 4]  # the rate limit waited its Retry-After, then the 502 backed off (2nd try: 4 s)
+    pages = [c for c in calls if "/pulls/7/files" in c]
+    assert len(pages) == 5 and "page=3" in pages[-1]  # 2 failed tries + 3 pages of 100
