@@ -190,9 +190,20 @@ def plots(cal: Calibration) -> dict[str, str]:
     return out
 
 
+def plots_missing() -> str | None:
+    """One line when the plots cannot be drawn here (no matplotlib: the [calibrate] extra)."""
+    from tools.compat import missing_extra
+
+    why = missing_extra("calibrate", "matplotlib")
+    return f"report.html without plots: {why}" if why else None
+
+
 def to_html(cal: Calibration, markdown: str) -> str:
-    imgs = plots(cal)
+    missing = plots_missing()
+    imgs = plots(cal) if missing is None else {}
     body = "".join(f'<h2>{html.escape(k)}</h2><img src="data:image/png;base64,{v}"/>' for k, v in imgs.items())
+    if missing:
+        body = f"<p>{html.escape(missing)}</p>"
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Calibration {html.escape(cal.eval_set)}"
             f"</title></head><body style='font-family:sans-serif;max-width:1100px'>{body}"
             f"<h2>Summary</h2><pre>{html.escape(markdown)}</pre></body></html>")

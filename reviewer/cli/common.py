@@ -88,6 +88,16 @@ RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", envvar="KREVIEW_R
                                                        "current directory)")]
 
 
+def require_extra(extra: str, *modules: str, what: str) -> None:
+    """One line naming the extra to install when ``what`` needs modules that are absent."""
+    from reviewer.errors import MissingExtra
+    from tools.compat import missing_extra
+
+    why = missing_extra(extra, *modules)
+    if why:
+        raise MissingExtra(f"{what} needs the [{extra}] extra; {why}")
+
+
 def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
     """Callback for ``--only``/``--skip``: every name must be a registered tool (a typo would silently run
     nothing and still exit 0)."""

@@ -25,6 +25,7 @@ from reviewer.cli.common import (
     app,
     err,
     examples,
+    require_extra,
     tool_names,
 )
 from reviewer.cli.progress import reporter
@@ -83,6 +84,7 @@ def review(
             raise UsageError(f"invalid options:\n{exc}") from None
         drafter = None
         if llm is LLMProvider.openai:
+            require_extra("llm", "openai", what="--llm openai")
             from reviewer.llm import make_drafter
 
             drafter = make_drafter(config.llm)

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, app, err, examples
+from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, app, err, examples, require_extra
 from reviewer.cli.progress import reporter
 from reviewer.config import default_runs_dir
 from reviewer.errors import UsageError
@@ -62,6 +62,8 @@ def diff(
         cfg = (load_config_file(config, notes) if config
                else repo_config_at(resolve(open_repo(repo), head), notes=notes))
         _say(notes)
+        if cfg.llm.provider != "none":
+            require_extra("llm", "openai", what=f"the configuration's llm.provider = {cfg.llm.provider!r}")
         if only:
             cfg = cfg.model_copy(update={"only_tools": list(only)})
         if max_comments is not None:
@@ -111,6 +113,7 @@ def pr_review(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
     def go() -> None:
+        require_extra("github", "githubkit", what="kreview pr")
         from reviewer.pr.bot import review_pull_request
         from reviewer.pr.render import render_summary
         from reviewer.runs import read_review
@@ -146,6 +149,7 @@ def pr_publish(
     out: Annotated[Optional[Path], typer.Option("--out", help="keep the signed runs here (for an artifact)")] = None,
 ) -> None:
     def go() -> None:
+        require_extra("github", "githubkit", what="kreview pr")
         from reviewer.pr.bot import handle_comment, post_draft
         from reviewer.pr.github import GitHubProvider
         from reviewer.pr.repoconfig import load_config_file, load_repo_config
