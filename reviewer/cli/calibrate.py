@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reviewer.cli.common import Only, _guard, app, err, examples
@@ -49,7 +50,7 @@ def calibrate(
         config = ReviewConfig(seed=seed, signoff=False, limits=SandboxLimits(call_timeout_s=timeout),
                               only_tools=list(only) if only else None)
         for m in bad:
-            err.print(f"[yellow]malformed case[/] {m.name}: {m.why}", markup=True, highlight=False)
+            err.print(f"[yellow]malformed case[/] {escape(m.name)}: {escape(m.why)}", markup=True, highlight=False)
         t0 = time.monotonic()
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err, disable=not sys.stderr.isatty()) as progress:
@@ -58,7 +59,7 @@ def calibrate(
             def done(res, cached: bool) -> None:
                 progress.advance(task)
                 tag = "cached" if cached else f"{res.duration_s:.0f}s"
-                progress.console.print(f"[dim]{res.name}: {res.overall or 'error'} ({tag})[/]", markup=True,
+                progress.console.print(f"[dim]{escape(res.name)}: {res.overall or 'error'} ({tag})[/]", markup=True,
                                        highlight=False)
 
             results = run_cases(cases, out_dir, config, workers=workers, force=force,
