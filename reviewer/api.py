@@ -28,7 +28,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[str], None] | None = None,
+def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[object], None] | None = None,
                  drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
     """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
     # bad directories, bad rubrics and a machine without a sandbox fail here, before a run directory exists

@@ -54,6 +54,12 @@ class PromptError(KReviewError):
     status = "bad_prompt"
 
 
+class MissingExtra(UsageError):
+    """The command needs an optional extra that is not installed (the message says which to install)."""
+
+    status = "missing_extra"
+
+
 class ConfigError(UsageError):
     """A configuration file or environment setting does not validate."""
 

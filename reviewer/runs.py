@@ -22,7 +22,25 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
+STATE_DIR = ".kreview"
+
+
+def ensure_ignored(path: Path) -> None:
+    """Runs kept under a ``.kreview`` folder (the default, relative to the current directory) are
+    the reviewer's own state: the folder gets a ``.gitignore`` of ``*``, as pytest's and mypy's caches
+    do, so a review run inside a repository leaves nothing untracked behind."""
+    p = Path(path).absolute()
+    for folder in (p, *p.parents):
+        if folder.name == STATE_DIR:
+            folder.mkdir(parents=True, exist_ok=True)
+            ignore = folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# created by kreview: its runs are local state, not source\n*\n")
+            return
+
+
 def create_run_dir(runs_dir: Path, run_id: str) -> Path:
+    ensure_ignored(runs_dir)
     path = Path(runs_dir) / run_id
     path.mkdir(parents=True, exist_ok=False)
     return path

@@ -21,7 +21,7 @@ def test_kappa_matches_hand_computation() -> None:
     pairs = [("pass", "pass")] * 4 + [("fail", "fail")] * 4 + [("pass", "fail"), ("fail", "pass")]
     # po = 0.8; pe = 0.5*0.5 + 0.5*0.5 = 0.5; kappa = 0.6
     assert cohen_kappa(pairs) == pytest.approx(0.6)
-    assert cohen_kappa([("pass", "pass")] * 3) == 1.0
+    assert cohen_kappa([("pass", "pass")] * 3) is None  # one label throughout: chance agreement is 1, kappa 0/0
     assert cohen_kappa([]) is None
 
 
@@ -77,9 +77,53 @@ def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
     # the generality/numerics/integrity criteria are not graded here, so overall is needs_human
     assert cal["baseline"]["overall"]["agree"] == 2
     assert (out / "report.html").read_text().count("data:image/png;base64,") == 2
-    assert "| correctness | 2 | 2 |" in proc.stdout
+    assert "| correctness | 2 | 2 |" in proc.stdout and "| 1.00 (n=2) |" in proc.stdout
+    builds_row = next(ln for ln in proc.stdout.splitlines() if ln.startswith("| builds |"))
+    assert "n/a (n=2)" in builds_row  # both cases build: one label throughout, kappa undefined
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()}
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     assert again.returncode == 0, again.stderr
     assert {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()} == stamps  # nothing redone
     assert again.stderr.count("(cached)") == 2
+
+
+def test_cache_is_keyed_on_every_setting_that_changes_a_verdict(tmp_path: Path, monkeypatch) -> None:
+    from reviewer.calibrate import runner
+    from reviewer.config import ReviewConfig, Tolerance
+
+    cases, _ = load_eval_set(_eval_set(tmp_path))
+    reviewed: list[str] = []
+
+    def fake_review(case_path: str, name: str, config_json: str, baseline: bool) -> dict:
+        reviewed.append(name)
+        return runner.CaseResult(name=name, overall="accept", criteria={"builds": "pass"}).model_dump()
+
+    monkeypatch.setattr(runner, "review_case", fake_review)
+
+    def run(config: ReviewConfig, out: str = "out") -> list[str]:
+        reviewed.clear()
+        runner.run_cases(cases, tmp_path / out, config, workers=1, force=False, baseline=False)
+        return sorted(reviewed)
+
+    base = ReviewConfig(seed=0, signoff=False)
+    assert run(base) == ["good", "wrong"]
+    assert run(base) == []  # same settings: cached
+    assert run(base.model_copy(update={"runs_dir": tmp_path / "elsewhere"})) == []  # where runs go is no setting
+    assert run(base.model_copy(update={"seed": 1})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"only_tools": ["builds"]})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"disabled_tools": ["numerics"]})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"correctness_seeds": 5})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"tolerance": Tolerance(atol=1e-3)})) == ["good", "wrong"]
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("name: a\n")
+    with_rubric = base.model_copy(update={"rubric": rubric})
+    assert run(with_rubric) == ["good", "wrong"]
+    assert run(with_rubric) == []
+    rubric.write_text("name: b\n")  # same path, other rules
+    assert run(with_rubric) == ["good", "wrong"]
+    (cases[0].path / "grades.json").write_text((cases[0].path / "grades.json").read_text() + "\n")
+    assert run(with_rubric) == []  # regrading a case changes no verdict
+    (cases[0].path / "submission.py").write_text((cases[0].path / "submission.py").read_text() + "\n# edited\n")
+    assert run(with_rubric) == ["good"]
+    monkeypatch.setattr(runner, "reviewer_fingerprint", lambda: "another reviewer version")
+    assert run(with_rubric) == ["good", "wrong"]

@@ -99,3 +99,60 @@ def test_bad_rubric_is_a_usage_error(tmp_path: Path) -> None:
     bad.write_text("name: x\ncriteria:\n  - id: builds\n    title: B\n    question: q\n    rule: majority\n")
     proc = _run(["review", str(EXAMPLES / "softmax_triton"), "--rubric", str(bad), "--only", "builds"], tmp_path)
     assert proc.returncode == 2 and "bad_rubric" in proc.stderr and "majority" in proc.stderr
+
+
+def test_progress_off_a_terminal_is_one_plain_line_per_tool(buggy_review) -> None:
+    import re
+
+    _, _, proc = buggy_review  # stderr is a pipe here, as in CI logs
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("kreview: [")]
+    assert lines[:2] == ["kreview: [1/2] builds started", lines[1]], proc.stderr
+    assert re.fullmatch(r"kreview: \[1/2\] builds: 1 pass \(\d+\.\ds\)", lines[1]), lines
+    assert lines[2] == "kreview: [2/2] correctness started"
+    assert re.fullmatch(r"kreview: \[2/2\] correctness: \d+ fail(, \d+ \w+)* \(\d+\.\ds\)", lines[3]), lines
+    assert "\x1b[" not in proc.stderr  # no terminal control codes in a log
+
+
+SCHEMAS = Path(__file__).parent / "data" / "schemas"
+
+
+def test_show_as_sarif_junit_and_github_annotations(buggy_review) -> None:
+    """The machine formats of a real rejected review validate against the SARIF 2.1.0 and JUnit schemas
+    (tests/data/schemas, see its README), and say what failed where, with the rerun command."""
+    import jsonschema
+    import xmlschema
+
+    tmp, data, _ = buggy_review
+    proc = _run(["show", data["run_id"], "--format", "sarif"], tmp)
+    assert proc.returncode == 0, proc.stderr
+    sarif = json.loads(proc.stdout)
+    jsonschema.Draft7Validator(json.loads((SCHEMAS / "sarif-2.1.0-subset.schema.json").read_text())).validate(sarif)
+    results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
+    corr = results["criterion/correctness"]
+    assert (corr["kind"], corr["level"]) == ("fail", "error")
+    assert corr["properties"]["rerun"] and corr["properties"]["rerun"][0].split(": ", 1)[1].startswith("kreview probe")
+    uri = corr["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri.endswith("gelu_triton_buggy/submission.py") or uri.endswith(".py")
+    assert all(r["level"] == "none" for r in results.values() if r["kind"] != "fail")
+    assert sarif["runs"][0]["properties"]["overall"] == "reject"
+
+    proc = _run(["show", data["run_id"], "--format", "junit"], tmp)
+    assert proc.returncode == 0, proc.stderr
+    xmlschema.XMLSchema(SCHEMAS / "junit.xsd").validate(proc.stdout)
+    import xml.etree.ElementTree as ET
+
+    suite = ET.fromstring(proc.stdout).find("testsuite")
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases["correctness"].find("failure") is not None
+    assert "kreview probe" in cases["correctness"].find("system-out").text
+    assert int(suite.get("failures")) == sum(c["verdict"] == "fail" for c in data["criteria"])
+    unverified = [c["id"] for c in data["criteria"] if c["verdict"] == "unverified"]
+    assert all(cases.get(u, cases.get(f"{u} (optional)")).find("skipped") is not None for u in unverified)
+
+    env_proc = subprocess.run([*KREVIEW, "show", data["run_id"], "--format", "json"], capture_output=True, text=True,
+                              env={**os.environ, "KREVIEW_RUNS_DIR": str(tmp / "runs"), "GITHUB_ACTIONS": "true"},
+                              cwd=tmp, timeout=120)
+    json.loads(env_proc.stdout)  # stdout stays pure JSON; the annotations go to stderr
+    errors = [ln for ln in env_proc.stderr.splitlines() if ln.startswith("::error ")]
+    assert any("file=" in ln and "Correctness" in ln for ln in errors), env_proc.stderr
+    assert all("\n" not in ln for ln in errors)

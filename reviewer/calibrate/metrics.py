@@ -33,7 +33,9 @@ class CriterionAgreement(BaseModel):
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
-    """Cohen's kappa of two raters over the same items (None when undefined)."""
+    """Cohen's kappa of two raters over the same items; None when undefined: no items, or chance
+    agreement of 1 (both raters gave every item the same single label, so kappa is 0/0 even when they
+    agree on all of them; reporting 1.0 there would claim agreement beyond chance that nothing measured)."""
     n = len(pairs)
     if n == 0:
         return None
@@ -42,7 +44,7 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     ca, cb = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
     pe = sum(ca[label] * cb[label] for label in labels) / (n * n)
     if pe == 1.0:
-        return 1.0 if po == 1.0 else None
+        return None
     return (po - pe) / (1 - pe)
 
 

@@ -97,6 +97,11 @@ def _f(x: float | None, pct: bool = False) -> str:
     return f"{100 * x:.0f}%" if pct else f"{x:.2f}"
 
 
+def _k(kappa: float | None, n: int) -> str:
+    """Kappa with the number of items it is computed over; "n/a" where it is undefined."""
+    return f"{kappa:.2f} (n={n})" if kappa is not None else f"n/a (n={n})"
+
+
 def to_markdown(cal: Calibration) -> str:
     lines = [f"# Calibration: {cal.eval_set}", "",
              f"{cal.cases} cases, {len(cal.malformed)} malformed, {len(cal.errors)} reviewer errors"
@@ -105,20 +110,21 @@ def to_markdown(cal: Calibration) -> str:
              "fail precision | fail recall |", "|---|---|---|---|---|---|---|---|---|"]
     for c in cal.criteria:
         lines.append(f"| {c.criterion} | {c.graded} | {c.decided} | {c.unverified + c.not_applicable} | "
-                     f"{_f(c.accuracy_all, True)} | {_f(c.accuracy_decided, True)} | {_f(c.kappa)} | "
+                     f"{_f(c.accuracy_all, True)} | {_f(c.accuracy_decided, True)} | {_k(c.kappa, c.decided)} | "
                      f"{_f(c.fail_precision, True)} | {_f(c.fail_recall, True)} |")
     o = cal.overall
     lines += ["", f"**Overall accept/reject**: {o['agree']} of {o['cases']} agree "
-                  f"({_f(o['accuracy_all'], True)}; {o['needs_human']} needs_human; kappa {_f(o['kappa'])})", ""]
+                  f"({_f(o['accuracy_all'], True)}; {o['needs_human']} needs_human; kappa {_k(o['kappa'], o['decided'])})", ""]
     if cal.baseline:
         b = cal.baseline["overall"]
         lines += ["## KernelBench-style baseline (nominal inputs, 5 seeds, allclose)", "",
                   "| | reviewer | baseline |", "|---|---|---|",
                   f"| overall agreement | {_f(o['accuracy_all'], True)} | {_f(b['accuracy_all'], True)} |",
-                  f"| overall kappa | {_f(o['kappa'])} | {_f(b['kappa'])} |"]
+                  f"| overall kappa | {_k(o['kappa'], o['decided'])} | {_k(b['kappa'], b['decided'])} |"]
         for bc in cal.baseline["criteria"]:
             rc = next((c for c in cal.criteria if c.criterion == bc["criterion"]), None)
-            lines.append(f"| {bc['criterion']} kappa | {_f(rc.kappa if rc else None)} | {_f(bc['kappa'])} |")
+            lines.append(f"| {bc['criterion']} kappa | {_k(rc.kappa, rc.decided) if rc else 'n/a'} | "
+                         f"{_k(bc['kappa'], bc['decided'])} |")
         missed = cal.baseline["missed_defects"]
         lines += ["", f"Defective cases the baseline accepts: {len(missed)}"
                       + (f" ({', '.join(missed)})" if missed else ""), ""]
@@ -184,9 +190,20 @@ def plots(cal: Calibration) -> dict[str, str]:
     return out
 
 
+def plots_missing() -> str | None:
+    """One line when the plots cannot be drawn here (no matplotlib: the [calibrate] extra)."""
+    from tools.compat import missing_extra
+
+    why = missing_extra("calibrate", "matplotlib")
+    return f"report.html without plots: {why}" if why else None
+
+
 def to_html(cal: Calibration, markdown: str) -> str:
-    imgs = plots(cal)
+    missing = plots_missing()
+    imgs = plots(cal) if missing is None else {}
     body = "".join(f'<h2>{html.escape(k)}</h2><img src="data:image/png;base64,{v}"/>' for k, v in imgs.items())
+    if missing:
+        body = f"<p>{html.escape(missing)}</p>"
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Calibration {html.escape(cal.eval_set)}"
             f"</title></head><body style='font-family:sans-serif;max-width:1100px'>{body}"
             f"<h2>Summary</h2><pre>{html.escape(markdown)}</pre></body></html>")

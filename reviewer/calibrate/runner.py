@@ -30,6 +30,59 @@ class CaseResult(BaseModel):
     duration_s: float = 0.0
     error: str | None = None
     baseline: dict[str, Any] | None = None
+    cache_key: str | None = None
+    """What the verdicts depend on (see ``cache_key``); a stored result with another key is redone."""
+
+
+_PACKAGES = ("torch", "triton", "jax", "jaxlib", "numpy", "langgraph")
+
+
+def _tree_digest(root: Path, h: Any, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
+    for f in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        if (suffixes and f.suffix not in suffixes) or f.relative_to(root).as_posix() in skip:
+            continue
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+
+
+def reviewer_fingerprint() -> str:
+    """The reviewer's own code, data and the versions of the libraries its checks run on: an edited
+    check, rubric or prompt, or another Triton, changes what a verdict can be."""
+    import hashlib
+    from importlib import metadata
+
+    import reviewer
+    import tools
+    from reviewer.resources import data_dir
+
+    h = hashlib.sha256()
+    for pkg in (reviewer, tools):
+        _tree_digest(Path(pkg.__file__).parent, h, (".py", ".yaml", ".yml", ".json", ".j2", ".md", ".toml"))
+    for kind in ("rubrics", "prompts"):
+        try:
+            _tree_digest(data_dir(kind), h)
+        except FileNotFoundError:
+            h.update(f"{kind}=absent;".encode())
+    for name in _PACKAGES:
+        try:
+            h.update(f"{name}={metadata.version(name)};".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{name}=absent;".encode())
+    return h.hexdigest()
+
+
+def cache_key(case: EvalCase, config: ReviewConfig, fingerprint: str) -> str:
+    """Everything a case's verdicts depend on: the case's files, every setting of the review (seed, seeds,
+    tolerances, --only/--skip, limits, device, rubric file and its content), the baseline's settings and
+    the reviewer's fingerprint. Where results were written is not part of it."""
+    import hashlib
+
+    h = hashlib.sha256(fingerprint.encode())
+    settings = config.model_dump(mode="json", exclude={"runs_dir", "signoff"})
+    h.update(json.dumps(settings, sort_keys=True).encode())
+    if config.rubric is not None and Path(config.rubric).is_file():
+        h.update(Path(config.rubric).read_bytes())
+    _tree_digest(Path(case.path), h, skip=("grades.json",))  # the human grades do not change a verdict
+    return h.hexdigest()[:32]
 
 
 def review_case(case_path: str, name: str, config_json: str, baseline: bool) -> dict[str, Any]:
@@ -66,11 +119,16 @@ def run_cases(cases: list[EvalCase], out_dir: Path, config: ReviewConfig, *, wor
     config = config.model_copy(update={"signoff": False, "runs_dir": (out_dir / "runs").resolve()})
     results: dict[str, CaseResult] = {}
     todo: list[EvalCase] = []
+    fingerprint = reviewer_fingerprint()
+    keys = {case.name: cache_key(case, config, fingerprint) for case in cases}
     for case in cases:
         f = results_dir / f"{case.name}.json"
         if f.exists() and not force:
-            prior = CaseResult.model_validate(json.loads(f.read_text()))
-            if not baseline or prior.baseline is not None:
+            try:
+                prior = CaseResult.model_validate(json.loads(f.read_text()))
+            except ValueError:  # an older or damaged result file: redo the case
+                prior = None
+            if prior is not None and prior.cache_key == keys[case.name] and (not baseline or prior.baseline is not None):
                 results[case.name] = prior
                 if on_done:
                     on_done(prior, True)
@@ -79,6 +137,7 @@ def run_cases(cases: list[EvalCase], out_dir: Path, config: ReviewConfig, *, wor
 
     def record(data: dict[str, Any]) -> None:
         res = CaseResult.model_validate(data)
+        res.cache_key = keys.get(res.name)
         (results_dir / f"{res.name}.json").write_text(res.model_dump_json(indent=2))
         results[res.name] = res
         if on_done:

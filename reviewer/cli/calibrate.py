@@ -4,48 +4,53 @@ from __future__ import annotations
 
 import sys
 import time
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from reviewer.cli.common import _guard, app, err
+from reviewer.cli.common import Only, _guard, app, err, examples
 from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
 
 
-@app.command()
-def calibrate(
-    eval_set: Annotated[Path, typer.Argument(help="eval set directory, e.g. eval_sets/planted")],
-    workers: Annotated[int, typer.Option(help="parallel review processes")] = 1,
-    out: Annotated[Optional[Path], typer.Option(help="output directory [.calibration/<set>]")] = None,
-    force: Annotated[bool, typer.Option("--force", help="redo cases already reviewed")] = False,
-    baseline: Annotated[Optional[str], typer.Option(help="also run a baseline: kernelbench")] = None,
-    seed: Annotated[int, typer.Option(help="master seed for every case")] = 0,
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
-    only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
-) -> None:
-    """Review every case of an eval set and report agreement with its human grades."""
+class Baseline(str, Enum):
+    kernelbench = "kernelbench"
 
+
+@app.command(help="Review every case of an eval set and report agreement with its human grades."
+                  + examples("kreview calibrate eval_sets/planted --workers 2 --baseline kernelbench",
+                             "kreview calibrate eval_sets/hacks --only integrity_static --only integrity_runtime",
+                             "kreview calibrate eval_sets/planted --force --seed 1"))
+def calibrate(
+    eval_set: Annotated[Path, typer.Argument(help="eval set directory, e.g. eval_sets/planted", exists=True,
+                                             file_okay=False)],
+    workers: Annotated[int, typer.Option(help="parallel review processes", min=1)] = 1,
+    out: Annotated[Optional[Path], typer.Option(help="output directory (default .calibration/SET)")] = None,
+    force: Annotated[bool, typer.Option("--force", help="redo cases already reviewed")] = False,
+    baseline: Annotated[Optional[Baseline], typer.Option(help="also run a baseline")] = None,
+    seed: Annotated[int, typer.Option(help="master seed for every case")] = 0,
+    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
+    only: Only = None,
+) -> None:
     def go() -> None:
         from reviewer.calibrate.evalset import load_eval_set
-        from reviewer.calibrate.report import summarize, to_markdown, write_outputs
+        from reviewer.calibrate.report import plots_missing, summarize, to_markdown, write_outputs
         from reviewer.calibrate.runner import run_cases
 
-        if baseline not in (None, "kernelbench"):
-            raise UsageError(f"--baseline must be kernelbench, not {baseline!r}")
-        if workers < 1:
-            raise UsageError("--workers must be at least 1")
         cases, bad = load_eval_set(eval_set)
+        if plots_missing():
+            err.print(f"[yellow]note[/]: {plots_missing()}", markup=True, highlight=False, soft_wrap=True)
         out_dir = out or Path(".calibration") / eval_set.resolve().name
         config = ReviewConfig(seed=seed, signoff=False, limits=SandboxLimits(call_timeout_s=timeout),
                               only_tools=list(only) if only else None)
         for m in bad:
-            err.print(f"[yellow]malformed case[/] {m.name}: {m.why}", markup=True, highlight=False)
+            err.print(f"[yellow]malformed case[/] {escape(m.name)}: {escape(m.why)}", markup=True, highlight=False)
         t0 = time.monotonic()
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err, disable=not sys.stderr.isatty()) as progress:
@@ -54,11 +59,11 @@ def calibrate(
             def done(res, cached: bool) -> None:
                 progress.advance(task)
                 tag = "cached" if cached else f"{res.duration_s:.0f}s"
-                progress.console.print(f"[dim]{res.name}: {res.overall or 'error'} ({tag})[/]", markup=True,
+                progress.console.print(f"[dim]{escape(res.name)}: {res.overall or 'error'} ({tag})[/]", markup=True,
                                        highlight=False)
 
             results = run_cases(cases, out_dir, config, workers=workers, force=force,
-                                baseline=baseline == "kernelbench", on_done=done)
+                                baseline=baseline is Baseline.kernelbench, on_done=done)
         cal = summarize(eval_set, cases, bad, results, wall_time_s=time.monotonic() - t0, workers=workers)
         paths = write_outputs(cal, out_dir)
         md = to_markdown(cal)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from enum import Enum
@@ -12,18 +13,68 @@ import typer
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
+from rich.text import Text
 
 from reviewer.errors import KReviewError, ReviewTerminated
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                  help="Evidence-backed reviews of GPU and accelerator kernels (CUDA, Triton, Pallas, NKI).")
+app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
+                  rich_markup_mode="rich")
 err = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("kernel-reviewer")
+        except PackageNotFoundError:  # running from a source tree that was never installed
+            v = "unknown (not installed)"
+        sys.stdout.write(f"kreview {v}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="print the version and exit")] = False,
+) -> None:
+    """Evidence-backed reviews of GPU and accelerator kernels (CUDA, Triton, Pallas, NKI).
+
+    Every verdict cites evidence with a command that reruns it; a human signs off before anything is published.
+
+    Start with [bold]kreview review examples/softmax_triton[/]; [bold]kreview COMMAND --help[/] shows examples.
+    """
+
+
+def examples(*lines: str) -> str:
+    """An "Examples" block for a command's help (kept on separate lines, not rewrapped)."""
+    return "\n\n[bold]Examples[/]\n\n" + "\n\n".join(f"  [cyan]{escape(line)}[/]" for line in lines)
 
 
 class OutFormat(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    sarif = "sarif"
+    junit = "junit"
+
+
+class Device(str, Enum):
+    auto = "auto"
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class FormatHint(str, Enum):
+    kernelbench = "kernelbench"
+    gpumode = "gpumode"
+    manifest = "manifest"
+
+
+class LLMProvider(str, Enum):
+    none = "none"
+    openai = "openai"
 
 
 class FailOn(str, Enum):
@@ -32,7 +83,48 @@ class FailOn(str, Enum):
     needs_human = "needs_human"
 
 
-RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", help="where runs are stored [env KREVIEW_RUNS_DIR]")]
+RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", envvar="KREVIEW_RUNS_DIR", show_envvar=True,
+                                                  help="where runs are stored (default: .kreview/runs under the "
+                                                       "current directory)")]
+
+
+def require_extra(extra: str, *modules: str, what: str) -> None:
+    """One line naming the extra to install when ``what`` needs modules that are absent."""
+    from reviewer.errors import MissingExtra
+    from tools.compat import missing_extra
+
+    why = missing_extra(extra, *modules)
+    if why:
+        raise MissingExtra(f"{what} needs the [{extra}] extra; {why}")
+
+
+def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
+    """Callback for ``--only``/``--skip``: every name must be a registered tool (a typo would silently run
+    nothing and still exit 0)."""
+    if not values:
+        return values
+    from importlib.metadata import entry_points
+
+    from reviewer.registry import TOOLS_GROUP
+
+    known = sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+    bad = [v for v in values if v not in known]
+    if bad:
+        import difflib
+
+        hints = []
+        for b in bad:
+            close = difflib.get_close_matches(b, known, n=1)
+            hints.append(f"{b!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise typer.BadParameter(f"unknown tool {', '.join(hints)}; tools: {', '.join(known)}")
+    return values
+
+
+Only = Annotated[Optional[list[str]], typer.Option("--only", callback=tool_names, metavar="TOOL",
+                                                   help="run only this tool (repeatable); see the tool table in "
+                                                        "README")]
+Skip = Annotated[Optional[list[str]], typer.Option("--skip", callback=tool_names, metavar="TOOL",
+                                                   help="skip this tool (repeatable)")]
 
 
 def _fail(exc: KReviewError) -> typer.Exit:
@@ -40,9 +132,25 @@ def _fail(exc: KReviewError) -> typer.Exit:
     return typer.Exit(exc.exit_code)
 
 
+MACHINE = (OutFormat.json, OutFormat.sarif, OutFormat.junit)
+
+
 def _emit(review, fmt: OutFormat) -> None:
+    _annotate(review, fmt)
     if fmt is OutFormat.json:
         sys.stdout.write(review.model_dump_json(indent=2) + "\n")
+        return
+    if fmt is OutFormat.sarif:
+        import json
+
+        from reviewer.formats.sarif import to_sarif
+
+        sys.stdout.write(json.dumps(to_sarif(review), indent=2) + "\n")
+        return
+    if fmt is OutFormat.junit:
+        from reviewer.formats.junit import to_junit
+
+        sys.stdout.write(to_junit(review))
         return
     md = review.draft.markdown if review.draft and review.draft.markdown else ""
     if not md:
@@ -50,15 +158,48 @@ def _emit(review, fmt: OutFormat) -> None:
 
         md = render_markdown(review)
     if fmt is OutFormat.text and sys.stdout.isatty():
-        Console().print(Markdown(md))
+        print_markdown(Console(), md)
     else:
         sys.stdout.write(md + "\n")
 
 
-def _progress(quiet: bool):
-    if quiet or not sys.stderr.isatty():
-        return None
-    return lambda msg: err.print(f"[dim]· {msg}[/]")
+def _annotate(review, fmt: OutFormat) -> None:
+    """In GitHub Actions, workflow-command annotations for failed and unverified criteria: on stdout with
+    the human formats, on stderr (which the runner also reads) when stdout carries a machine format."""
+    from reviewer.formats.github import annotations, in_actions
+
+    if not in_actions():
+        return
+    stream = sys.stderr if fmt in MACHINE else sys.stdout
+    for line in annotations(review):
+        stream.write(line + "\n")
+    stream.flush()
+
+
+_COMMAND_ITEM = re.compile(r"^\s*[-*] .*`kreview [^`]+`")
+
+
+def print_markdown(console: Console, md: str) -> None:
+    """Markdown for a terminal, except list items that hold a ``kreview ...`` command: those are printed
+    as plain text without wrapping (the terminal's own soft wrap keeps them one line to copy), since Rich
+    would break a rerun command in the middle of its JSON."""
+    block: list[str] = []
+    fence = False
+
+    def flush() -> None:
+        if block:
+            console.print(Markdown("\n".join(block)))
+            block.clear()
+
+    for line in md.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+        if not fence and _COMMAND_ITEM.match(line):
+            flush()
+            console.print(Text(" " + line.strip().replace("`", "")), soft_wrap=True)
+        else:
+            block.append(line)
+    flush()
 
 
 def _guard(fn):

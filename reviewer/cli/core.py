@@ -9,45 +9,72 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.markup import escape
 
-from reviewer.cli.common import FailOn, OutFormat, RunsDir, _emit, _guard, _progress, app, err
+from reviewer.cli.common import (
+    MACHINE,
+    Device,
+    FailOn,
+    FormatHint,
+    LLMProvider,
+    Only,
+    OutFormat,
+    RunsDir,
+    Skip,
+    _emit,
+    _guard,
+    app,
+    err,
+    examples,
+    require_extra,
+    tool_names,
+)
+from reviewer.cli.progress import reporter
 from reviewer.config import LLMSettings, ReviewConfig, Tolerance, default_runs_dir
 from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
 
 
-@app.command()
+@app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
+                   + examples("kreview review examples/softmax_triton",
+                              "kreview review kernels/relu --format json --seed 0 --fail-on reject",
+                              "kreview review kernels/relu --only correctness --only generality --atol 1e-4",
+                              "kreview review kernels/relu --llm openai --model gpt-4o"))
 def review(
     path: Annotated[Path, typer.Argument(help="directory holding the submission and its reference")],
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
     runs_dir: RunsDir = None,
     seed: Annotated[Optional[int], typer.Option(help="master seed (recorded; random if omitted)")] = None,
-    rubric: Annotated[Optional[Path], typer.Option(help="rubric YAML replacing the default")] = None,
-    format_hint: Annotated[Optional[str], typer.Option("--format-hint", help="kernelbench|gpumode|manifest")] = None,
-    fail_on: Annotated[FailOn, typer.Option("--fail-on", help="exit 3 on this overall verdict")] = FailOn.never,
-    device: Annotated[str, typer.Option(help="auto|cpu|cuda")] = "auto",
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
-    memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit")] = 6144,
-    seeds: Annotated[int, typer.Option(help="seeds for the nominal correctness check")] = 3,
-    budget: Annotated[float, typer.Option(help="work the off-nominal probes may plan, as a multiple of the "
-                                               "default (counted, not timed: docs/verdict-determinism.md)")] = 1.0,
-    atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override")] = None,
-    rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override")] = None,
+    rubric: Annotated[Optional[Path], typer.Option(help="rubric YAML replacing the default", exists=True,
+                                                   dir_okay=False)] = None,
+    format_hint: Annotated[Optional[FormatHint], typer.Option("--format-hint",
+                                                              help="force the submission format")] = None,
+    fail_on: Annotated[FailOn, typer.Option("--fail-on", help="exit 3 on this overall verdict "
+                                                              "(needs_human: also on reject)")] = FailOn.never,
+    device: Annotated[Device, typer.Option(help="where kernels run (auto: CUDA when present)")] = Device.auto,
+    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
+    memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit in MiB",
+                                           min=3072)] = 6144,
+    seeds: Annotated[int, typer.Option(help="seeds for the nominal correctness check", min=1, max=50)] = 3,
+    atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override", min=0.0)] = None,
+    rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override", min=0.0)] = None,
     no_signoff: Annotated[bool, typer.Option("--no-signoff", help="finish without the human sign-off stop")] = False,
-    skip: Annotated[Optional[list[str]], typer.Option(help="tool to skip (repeatable)")] = None,
-    only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
-    llm: Annotated[str, typer.Option(help="none|openai")] = "none",
-    model: Annotated[Optional[str], typer.Option(help="model name [env KREVIEW_MODEL]")] = None,
-    config_file: Annotated[Optional[Path], typer.Option("--config", help="config file with an [llm] table "
-                                                         "[env KREVIEW_CONFIG; default ~/.config/kreview/config.toml]")] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    skip: Skip = None,
+    only: Only = None,
+    llm: Annotated[LLMProvider, typer.Option(help="drafter and source reader (none: offline)")] = LLMProvider.none,
+    model: Annotated[Optional[str], typer.Option(help="model name", envvar="KREVIEW_MODEL", show_envvar=True)] = None,
+    config_file: Annotated[Optional[Path], typer.Option("--config", envvar="KREVIEW_CONFIG", show_envvar=True,
+                                                         help="config file with an \\[llm] table "
+                                                              "(default ~/.config/kreview/config.toml)")] = None,
+    budget: Annotated[float, typer.Option(help="work the off-nominal probes may plan, as a multiple of the "
+                                               "default (counted, not timed: docs/verdict-determinism.md)",
+                                          min=0.01, max=100.0)] = 1.0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
 ) -> None:
-    """Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."""
-
     def go() -> None:
+        from pydantic import ValidationError
+
         from reviewer.api import start_review
 
         if unsafe_no_sandbox:
@@ -56,55 +83,51 @@ def review(
             allow_unsafe()
             err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
 
-        if device not in ("auto", "cpu", "cuda"):
-            raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
-        if llm not in ("none", "openai"):
-            raise UsageError(f"--llm must be none or openai, not {llm!r}")
-        if not 0 < budget <= 100:
-            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
-        config = ReviewConfig(
-            runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device, format_hint=format_hint,
-            rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
-            correctness_seeds=seeds, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
-            disabled_tools=list(skip or []), only_tools=list(only) if only else None,
-            llm=LLMSettings(provider=llm, model=model, config_file=config_file))
+        try:
+            config = ReviewConfig(
+                runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value,
+                format_hint=format_hint.value if format_hint else None,
+                rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
+                correctness_seeds=seeds, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
+                disabled_tools=list(skip or []), only_tools=list(only) if only else None,
+                llm=LLMSettings(provider=llm.value, model=model, config_file=config_file))
+        except ValidationError as exc:  # a combination the options' own checks cannot see
+            raise UsageError(f"invalid options:\n{exc}") from None
         drafter = None
-        if llm == "openai":
+        if llm is LLMProvider.openai:
+            require_extra("llm", "openai", what="--llm openai")
             from reviewer.llm import make_drafter
 
             drafter = make_drafter(config.llm)
-        result = start_review(path, config, progress=_progress(quiet or fmt is OutFormat.json), drafter=drafter)
+        with reporter(quiet) as progress:
+            result = start_review(path, config, progress=progress, drafter=drafter)
         _emit(result, fmt)
-        if fmt is not OutFormat.json and not quiet and result.status == "awaiting_signoff":
+        if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False)
+                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False, soft_wrap=True)
         if fail_on is FailOn.reject and result.overall == "reject":
             raise typer.Exit(3)
         if fail_on is FailOn.needs_human and result.overall in ("reject", "needs_human"):
             raise typer.Exit(3)
 
-    try:
-        from pydantic import ValidationError
-
-        _guard(go)
-    except ValidationError as exc:  # option values that do not validate
-        err.print(f"[bold red]error[/] (usage_error): {escape(str(exc))}", highlight=False)
-        raise typer.Exit(2) from None
+    _guard(go)
 
 
-@app.command()
+@app.command(help="Record a human decision on a draft and publish it (resumes the run's checkpoint)."
+                   + examples("kreview signoff 20261202-152522-1ab99d --approve --by Ada",
+                              "kreview signoff 20261202-152522-1ab99d --reject --by Ada --note 'tanh GELU, not erf'",
+                              "kreview signoff .kreview/runs/20261202-152522-1ab99d --approve --by Ada --edit draft.md"))
 def signoff(
     run: Annotated[str, typer.Argument(help="run id or run directory")],
     approve: Annotated[bool, typer.Option("--approve", help="approve the draft")] = False,
     reject: Annotated[bool, typer.Option("--reject", help="reject the draft")] = False,
-    by: Annotated[str, typer.Option("--by", help="who decides")] = "",
+    by: Annotated[str, typer.Option("--by", help="who decides (required)")] = "",
     note: Annotated[str, typer.Option(help="a note recorded with the decision")] = "",
-    edit: Annotated[Optional[Path], typer.Option(help="a Markdown file replacing the draft text")] = None,
+    edit: Annotated[Optional[Path], typer.Option(help="a Markdown file replacing the draft text", exists=True,
+                                                 dir_okay=False)] = None,
     runs_dir: RunsDir = None,
-    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.text,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
 ) -> None:
-    """Record a human decision on a draft and publish it (resumes the run's checkpoint)."""
-
     def go() -> None:
         from reviewer.api import signoff as do_signoff
 
@@ -120,14 +143,13 @@ def signoff(
     _guard(go)
 
 
-@app.command()
+@app.command(help="Print a stored run." + examples("kreview show 20261202-152522-1ab99d",
+                                                   "kreview show 20261202-152522-1ab99d --format json"))
 def show(
     run: Annotated[str, typer.Argument(help="run id or run directory")],
     runs_dir: RunsDir = None,
-    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.text,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
 ) -> None:
-    """Print a stored run."""
-
     def go() -> None:
         from reviewer.api import show as do_show
 
@@ -136,24 +158,26 @@ def show(
     _guard(go)
 
 
-@app.command()
+@app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces."
+                   + examples("kreview probe examples/softmax_triton --tool correctness",
+                              "kreview probe examples/gelu_triton_buggy --tool correctness "
+                              "--case '{\"id\":\"correctness-0-0\",\"seed\":1}'"))
 def probe(
     path: Annotated[Path, typer.Argument(help="submission directory")],
-    tool: Annotated[str, typer.Option(help="tool to run")] = "correctness",
+    tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
-    budget: Annotated[float, typer.Option(help="work budget multiple of the review")] = 1.0,
-    atol: Annotated[Optional[float], typer.Option()] = None,
-    rtol: Annotated[Optional[float], typer.Option()] = None,
-    device: Annotated[str, typer.Option(help="auto|cpu|cuda")] = "auto",
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
-    format_hint: Annotated[Optional[str], typer.Option("--format-hint")] = None,
-    fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.text,
+    budget: Annotated[float, typer.Option(help="work budget multiple of the review", min=0.01, max=100.0)] = 1.0,
+    atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override", min=0.0)] = None,
+    rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override", min=0.0)] = None,
+    device: Annotated[Device, typer.Option(help="where kernels run (auto: CUDA when present)")] = Device.auto,
+    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
+    format_hint: Annotated[Optional[FormatHint], typer.Option("--format-hint",
+                                                              help="force the submission format")] = None,
+    fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "sandbox")] = False,
 ) -> None:
-    """Rerun one tool (optionally on one case) and print the evidence it produces."""
-
     def go() -> None:
         from reviewer.device import detect_device
         from tools.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe, require
@@ -167,15 +191,15 @@ def probe(
         from reviewer.registry import tools
         from tools.harness.case import Case
 
-        if not 0 < budget <= 100:
-            raise UsageError(f"--budget must be in (0, 100], not {budget!r}")
+        if fmt in (OutFormat.sarif, OutFormat.junit):
+            raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")
         table = tools()
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
-        config = ReviewConfig(seed=seed, device=device if device in ("auto", "cpu", "cuda") else "auto",
-                              format_hint=format_hint, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol),
+        hint = format_hint.value if format_hint else None
+        config = ReviewConfig(seed=seed, device=device.value, format_hint=hint, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol),
                               limits=SandboxLimits(call_timeout_s=timeout))
-        sub = load_submission(path, format_hint)
+        sub = load_submission(path, hint)
         the_case = None
         if case:
             try:

@@ -18,7 +18,7 @@ from tools.base import ToolContext
 from tools.session import SandboxSession
 
 
-def _noop(_: str) -> None:
+def _noop(_: object) -> None:
     return None
 
 
@@ -26,7 +26,7 @@ def _noop(_: str) -> None:
 class RunContext:
     config: ReviewConfig
     run_dir: Path
-    progress: Callable[[str], None] = _noop
+    progress: Callable[[object], None] = _noop
     drafter: Any = None
     services: dict[str, Any] = field(default_factory=dict)
     """Optional collaborators for extensions (LLM client, GitHub client)."""

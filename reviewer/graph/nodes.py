@@ -21,6 +21,7 @@ from reviewer.graph.context import RunContext
 from reviewer.ingest import load_submission
 from reviewer.ingest.submission import Submission
 from reviewer.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
+from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 from reviewer.registry import ordered_tools
 from reviewer.rubric import judge, load_rubric, overall
 from reviewer.runs import write_review
@@ -101,7 +102,9 @@ def make_tool_node(cls: type[Tool]):
         if cls.name not in state.get("plan", {}).get("tools", []):
             return {}
         rc = runtime.context
-        rc.progress(f"{cls.name}: {cls.description}")
+        chosen = state["plan"]["tools"]
+        index, total = chosen.index(cls.name) + 1, len(chosen)
+        rc.progress(ToolStarted(cls.name, index, total, cls.description))
         ctx = rc.tool_context(state)
         before_e, before_f = len(ctx.evidence), len(ctx.findings)
         t0 = time.monotonic()
@@ -114,6 +117,8 @@ def make_tool_node(cls: type[Tool]):
                              reason="reviewer tool error",
                              result={"traceback": traceback.format_exc()[-4000:]},
                              duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
+        rc.progress(ToolFinished(cls.name, index, total, outcome_summary(e.outcome for e in ctx.evidence[before_e:]),
+                                 time.monotonic() - t0))
         return {"evidence": [e.model_dump(mode="json") for e in ctx.evidence[before_e:]],
                 "findings": [f.model_dump(mode="json") for f in ctx.findings[before_f:]],
                 "timings": {cls.name: round(time.monotonic() - t0, 2)}}

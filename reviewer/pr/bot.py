@@ -69,7 +69,7 @@ def read_event(path: str | Path) -> dict[str, Any]:
 
 def review_pull_request(event: dict[str, Any], event_name: str, repo_path: Path, out: Path, *,
                         repo_config: RepoConfig | None = None, review_config: ReviewConfig | None = None,
-                        progress: Callable[[str], None] | None = None, drafter: Any = None) -> Bundle:
+                        progress: Callable[[object], None] | None = None, drafter: Any = None) -> Bundle:
     """Review the pull request's head against its base and write the artifact to ``out``."""
     if event_name != "pull_request":
         raise UsageError(f"`kreview pr review` runs on the pull_request event, not {event_name!r}: on "

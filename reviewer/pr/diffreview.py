@@ -10,12 +10,9 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from reviewer.api import start_review
 from reviewer.config import ReviewConfig
@@ -25,25 +22,22 @@ from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve
 from reviewer.pr.models import DiffReview, Target, TargetReport
-from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig
+from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
 
 
-def repo_config_at(commit, override: RepoConfig | None = None) -> RepoConfig:
-    """``.kreview.toml`` as the revision under review has it (``override`` wins)."""
+def repo_config_at(commit, override: RepoConfig | None = None, notes: list[str] | None = None) -> RepoConfig:
+    """The repository configuration as the revision under review has it (``override`` wins)."""
     if override is not None:
         return override
-    text = blob_text(commit, REPO_CONFIG_FILE)
-    if text is None:
-        return RepoConfig()
-    try:
-        return RepoConfig.model_validate(tomllib.loads(text))
-    except (tomllib.TOMLDecodeError, ValidationError) as exc:
-        raise ConfigError(f"{REPO_CONFIG_FILE} at {commit.hexsha[:12]} is not valid:\n{exc}") from exc
+    cfg, said = config_from_files(lambda name: blob_text(commit, name), where=commit.hexsha[:12])
+    if notes is not None:
+        notes.extend(said)
+    return cfg
 
 
 def make_drafter(cfg: RepoConfig) -> Any:
-    """The LLM drafter named by ``.kreview.toml`` (None: the offline drafter)."""
+    """The LLM drafter the repository configuration names (None: the offline drafter)."""
     if cfg.llm.provider == "none":
         return None
     try:
@@ -70,7 +64,7 @@ def _review(folder: Path, config: ReviewConfig, **kw: Any) -> tuple[Review | Non
 
 def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, repo_config: RepoConfig | None = None,
                 seed: int | None = None, review_config: ReviewConfig | None = None,
-                progress: Callable[[str], None] | None = None, drafter: Any = None,
+                progress: Callable[[object], None] | None = None, drafter: Any = None,
                 keep_trees: Path | None = None) -> DiffReview:
     """Review the change ``base..head`` (from their merge base, as a pull request shows it).
 

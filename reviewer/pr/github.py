@@ -1,7 +1,9 @@
 """The GitHub REST calls the bot makes, through githubkit (base URL configurable for GitHub Enterprise).
 
 Responses are read as plain JSON: the bot needs a handful of fields and must not break when GitHub adds
-or omits others. Every failure becomes ``GitHubError`` with the call that failed.
+or omits others. githubkit's own retry policy applies (a rate limit waits for its reset and retries once,
+a 5xx is retried three times with backoff) and its paginator follows GitHub's ``Link`` headers. Every
+failure that remains becomes ``GitHubError`` with the call that failed.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from githubkit.exception import GitHubException, RequestFailed
 from reviewer.errors import GitHubError
 
 DEFAULT_API = "https://api.github.com"
-# Rationale: GitHub's own maximum page size; fewer rows than this means the last page.
+# GitHub's own maximum page size: fewest requests for long lists.
 PAGE = 100
 WRITERS = frozenset({"admin", "maintain", "write"})
 
@@ -31,12 +33,12 @@ class GitHubProvider:
     """One repository's pull-request operations."""
 
     def __init__(self, repo: str, token: str | None, *, base_url: str | None = None,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx.BaseTransport | None = None, auto_retry: Any = True) -> None:
         if "/" not in repo:
             raise GitHubError(f"repository must be OWNER/NAME, not {repo!r}")
         self.owner, self.name = repo.split("/", 1)
         self.repo = repo
-        self._gh = GitHub(token, base_url=api_url(base_url), transport=transport, auto_retry=False,
+        self._gh = GitHub(token, base_url=api_url(base_url), transport=transport, auto_retry=auto_retry,
                           http_cache=False, user_agent="kernel-reviewer")
 
     def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> Any:
@@ -49,14 +51,14 @@ class GitHubProvider:
             raise GitHubError(f"GitHub {what} failed: {type(exc).__name__}: {exc}") from exc
 
     def _pages(self, what: str, fn: Callable[..., Any], *args: Any, **kw: Any) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        page = 1
-        while True:
-            rows = self._call(what, fn, *args, per_page=PAGE, page=page, **kw).json()
-            out += rows
-            if len(rows) < PAGE:
-                return out
-            page += 1
+        pages = self._gh.rest.paginate(fn, lambda resp: resp.json(), self.owner, self.name, *args, per_page=PAGE, **kw)
+        try:
+            return list(pages)
+        except RequestFailed as exc:
+            raise GitHubError(f"GitHub {what} failed: HTTP {exc.response.status_code}: "
+                              f"{exc.response.raw_response.text[:300]}") from exc
+        except (GitHubException, httpx.HTTPError) as exc:
+            raise GitHubError(f"GitHub {what} failed: {type(exc).__name__}: {exc}") from exc
 
     # pull requests
     def pull(self, number: int) -> dict[str, Any]:

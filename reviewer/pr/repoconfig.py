@@ -1,7 +1,9 @@
-"""``.kreview.toml`` at the repository root: what the pull-request reviewer looks at and how.
+"""The repository's configuration: ``[tool.kreview]`` in ``pyproject.toml`` at the repository root.
 
-Not to be confused with a submission's own ``kreview.toml`` manifest (reviewer/ingest): this file
-configures the bot for a whole repository. Every key is optional.
+What the pull-request reviewer looks at and how. Not to be confused with a submission's own
+``kreview.toml`` manifest (reviewer/ingest), which describes one submission directory. The old
+repository file ``.kreview.toml`` (the same keys at top level) is still read, with a deprecation note,
+when ``pyproject.toml`` has no ``[tool.kreview]`` table. Every key is optional.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from pathlib import Path
-from typing import Literal
+from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -18,7 +20,9 @@ from reviewer.errors import ConfigError
 from reviewer.ingest.submission import Target
 from tools.sandbox.limits import SandboxLimits
 
-REPO_CONFIG_FILE = ".kreview.toml"
+PYPROJECT = "pyproject.toml"
+LEGACY_CONFIG_FILE = ".kreview.toml"
+REPO_CONFIG_FILE = "[tool.kreview] in pyproject.toml"  # how messages name the configuration
 
 
 class _Strict(BaseModel):
@@ -76,12 +80,75 @@ class RepoConfig(_Strict):
         return LLMSettings(provider=self.llm.provider, model=self.llm.model, base_url=self.llm.base_url)
 
 
-def load_repo_config(root: Path) -> RepoConfig:
-    """The repository's ``.kreview.toml`` (defaults when absent); ``ConfigError`` when invalid."""
-    path = Path(root) / REPO_CONFIG_FILE
-    if not path.is_file():
-        return RepoConfig()
+def _validate(table: object, where: str) -> RepoConfig:
     try:
-        return RepoConfig.model_validate(tomllib.loads(path.read_text()))
-    except (tomllib.TOMLDecodeError, ValidationError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path} is not a valid {REPO_CONFIG_FILE}:\n{exc}") from exc
+        return RepoConfig.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError(f"{where} is not a valid kreview configuration:\n{exc}") from exc
+
+
+def _toml(text: str, where: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where} is not valid TOML: {exc}") from exc
+
+
+def config_from_files(read: Callable[[str], str | None], where: str = "") -> tuple[RepoConfig, list[str]]:
+    """The configuration from a repository's files (``read(name)`` gives a root file's text or None),
+    and notes for the user: ``[tool.kreview]`` in ``pyproject.toml`` first, else ``.kreview.toml``
+    (deprecated), else the defaults."""
+    at = f" at {where}" if where else ""
+    notes: list[str] = []
+    legacy = read(LEGACY_CONFIG_FILE)
+    pyproject = read(PYPROJECT)
+    if pyproject is not None:
+        table = _toml(pyproject, f"{PYPROJECT}{at}").get("tool", {}).get("kreview")
+        if table is not None:
+            if legacy is not None:
+                notes.append(f"{LEGACY_CONFIG_FILE}{at} is ignored: [tool.kreview] in {PYPROJECT} is the configuration")
+            return _validate(table, f"[tool.kreview] in {PYPROJECT}{at}"), notes
+    if legacy is not None:
+        notes.append(f"{LEGACY_CONFIG_FILE}{at} is deprecated: move its keys under [tool.kreview] in {PYPROJECT}")
+        return _validate(_toml(legacy, f"{LEGACY_CONFIG_FILE}{at}"), f"{LEGACY_CONFIG_FILE}{at}"), notes
+    return RepoConfig(), notes
+
+
+def _read_in(root: Path) -> Callable[[str], str | None]:
+    def read(name: str) -> str | None:
+        path = Path(root) / name
+        if not path.is_file():
+            return None
+        try:
+            return path.read_text()
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path} is not UTF-8 text: {exc}") from exc
+
+    return read
+
+
+def load_repo_config(root: Path, notes: list[str] | None = None) -> RepoConfig:
+    """The configuration of the repository checked out at ``root`` (defaults when it has none);
+    ``ConfigError`` when invalid. Deprecation notes are appended to ``notes``."""
+    cfg, said = config_from_files(_read_in(root))
+    if notes is not None:
+        notes.extend(said)
+    return cfg
+
+
+def load_config_file(path: Path, notes: list[str] | None = None) -> RepoConfig:
+    """A configuration named on the command line: a ``pyproject.toml`` (its ``[tool.kreview]`` table) or a
+    ``.kreview.toml``-style file (keys at top level, deprecated)."""
+    path = Path(path)
+    text = _read_in(path.parent)(path.name)
+    if text is None:
+        raise ConfigError(f"{path}: no such configuration file")
+    data = _toml(text, str(path))
+    if path.name == PYPROJECT:
+        table = data.get("tool", {}).get("kreview")
+        if table is None:
+            raise ConfigError(f"{path} has no [tool.kreview] table")
+        return _validate(table, f"[tool.kreview] in {path}")
+    if notes is not None and path.name == LEGACY_CONFIG_FILE:
+        notes.append(f"{path} is deprecated: move its keys under [tool.kreview] in {PYPROJECT}")
+    return _validate(data, str(path))

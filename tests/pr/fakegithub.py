@@ -97,7 +97,10 @@ class FakeGitHub:
     def _page(request: httpx.Request, rows: list[Any]) -> httpx.Response:
         per = int(request.url.params.get("per_page", 30))
         page = int(request.url.params.get("page", 1))
-        return httpx.Response(200, json=rows[(page - 1) * per: page * per])
+        headers = {}
+        if page * per < len(rows):  # GitHub announces the next page in a Link header
+            headers["Link"] = f'<{request.url.copy_merge_params({"page": page + 1})}>; rel="next"'
+        return httpx.Response(200, json=rows[(page - 1) * per: page * per], headers=headers)
 
     def _create_review(self, request, body, n):
         if self.pulls[int(n)]["head"]["sha"] != body["commit_id"]:

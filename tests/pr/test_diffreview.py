@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from reviewer.cli import app
@@ -51,15 +52,31 @@ def test_old_and_new_versions_side_by_side(tmp_path: Path, config: ReviewConfig)
     assert dr.off_diff == []
 
 
-def test_kreview_diff_cli_json(tmp_path: Path) -> None:
+def test_kreview_diff_cli_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = Repo(tmp_path / "repo")
     r.commit("base", {"k/reference.py": REFERENCE, "k/submission.py": CORRECT,
                       ".kreview.toml": 'paths = ["k/**"]\nonly_tools = ["builds"]\nseeds = 1\n'})
     r.commit("head", {"k/submission.py": RAISES})
-    res = CliRunner().invoke(app, ["diff", "--repo", str(r.root), "--runs-dir", str(tmp_path / "runs"),
-                                   "--seed", "3", "--format", "json", "HEAD~1", "HEAD"])
+    # run from inside the repository with the default runs folder, as a user would
+    monkeypatch.chdir(r.root)
+    monkeypatch.delenv("KREVIEW_RUNS_DIR", raising=False)
+    res = CliRunner().invoke(app, ["diff", "--seed", "3", "--format", "json", "HEAD~1", "HEAD"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
+    # the runs leave the repository clean (.kreview ignores itself) and their reruns name trees that exist
+    import git
+
+    assert git.Repo(r.root).git.status("--porcelain") == ""
+    assert (r.root / ".kreview" / ".gitignore").read_text().strip().endswith("*")
+    import shlex
+
+    for t in data["targets"]:
+        for run in (t["new_run"], t["old_run"]):
+            review = read_review(Path(data["runs_dir"]) / run)
+            reruns = [e.rerun for e in review.evidence if e.rerun]
+            assert reruns
+            for cmd in reruns:
+                assert Path(shlex.split(cmd)[2]).is_dir(), cmd  # kreview probe DIR ...
     [t] = data["targets"]
     assert t["new_overall"] == "reject" and t["old_overall"] in ("accept", "needs_human")
     assert [(c["path"], c["line"]) for c in data["comments"]] == [("k/submission.py", 8)]

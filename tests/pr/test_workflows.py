@@ -41,7 +41,7 @@ def test_posting_workflow_never_checks_out_or_interpolates_pr_content() -> None:
     for step in job["steps"]:
         if step.get("uses", "").startswith("actions/checkout"):
             assert "ref" not in step["with"] and "repository" not in step["with"]  # the default branch only
-            assert step["with"]["sparse-checkout"] == ".kreview.toml"
+            assert step["with"]["sparse-checkout"].split() == ["pyproject.toml", ".kreview.toml"]  # config only
         run = step.get("run", "")
         assert "github.event" not in run and "head" not in run  # no event text in shell, no PR ref
         assert "pip install ." not in run and "pip install -e" not in run

@@ -106,6 +106,11 @@ class PallasBackend(Backend):
     supports_sanitizer = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
+        from tools.compat import jax_missing
+
+        missing = jax_missing()
+        if missing:  # an install without the [pallas] extra: nothing of the kernel can run here
+            return RunSetup(can_run=False, why_not=missing)
         if device.has_gpu and _jax_gpu_plugin():
             return RunSetup(can_run=True, preludes=(SHIM,), env=(("KREVIEW_PALLAS_MODE", "native"),),
                             note="Pallas compiled for the GPU by jaxlib's CUDA plugin")
@@ -116,9 +121,13 @@ class PallasBackend(Backend):
 
     # -- dynamic checks ----------------------------------------------------------------------
     def check_modes(self, ctx: ToolContext) -> list[CheckMode]:
+        from tools.compat import jax_untested
+
+        untested = jax_untested()  # the TPU interpreter checks hook JAX internals of the tested versions
         modes = [CheckMode("interpret", "interpret=True (in-order grid, one core)")]
         for seed in ctx.seeds(GRID_ORDER_SEEDS, "pallas-grid-order"):
             modes.append(CheckMode("tpu", f"TPU interpreter (2 cores, grid-order seed {seed})",
+                                   available=untested is None, why_not=untested or "",
                                    options={"seed": seed, "detect_races": True, "out_of_bounds_reads": "raise",
                                             "uninitialized_memory": "nan"}))
         return modes

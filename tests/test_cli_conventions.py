@@ -1,0 +1,108 @@
+"""The command line behaves like the tools users know: usage errors exit 2 before anything runs, choices
+and environment variables are listed in ``--help``, every command shows examples, ``--version`` and shell
+completion exist. In-process (typer's CliRunner): no review is started by any test here."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from reviewer.cli import app
+from tests.conftest import EXAMPLES
+
+SOFTMAX = str(EXAMPLES / "softmax_triton")
+WIDE = {"COLUMNS": "240", "TERM": "dumb", "NO_COLOR": "1"}
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(app, list(args), env=WIDE)
+
+
+def _flat(text: str) -> str:
+    """Help and errors are drawn in boxes; compare on the words."""
+    return re.sub(r"[\s│╭╮╰╯─]+", " ", text)
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (["review", SOFTMAX, "--format-hint", "kb"], "--format-hint"),
+    (["review", SOFTMAX, "--seeds", "0"], "--seeds"),
+    (["review", SOFTMAX, "--seeds", "51"], "--seeds"),
+    (["review", SOFTMAX, "--atol", "-1"], "--atol"),
+    (["review", SOFTMAX, "--rtol", "-0.5"], "--rtol"),
+    (["review", SOFTMAX, "--timeout", "0"], "--timeout"),
+    (["review", SOFTMAX, "--memory-mb", "100"], "--memory-mb"),
+    (["review", SOFTMAX, "--device", "tpu"], "--device"),
+    (["review", SOFTMAX, "--llm", "anthropic"], "--llm"),
+    (["review", SOFTMAX, "--fail-on", "accept"], "--fail-on"),
+    (["review", SOFTMAX, "--format", "yaml"], "--format"),
+    (["review", SOFTMAX, "--rubric", "no-such-rubric.yaml"], "--rubric"),
+    (["probe", SOFTMAX, "--device", "tpu"], "--device"),
+    (["probe", SOFTMAX, "--tool", "correctnes"], "--tool"),
+    (["probe", SOFTMAX, "--format-hint", "kb"], "--format-hint"),
+    (["calibrate", "eval_sets/planted", "--workers", "0"], "--workers"),
+    (["calibrate", "eval_sets/planted", "--baseline", "kernelbook"], "--baseline"),
+    (["diff", "main", "HEAD", "--max-comments", "-1"], "--max-comments"),
+])
+def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> None:
+    res = _invoke(*args)
+    assert res.exit_code == 2, res.output
+    out = _flat(res.output)
+    assert f"Invalid value for '{option}'" in out or f"Invalid value for {option}" in out, out
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("command", ["review", "calibrate", "diff"])
+def test_unknown_tool_names_are_usage_errors(command: str) -> None:
+    target = {"review": [SOFTMAX], "calibrate": ["eval_sets/planted"], "diff": ["main", "HEAD"]}[command]
+    res = _invoke(command, *target, "--only", "correctnes")
+    assert res.exit_code == 2, res.output
+    out = _flat(res.output)
+    assert "unknown tool 'correctnes'" in out and "did you mean 'correctness'" in out
+    assert "integrity_static" in out  # the known names are listed
+    if command == "review":
+        res = _invoke("review", SOFTMAX, "--skip", "benchmarks")
+        assert res.exit_code == 2 and "did you mean 'benchmark'" in _flat(res.output)
+
+
+def test_help_lists_choices_and_environment_notes() -> None:
+    out = _flat(_invoke("review", "--help").output)
+    for choices in ("auto|cpu|cuda", "kernelbench|gpumode|manifest", "none|openai", "text|json|markdown",
+                    "never|reject|needs_human", "1<=x<=50"):
+        assert choices in out, choices
+    for env in ("KREVIEW_RUNS_DIR", "KREVIEW_MODEL", "KREVIEW_CONFIG"):
+        assert f"[env var: {env}]" in out, env
+    assert "[llm] table" in out  # square brackets in help text are not eaten as markup
+    out = _flat(_invoke("pr", "publish", "--help").output)
+    for env in ("GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_API_URL", "GITHUB_REPOSITORY"):
+        assert f"[env {env}]" in out, env
+
+
+def _commands(group, prefix=()):
+    import typer.main
+
+    click_group = typer.main.get_command(app) if group is None else group
+    for name, cmd in click_group.commands.items():
+        if hasattr(cmd, "commands"):
+            yield from _commands(cmd, (*prefix, name))
+        else:
+            yield (*prefix, name)
+
+
+def test_every_command_shows_examples() -> None:
+    commands = list(_commands(None))
+    assert {("review",), ("signoff",), ("show",), ("probe",), ("calibrate",), ("diff",), ("pr", "review"),
+            ("pr", "publish")} <= set(commands)
+    for cmd in commands:
+        out = _invoke(*cmd, "--help").output
+        assert "Examples" in out and f"kreview {' '.join(cmd)}" in out, cmd
+
+
+def test_version_and_completion() -> None:
+    from importlib.metadata import version
+
+    res = _invoke("--version")
+    assert res.exit_code == 0 and res.output.strip() == f"kreview {version('kernel-reviewer')}"
+    res = CliRunner().invoke(app, ["--show-completion", "bash"], prog_name="kreview", env=WIDE)
+    assert res.exit_code == 0 and "complete" in res.output and "kreview" in res.output
