@@ -18,7 +18,7 @@ from reviewer.ingest import load_submission
 from reviewer import registry
 from reviewer.models import Review
 from reviewer.rubric import load_rubric
-from reviewer.runs import checkpointer, create_run_dir, find_run, new_run_id, read_review
+from reviewer.runs import checkpointer, create_run_dir, find_run, keep_sources, new_run_id, read_review
 
 
 def _now() -> str:
@@ -47,7 +47,9 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     finally:
         rc.close()
         saver.conn.close()
-    return read_review(run_dir)
+    review = read_review(run_dir)
+    keep_sources(run_dir, Path(path), [review.submission.submission_file, review.submission.reference_file])
+    return review
 
 
 def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",

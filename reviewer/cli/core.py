@@ -65,7 +65,9 @@ def review(
         _emit(result, fmt)
         if fmt is not OutFormat.json and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False)
+                      f"--approve|--reject --by NAME (or kreview serve)[/]", markup=True, highlight=False)
+        if not quiet:
+            err.print(f"[dim]run folder: {escape(result.run_dir)}[/]", markup=True, highlight=False)
         if fail_on is FailOn.reject and result.overall == "reject":
             raise typer.Exit(3)
         if fail_on is FailOn.needs_human and result.overall in ("reject", "needs_human"):
@@ -126,7 +128,7 @@ def show(
 
 @app.command()
 def probe(
-    path: Annotated[Path, typer.Argument(help="submission directory")],
+    path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to probe its submission")],
     tool: Annotated[str, typer.Option(help="tool to run")] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed when no case is given")] = 0,
@@ -147,12 +149,20 @@ def probe(
         from tools.harness.case import Case
 
         table = tools()
+        sub_path = path
+        if not path.is_dir():  # a run id (or its prefix): probe the submission that run reviewed
+            from reviewer.runs import find_run, read_review
+
+            try:
+                sub_path = Path(read_review(find_run(str(path), default_runs_dir())).submission.root)
+            except UsageError:
+                raise UsageError(f"{path} is neither a submission directory nor a stored run") from None
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         config = ReviewConfig(seed=seed, device=device if device in ("auto", "cpu", "cuda") else "auto",
                               format_hint=format_hint, tolerance=Tolerance(atol=atol, rtol=rtol),
                               limits=SandboxLimits(call_timeout_s=timeout))
-        sub = load_submission(path, format_hint)
+        sub = load_submission(sub_path, format_hint)
         the_case = None
         if case:
             try:

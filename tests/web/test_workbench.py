@@ -1,0 +1,172 @@
+"""The workbench over HTTP (no browser): the queue, the review page, sign-off through the checkpoint,
+the guards (loopback Host, token, CSRF, Origin), escaping, and ``kreview runs`` / run-id prefixes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from reviewer.web.app import create_app  # noqa: E402
+from tests.web.conftest import HOSTILE_LINES, add_hostile_run  # noqa: E402
+
+BASE = "http://127.0.0.1:8765"
+
+
+def _client(runs: Path, base_url: str = BASE, **kw) -> TestClient:
+    return TestClient(create_app(runs, **kw), base_url=base_url)
+
+
+def _csrf(html: str) -> str:
+    m = re.search(r'name="csrf" value="([0-9a-f]+)"', html)
+    assert m, "the sign-off form carries a CSRF token"
+    return m.group(1)
+
+
+class _Result:
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def _cli(args: list[str], cwd: Path) -> _Result:
+    """The real ``kreview`` command line, in process (the browser test uses a separate process)."""
+    from typer.testing import CliRunner
+
+    from reviewer.cli import app
+
+    r = CliRunner().invoke(app, args, catch_exceptions=False)
+    return _Result(r.exit_code, r.stdout, r.stderr)
+
+
+def test_queue_lists_the_run_and_filters(store) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    page = c.get("/")
+    assert page.status_code == 200
+    assert f'href="/runs/{run_id}"' in page.text and "gelu_hostile" in page.text
+    assert '<strong id="awaiting">1</strong>' in page.text
+    assert run_id in c.get("/?verdict=reject&framework=triton&status=open").text
+    assert run_id not in c.get("/?verdict=accept").text
+    assert run_id not in c.get("/?framework=cuda").text
+
+
+def test_review_page_shows_evidence_cited_source_and_plots(store) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    page = c.get(f"/runs/{run_id[:17]}", follow_redirects=True)  # an id prefix works and redirects to the id
+    assert page.status_code == 200 and str(page.url).endswith(f"/runs/{run_id}")
+    html = page.text
+    review = json.loads((runs / run_id / "review.json").read_text())
+    for crit in review["criteria"]:
+        assert f'id="crit-{crit["id"]}"' in html
+    failing = next(e for e in review["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
+    assert f'id="ev-{failing["id"]}"' in html and 'class="copy"' in html
+    # the resources evidence cites the @triton.jit line: that line is highlighted, with its citation
+    span = next(s for e in review["evidence"] for s in e["spans"])
+    row = re.search(rf'<tr id="src-{re.escape(span["file"])}-{span["start_line"]}" class="cited">.*?</tr>', html, re.S)
+    assert row and "triton.jit" in row.group(0)
+    assert 'id="chart-error"' in html and 'id="chart-resources"' in html
+    assert "<svg" in html and "max abs error against float64" in html
+    # hostile source text arrives as text
+    assert "&lt;script&gt;window.__kreview_pwned = 1&lt;/script&gt;" in html
+    assert "<script>window.__kreview_pwned" not in html
+    assert "&lt;!-- kreview:state" in html
+
+
+def test_hostile_stored_text_is_escaped_everywhere(store) -> None:
+    runs, run_id = store
+    bad = add_hostile_run(runs, run_id, "20990101-000000-badbad")
+    c = _client(runs)
+    for html in (c.get("/").text, c.get(f"/runs/{bad}").text):
+        assert "<script>window" not in html and "<img src=x" not in html and "<iframe" not in html
+        assert 'onclick="window' not in html
+    html = c.get(f"/runs/{bad}").text
+    assert "&lt;/textarea&gt;&lt;script&gt;" in html and "## not a heading &lt;b&gt;bold?&lt;/b&gt;" in html
+    assert "script-src 'self'" in c.get(f"/runs/{bad}").headers["content-security-policy"]
+
+
+def test_signoff_on_the_page_is_the_cli_signoff_and_twice_is_refused(store, tmp_path) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    html = c.get(f"/runs/{run_id}").text
+    csrf = _csrf(html)
+    original = json.loads((runs / run_id / "review.json").read_text())["draft"]["markdown"]
+    edited = original.replace("REJECT", "REJECT (edited on the page)", 1)
+    r = c.post(f"/runs/{run_id}/signoff", data={"csrf": csrf, "decision": "reject", "by": "Ada", "note": "wrong GELU",
+                                                 "draft": edited, "original": original}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    shown = _cli(["show", run_id[:18], "--runs-dir", str(runs), "--format", "json"], tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    final = json.loads(shown.stdout)
+    assert final["status"] == "rejected" and final["signoff"]["by"] == "Ada" and final["signoff"]["edited"]
+    assert "edited on the page" in final["draft"]["markdown"]
+    again = c.post(f"/runs/{run_id}/signoff", data={"csrf": csrf, "decision": "approve", "by": "Bob",
+                                                     "draft": edited, "original": original})
+    assert again.status_code == 409 and "not awaiting sign-off" in again.text
+    cli_again = _cli(["signoff", run_id, "--approve", "--by", "Bob", "--runs-dir", str(runs)], tmp_path)
+    assert cli_again.returncode == 2 and "not awaiting sign-off" in cli_again.stderr
+    assert json.loads((runs / run_id / "review.json").read_text())["signoff"]["by"] == "Ada"
+
+
+def test_forms_need_csrf_and_same_origin(store) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    csrf = _csrf(c.get(f"/runs/{run_id}").text)
+    form = {"decision": "approve", "by": "Mallory", "draft": "", "original": ""}
+    assert c.post(f"/runs/{run_id}/signoff", data=form).status_code == 403
+    assert c.post(f"/runs/{run_id}/signoff", data={**form, "csrf": "0" * 64}).status_code == 403
+    r = c.post(f"/runs/{run_id}/signoff", data={**form, "csrf": csrf}, headers={"origin": "http://evil.example"})
+    assert r.status_code == 403
+    other = _client(runs)  # another browser: its own session, so this token is not valid there
+    other.get("/")
+    assert other.post(f"/runs/{run_id}/signoff", data={**form, "csrf": csrf}).status_code == 403
+    assert json.loads((runs / run_id / "review.json").read_text())["status"] == "awaiting_signoff"
+
+
+def test_loopback_refuses_other_hosts_and_non_loopback_needs_the_token(store) -> None:
+    runs, run_id = store
+    assert _client(runs, base_url="http://attacker.example:8765").get("/").status_code == 421
+    with pytest.raises(ValueError):
+        create_app(runs, host="0.0.0.0")
+    c = TestClient(create_app(runs, host="0.0.0.0", token="s3cret-token"), base_url="http://10.0.0.5:8765")
+    assert c.get("/").status_code == 401
+    assert c.get(f"/runs/{run_id}").status_code == 401
+    assert c.get("/", headers={"authorization": "Bearer wrong"}).status_code == 401
+    assert c.get("/", headers={"authorization": "Bearer s3cret-token"}).status_code == 200
+    r = c.get("/?token=s3cret-token", follow_redirects=False)
+    assert r.status_code == 303 and "token" not in r.headers["location"]
+    assert c.get("/").status_code == 200  # the cookie now carries it
+
+
+def test_unknown_and_malformed_run_ids(store) -> None:
+    runs, _ = store
+    c = _client(runs)
+    assert c.get("/runs/nope").status_code == 404
+    assert c.get("/runs/..%2F..%2Fetc").status_code == 404
+    assert c.delete("/").status_code == 405
+
+
+def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
+    runs, run_id = store
+    (runs / "20000101-000000-dead00").mkdir()
+    (runs / "20000101-000000-dead00" / "checkpoint.sqlite").write_bytes(b"")  # a run that never reached a draft
+    out = _cli(["runs", "--runs-dir", str(runs)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0].split()
+    assert first[:3] == [run_id, "awaiting_signoff", "reject"]
+    assert "incomplete" in out.stdout
+    listed = json.loads(_cli(["runs", "--runs-dir", str(runs), "--format", "json"], tmp_path).stdout)
+    assert {r["run_id"] for r in listed} == {run_id, "20000101-000000-dead00"}
+    pruned = _cli(["runs", "--runs-dir", str(runs), "--prune"], tmp_path)
+    assert pruned.returncode == 0 and "removed 20000101-000000-dead00" in pruned.stdout
+    assert not (runs / "20000101-000000-dead00").exists() and (runs / run_id).exists()  # awaiting sign-off stays
+    # a prefix shared by two runs is refused clearly, a unique one resolves
+    add_hostile_run(runs, run_id, run_id[:-1] + ("0" if run_id[-1] != "0" else "1"))
+    amb = _cli(["show", run_id[:-1], "--runs-dir", str(runs)], tmp_path)
+    assert amb.returncode == 2 and "matches 2 runs" in amb.stderr
+    assert _cli(["show", run_id, "--runs-dir", str(runs), "--format", "json"], tmp_path).returncode == 0
