@@ -113,7 +113,7 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"),
+                            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"same-origin"),
                             (b"cache-control", b"no-store")]
                 if new_session:
                     headers.append((b"set-cookie",
