@@ -103,9 +103,9 @@ def _read_one(path: Path, key: str) -> RunSummary:
                           error=f"{REVIEW_FILE} unreadable: {type(exc).__name__}")
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: str) -> str:
     try:
-        st = (path / REVIEW_FILE).stat()
+        st = os.stat(os.path.join(path, REVIEW_FILE))
         return f"{st.st_mtime_ns}:{st.st_size}"
     except OSError:
         return "none"
@@ -142,17 +142,18 @@ def list_runs(runs_dir: Path) -> list[RunSummary]:
     with os.scandir(runs_dir) as it:
         entries = [e for e in it if e.is_dir() and not e.name.startswith(".")]
     for entry in entries:
-        path = Path(entry.path)
-        stamp = _stamp(path)
-        if stamp == "none" and not (path / CHECKPOINT_FILE).exists():
+        stamp = _stamp(entry.path)
+        if stamp == "none" and not os.path.exists(os.path.join(entry.path, CHECKPOINT_FILE)):
             continue  # not a run folder
         cached = old.get(entry.name)
-        if cached and cached.get("stamp") == stamp and stamp != "none":
-            summary = RunSummary.model_validate(cached["summary"])
+        if cached and cached.get("stamp") == stamp and stamp != "none" and isinstance(cached.get("summary"), dict):
+            # written by list_runs from a validated summary: constructing it again skips 1,000 validations
+            summary = RunSummary.model_construct(**cached["summary"])
+            new[entry.name] = cached
         else:
-            summary = _read_one(path, entry.name)
+            summary = _read_one(Path(entry.path), entry.name)
             changed = True
-        new[entry.name] = {"stamp": stamp, "summary": summary.model_dump()}
+            new[entry.name] = {"stamp": stamp, "summary": summary.model_dump()}
         out.append(summary)
     if changed or set(new) != set(old):
         _save_index(runs_dir, new)

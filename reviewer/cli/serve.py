@@ -38,14 +38,17 @@ def serve(
         token = None if is_loopback(host) else new_token()
         where = (runs_dir or default_runs_dir()).resolve()
         web = create_app(where, host=host, port=port, token=token, calibrations=list(calibration or []))
+        from reviewer.runstore import list_runs
+
+        found = list_runs(where)  # index the store now, so the first page is not the one that parses every run
         shown = f"[{host}]" if ":" in host else host
         url = f"http://{shown}:{port}/"
         if token:
-            err.print(f"[bold]kreview workbench[/] on {escape(url)} (runs in {escape(str(where))})", highlight=False)
+            err.print(f"[bold]kreview workbench[/] on {escape(url)} ({len(found)} runs in {escape(str(where))})", highlight=False)
             err.print("every request needs this token (shown once): open "
                       f"{escape(url)}?token={token}", highlight=False)
         else:
-            err.print(f"[bold]kreview workbench[/] on {escape(url)} (runs in {escape(str(where))}; loopback only)",
+            err.print(f"[bold]kreview workbench[/] on {escape(url)} ({len(found)} runs in {escape(str(where))}; loopback only)",
                       highlight=False)
         uvicorn.run(web, host=host, port=port, log_level="warning", server_header=False)
 
