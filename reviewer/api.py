@@ -48,7 +48,8 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
         rc.close()
         saver.conn.close()
     review = read_review(run_dir)
-    keep_sources(run_dir, Path(path), [review.submission.submission_file, review.submission.reference_file])
+    cited = [s.file for item in (*review.evidence, *review.findings) for s in item.spans]
+    keep_sources(run_dir, Path(path), [review.submission.submission_file, review.submission.reference_file, *cited])
     return review
 
 

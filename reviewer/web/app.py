@@ -26,7 +26,7 @@ from reviewer.runs import is_run_dir, read_review
 from reviewer.runstore import RunSummary, human_age, list_runs
 from reviewer.web.plots import charts_for
 from reviewer.web.security import Guard, is_loopback, session_of
-from reviewer.web.views import criteria_views, source_files
+from reviewer.web.views import change_view, criteria_views, source_files
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 PAGE_SIZE = 100
@@ -134,6 +134,7 @@ class Workbench:
         draft = review.draft.markdown if review.draft else ""
         return self.render(request, "review.html", status, review=review, criteria=criteria_views(review),
                            sources=source_files(review, run_dir), charts=charts_for(review), run_dir=str(run_dir),
+                           change=change_view(run_dir),
                            message=message, draft_text=draft if draft_text is None else draft_text,
                            signed=request.query_params.get("signed") == "1", readonly=cal is not None)
 

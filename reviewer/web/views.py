@@ -125,3 +125,67 @@ def criteria_views(review: Review) -> list[CriterionView]:
     return [CriterionView(id=c.id, title=c.title, verdict=c.verdict, summary=c.summary, required=c.required,
                           evidence=[evidence_view(by_id[i]) for i in c.evidence if i in by_id])
             for c in review.criteria]
+
+
+class DiffRow(BaseModel):
+    kind: str  # hunk | add | del | ctx
+    old: int | None = None
+    new: int | None = None
+    text: str
+    comments: list[str] = Field(default_factory=list)
+
+
+class DiffFile(BaseModel):
+    path: str
+    status: str
+    binary: bool = False
+    rows: list[DiffRow] = Field(default_factory=list)
+    comments: int = 0
+
+
+def change_view(run_dir: Path) -> tuple[dict[str, str], list[DiffFile]] | None:
+    """The pull request change a run reviewed (``change.json``), as diff rows with the planned inline
+    comments on the new-side lines they sit on; None for runs that did not come from a change."""
+    path = run_dir / "change.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"error": "change.json is unreadable"}, []
+    files = []
+    for f in data.get("files") or []:
+        if not isinstance(f, dict):
+            continue
+        at: dict[int, list[str]] = {}
+        for c in f.get("comments") or []:
+            if isinstance(c, dict) and isinstance(c.get("line"), int):
+                at.setdefault(c["line"], []).append(str(c.get("body", "")))
+        rows: list[DiffRow] = []
+        old_no = new_no = 0
+        for line in str(f.get("diff", "")).splitlines():
+            if line.startswith(("--- ", "+++ ")):
+                continue
+            if line.startswith("@@"):
+                try:
+                    spec = line.split("@@")[1].split()
+                    old_no = int(spec[0][1:].split(",")[0]) - 1
+                    new_no = int(spec[1][1:].split(",")[0]) - 1
+                except (IndexError, ValueError):
+                    pass
+                rows.append(DiffRow(kind="hunk", text=line))
+            elif line.startswith("+"):
+                new_no += 1
+                rows.append(DiffRow(kind="add", new=new_no, text=line[1:], comments=at.get(new_no, [])))
+            elif line.startswith("-"):
+                old_no += 1
+                rows.append(DiffRow(kind="del", old=old_no, text=line[1:]))
+            else:
+                old_no += 1
+                new_no += 1
+                rows.append(DiffRow(kind="ctx", old=old_no, new=new_no, text=line[1:], comments=at.get(new_no, [])))
+        files.append(DiffFile(path=str(f.get("path", "?")), status=str(f.get("status", "")), binary=bool(f.get("binary")),
+                              rows=rows, comments=sum(len(v) for v in at.values())))
+    meta = {"target": str(data.get("target", "")), "base": str(data.get("base", ""))[:12],
+            "head": str(data.get("head", ""))[:12]}
+    return meta, files

@@ -170,3 +170,58 @@ def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
     amb = _cli(["show", run_id[:-1], "--runs-dir", str(runs)], tmp_path)
     assert amb.returncode == 2 and "matches 2 runs" in amb.stderr
     assert _cli(["show", run_id, "--runs-dir", str(runs), "--format", "json"], tmp_path).returncode == 0
+
+
+def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_path) -> None:
+    from reviewer.calibrate.metrics import criterion_agreement, overall_agreement
+    from reviewer.calibrate.report import Calibration, Disagreement
+
+    runs, run_id = store
+    crit = criterion_agreement("correctness", [("fail", "fail"), ("pass", "fail"), ("pass", "pass"), ("fail", "unverified")])
+    cal = Calibration(eval_set="sets/<planted>", cases=4, malformed=[], errors=[], criteria=[crit],
+                      overall=overall_agreement([("reject", "reject"), ("accept", "reject"), ("accept", "accept"),
+                                                 ("reject", "needs_human")]),
+                      disagreements=[Disagreement(case="case_<b>2</b>", criterion="correctness", human="pass",
+                                                  reviewer="fail", summary="mismatch", evidence=["correctness-1"],
+                                                  run_dir=str(runs / run_id))])
+    out = tmp_path / "cal"
+    out.mkdir()
+    (out / "calibration.json").write_text(cal.model_dump_json())
+    c = _client(runs, calibrations=[out])
+    assert 'href="/calibrations/0"' in c.get("/calibrations").text
+    html = c.get("/calibrations/0").text
+    assert "sets/&lt;planted&gt;" in html and "case_&lt;b&gt;2&lt;/b&gt;" in html
+    # per-criterion table, confusion matrix with the off-diagonal cell, agreement and kappa on separate charts
+    assert '<table class="verdicts" id="criteria">' in html and '<caption>correctness</caption>' in html
+    assert 'id="chart-accuracy"' in html and 'id="chart-kappa"' in html
+    matrix = re.search(r"<caption>correctness</caption>.*?</table>", html, re.S).group(0)
+    assert re.search(r"<th>pass</th>.*?<td class=\"off\">1</td>", matrix, re.S)
+    # the disagreement links to its run's page, which opens read-only
+    link = f'/runs/{run_id}?cal=0'
+    assert f'href="{link}"' in html and f'href="{link}#ev-correctness-1"' in html
+    page = c.get(link)
+    assert page.status_code == 200 and 'id="signoff-form"' not in page.text and 'id="ev-correctness-1"' in page.text
+
+
+def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store, tmp_path) -> None:
+    from reviewer.pr.gitdiff import changed_files, open_repo, resolve
+    from reviewer.pr.models import PlannedComment, Target
+    from reviewer.pr.record import keep_change
+    from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
+
+    runs, run_id = store
+    r = Repo(tmp_path / "repo")
+    r.commit("base", {"k/reference.py": REFERENCE, "k/submission.py": CORRECT, "other/x.py": "a\n"})
+    r.commit("head", {"k/submission.py": RAISES, "other/x.py": "b\n"})
+    repo = open_repo(r.root)
+    base, head = resolve(repo, "main~1"), resolve(repo, "main")
+    comment = PlannedComment(fingerprint="f", path="k/submission.py", line=8, rank=0, target="k",
+                             body="builds fails here: <RuntimeError> raised")
+    keep_change(runs / run_id, Target(dir="k", name="k", in_base=True, in_head=True), changed_files(repo, base, head),
+                base, head, [comment])
+    html = _client(runs).get(f"/runs/{run_id}").text
+    section = re.search(r'<section id="change">.*?</section>', html, re.S).group(0)
+    assert "k/submission.py" in section and "other/x.py" not in section  # only the target's files
+    row = re.search(r'<tr class="d-add commented"><td class="ln"></td><td class="ln">8</td>.*?</tr>', section, re.S)
+    assert row and "raise RuntimeError" in row.group(0) and "&lt;RuntimeError&gt; raised" in row.group(0)
+    assert '<tr class="d-del"><td class="ln">8</td>' in section  # the replaced line, old side
