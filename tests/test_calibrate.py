@@ -76,7 +76,9 @@ def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
     assert cal["overall"]["cases"] == 2 and cal["malformed"][0]["case"] == "broken"
     # the generality/numerics/integrity criteria are not graded here, so overall is needs_human
     assert cal["baseline"]["overall"]["agree"] == 2
-    assert (out / "report.html").read_text().count("data:image/png;base64,") == 2
+    page = (out / "report.html").read_text()  # real tables and one chart per quantity, not Markdown in <pre>
+    assert 'id="chart-accuracy"' in page and 'id="chart-kappa"' in page and "<pre>" not in page
+    assert "<td>correctness</td><td>2</td><td>2</td>" in page
     assert "| correctness | 2 | 2 |" in proc.stdout
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()}
     again = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)

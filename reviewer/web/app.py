@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, select_autoescape
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -23,9 +22,10 @@ from starlette.staticfiles import StaticFiles
 
 from reviewer.errors import KReviewError, RunNotFound
 from reviewer.runs import is_run_dir, read_review
-from reviewer.runstore import RunSummary, human_age, list_runs
+from reviewer.runstore import RunSummary, list_runs
 from reviewer.web.plots import charts_for
 from reviewer.web.security import Guard, is_loopback, session_of
+from reviewer.web.templating import environment
 from reviewer.web.views import change_view, criteria_views, source_files
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -33,19 +33,11 @@ PAGE_SIZE = 100
 NAME_LIMIT, NOTE_LIMIT, DRAFT_LIMIT = 200, 4000, 400_000
 
 
-def _env() -> Environment:
-    env = Environment(loader=PackageLoader("reviewer.web", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True), trim_blocks=True,
-                      lstrip_blocks=True)
-    env.globals["human_age"] = human_age
-    return env
-
-
 class Workbench:
     def __init__(self, runs_dir: Path, calibrations: list[Path]) -> None:
         self.runs_dir = Path(runs_dir)
         self.calibrations = [Path(c) for c in calibrations]
-        self.env = _env()
+        self.env = environment()
         self.guard: Guard | None = None
         self._locks: dict[str, threading.Lock] = {}
         self._locks_lock = threading.Lock()
@@ -201,7 +193,12 @@ class Workbench:
             return self.render(request, "error.html", 404, message=str(exc))
         from reviewer.web.calplots import calibration_charts
 
-        return self.render(request, "calibration.html", index=i, cal=cal, charts=calibration_charts(cal))
+        def run_href(d: dict, evidence: str) -> str:
+            name = Path(str(d.get("run_dir") or "")).name
+            return f"/runs/{name}?cal={i}" + (f"#ev-{evidence}" if evidence else "")
+
+        return self.render(request, "calibration.html", index=i, cal=cal, charts=calibration_charts(cal),
+                           run_href=run_href)
 
 
 def create_app(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, token: str | None = None,

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from reviewer.web.plots import COLORS, Chart, Shape, _Axis, _x_axis
+from reviewer.web.plots import COLORS, Chart, Shape, _Axis, _short, _x_axis
 
 
 def _bars(cid: str, title: str, rows: list[tuple[str, float | None, str]], lo: float, axis_label: str,
           caption: str = "") -> Chart:
-    bar_h, left, top = 18, 170, 10
-    ax = _Axis([lo, 1.0], left, 600, log=False, zero=lo == 0)
+    bar_h, left, top = 18, 190, 10
+    ax = _Axis([lo, 1.0], left, 500, log=False, zero=lo == 0)
     ax.lo, ax.hi = lo, 1.0
     shapes: list[Shape] = []
     y = top
     for name, v, detail in rows:
-        shapes.append(Shape(kind="text", x=left - 6, y=y + 13, text=name, anchor="end", cls="tick"))
+        shapes.append(Shape(kind="text", x=left - 6, y=y + 13, text=_short(name, 30), anchor="end", cls="tick", tip=name))
         if v is None:
             shapes.append(Shape(kind="text", x=left + 4, y=y + 13, text="undefined (no decided cases)", cls="tick"))
         else:
@@ -24,7 +24,7 @@ def _bars(cid: str, title: str, rows: list[tuple[str, float | None, str]], lo: f
             x1 = ax(max(lo, v))
             shapes.append(Shape(kind="rect", x=min(x0, x1), y=y, w=max(1.0, abs(x1 - x0)), h=bar_h - 3,
                                 fill=COLORS["info"], tip=f"{name}: {detail}", cls="bar"))
-            shapes.append(Shape(kind="text", x=min(max(x0, x1) + 4, 585), y=y + 13, text=detail, cls="tick"))
+            shapes.append(Shape(kind="text", x=508, y=y + 13, text=detail, cls="tick"))
         y += bar_h + 3
     if lo < 0:
         shapes.append(Shape(kind="line", x=ax(0.0), y=top, x2=ax(0.0), y2=y, cls="limit"))

@@ -85,13 +85,16 @@ def source_files(review: Review, run_dir: Path) -> list[SourceFile]:
     return out
 
 
-def _scalars(data: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, limit: int = 14) -> list[tuple[str, str]]:
+def _scalars(data: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, limit: int = 16) -> list[tuple[str, str]]:
     out = [] if out is None else out
     if len(out) >= limit:
         return out
     if isinstance(data, dict):
         for k, v in data.items():
             _scalars(v, f"{prefix}.{k}" if prefix else str(k), out, limit)
+    elif isinstance(data, list) and data and all(isinstance(x, dict) for x in data[:3]):
+        for i, item in enumerate(data[:3]):
+            _scalars(item, f"{prefix}[{i}]", out, limit)
     elif isinstance(data, bool) or data is None:
         pass
     elif isinstance(data, (int, float)):

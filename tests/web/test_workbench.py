@@ -201,6 +201,12 @@ def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_p
     assert f'href="{link}"' in html and f'href="{link}#ev-correctness-1"' in html
     page = c.get(link)
     assert page.status_code == 200 and 'id="signoff-form"' not in page.text and 'id="ev-correctness-1"' in page.text
+    # the standalone report.html is the same page, its links pointing at the runs' drafts
+    from reviewer.calibrate.report import to_html
+
+    report = to_html(cal)
+    assert '<caption>correctness</caption>' in report and 'id="chart-kappa"' in report and "<script" not in report
+    assert f'href="{(runs / run_id / "draft.md").as_uri()}"' in report and "case_&lt;b&gt;2&lt;/b&gt;" in report
 
 
 def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store, tmp_path) -> None:
@@ -225,3 +231,45 @@ def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store,
     row = re.search(r'<tr class="d-add commented"><td class="ln"></td><td class="ln">8</td>.*?</tr>', section, re.S)
     assert row and "raise RuntimeError" in row.group(0) and "&lt;RuntimeError&gt; raised" in row.group(0)
     assert '<tr class="d-del"><td class="ln">8</td>' in section  # the replaced line, old side
+
+
+def test_kreview_serve_beyond_loopback_prints_a_token_once_and_requires_it(store, tmp_path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    runs, run_id = store
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "reviewer.cli", "serve", "--runs-dir", str(runs), "--host", "0.0.0.0",
+                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "COLUMNS": "400"}, cwd=tmp_path)
+    try:
+        lines = []
+        deadline = time.time() + 120
+        while time.time() < deadline and not any("token=" in ln for ln in lines):
+            lines.append(proc.stderr.readline())
+        token = re.search(r"token=([A-Za-z0-9_-]+)", "".join(lines)).group(1)
+        url = f"http://127.0.0.1:{port}/runs/{run_id}"
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(url)
+            except urllib.error.HTTPError as exc:
+                assert exc.code == 401
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the workbench never answered")
+        req = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(req) as r:
+            assert r.status == 200 and run_id in r.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(30)
+    assert "".join(lines).count(token) == 1

@@ -11,6 +11,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -41,6 +42,11 @@ def _free_port() -> int:
 @pytest.fixture
 def server(store):
     runs, run_id = store
+    if os.environ.get("KREVIEW_SCREENSHOTS") == "1":  # a neutral folder name for the pictures in docs/
+        demo = Path(tempfile.gettempdir()) / "kreview-demo"
+        shutil.rmtree(demo, ignore_errors=True)
+        shutil.copytree(runs, demo / "runs")
+        runs = demo / "runs"
     port = _free_port()
     srv = uvicorn.Server(uvicorn.Config(create_app(runs, port=port), host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
