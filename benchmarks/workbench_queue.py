@@ -109,7 +109,7 @@ def main() -> int:
     warm = [_get(url)[0] for _ in range(20)]
     out["warm_median_ms"] = statistics.median(warm)
     out["warm_max_ms"] = max(warm)
-    review_url = url + "runs/" + sorted(p.name for p in runs.iterdir() if not p.name.startswith("."))[-1]
+    review_url = url + "runs/" + max(p.name for p in runs.iterdir() if not p.name.startswith("."))
     out["review_page_ms"] = statistics.median(_get(review_url)[0] for _ in range(5))
     srv.should_exit = True
     th.join()

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -50,7 +50,7 @@ class RunSummary(BaseModel):
         except ValueError:
             return None
         if t.tzinfo is None:
-            t = t.replace(tzinfo=timezone.utc)
+            t = t.replace(tzinfo=UTC)
         return max(0.0, (now if now is not None else time.time()) - t.timestamp())
 
 
@@ -87,7 +87,7 @@ def _created_from_id(run_id: str) -> str:
         t = datetime.strptime(run_id[:15], "%Y%m%d-%H%M%S")
     except ValueError:
         return ""
-    return t.replace(tzinfo=timezone.utc).isoformat(timespec="seconds")
+    return t.replace(tzinfo=UTC).isoformat(timespec="seconds")
 
 
 def _read_one(path: Path, key: str) -> RunSummary:

@@ -138,6 +138,7 @@ def probe(
     timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
     format_hint: Annotated[Optional[str], typer.Option("--format-hint")] = None,
     fmt: Annotated[OutFormat, typer.Option("--format")] = OutFormat.text,
+    runs_dir: RunsDir = None,
 ) -> None:
     """Rerun one tool (optionally on one case) and print the evidence it produces."""
 
@@ -154,7 +155,7 @@ def probe(
             from reviewer.runs import find_run, read_review
 
             try:
-                sub_path = Path(read_review(find_run(str(path), default_runs_dir())).submission.root)
+                sub_path = Path(read_review(find_run(str(path), runs_dir or default_runs_dir())).submission.root)
             except UsageError:
                 raise UsageError(f"{path} is neither a submission directory nor a stored run") from None
         if tool not in table:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -16,10 +16,10 @@ from reviewer.config import default_runs_dir
 @app.command()
 def runs(
     runs_dir: RunsDir = None,
-    status: Annotated[Optional[str], typer.Option(help="only runs with this status (awaiting_signoff, approved, ...)")] = None,
+    status: Annotated[str | None, typer.Option(help="only runs with this status (awaiting_signoff, approved, ...)")] = None,
     prune: Annotated[bool, typer.Option("--prune", help="delete runs that never reached a draft (and, with "
                                                           "--older-than, finished runs older than that)")] = False,
-    older_than: Annotated[Optional[float], typer.Option("--older-than", help="days; with --prune")] = None,
+    older_than: Annotated[float | None, typer.Option("--older-than", help="days; with --prune")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="with --prune: list what would go, delete nothing")] = False,
     fmt: Annotated[OutFormat, typer.Option("--format", help="text or json")] = OutFormat.text,
 ) -> None:

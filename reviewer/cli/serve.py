@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.markup import escape
@@ -17,7 +17,7 @@ def serve(
     runs_dir: RunsDir = None,
     host: Annotated[str, typer.Option(help="address to bind; anything but loopback requires a token")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8765,
-    calibration: Annotated[Optional[list[Path]], typer.Option(
+    calibration: Annotated[list[Path] | None, typer.Option(
         help="a calibration output directory (holding calibration.json) to show (repeatable)")] = None,
 ) -> None:
     """Serve the sign-off workbench: the queue, each run's evidence, plots and draft, and sign-off."""

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from reviewer.web.app import create_app  # noqa: E402
-from tests.web.conftest import HOSTILE_LINES, add_hostile_run  # noqa: E402
+from reviewer.web.app import create_app
+from tests.web.conftest import add_hostile_run
 
 BASE = "http://127.0.0.1:8765"
 
@@ -68,7 +68,7 @@ def test_review_page_shows_evidence_cited_source_and_plots(store) -> None:
     assert f'id="ev-{failing["id"]}"' in html and 'class="copy"' in html
     # the resources evidence cites the @triton.jit line: that line is highlighted, with its citation
     span = next(s for e in review["evidence"] for s in e["spans"])
-    row = re.search(rf'<tr id="src-{re.escape(span["file"])}-{span["start_line"]}" class="cited">.*?</tr>', html, re.S)
+    row = re.search(rf'<tr id="src-{re.escape(span["file"])}-{span["start_line"]}" class="cited">.*?</tr>', html, re.DOTALL)
     assert row and "triton.jit" in row.group(0)
     assert 'id="chart-error"' in html and 'id="chart-resources"' in html
     assert "<svg" in html and "max abs error against float64" in html
@@ -170,6 +170,18 @@ def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
     amb = _cli(["show", run_id[:-1], "--runs-dir", str(runs)], tmp_path)
     assert amb.returncode == 2 and "matches 2 runs" in amb.stderr
     assert _cli(["show", run_id, "--runs-dir", str(runs), "--format", "json"], tmp_path).returncode == 0
+    # probe takes a run id (prefix) and reruns an evidence item on the submission that run reviewed
+    review = json.loads((runs / run_id / "review.json").read_text())
+    item = next(e for e in review["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
+    case = item["rerun"].split("--case ", 1)[1].strip("'")
+    probe = _cli(["probe", run_id, "--runs-dir", str(runs), "--tool", "correctness", "--case", case, "--format", "json"],
+                 tmp_path)
+    assert probe.returncode == 0, probe.stderr
+    again = json.loads(probe.stdout)[0]
+    assert again["outcome"] == "fail"
+    assert again["result"]["comparison"]["outputs"][0]["mismatches"] == \
+        item["result"]["comparison"]["outputs"][0]["mismatches"]
+    assert _cli(["probe", "19990101", "--runs-dir", str(runs)], tmp_path).returncode == 2
 
 
 def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_path) -> None:
@@ -194,8 +206,8 @@ def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_p
     # per-criterion table, confusion matrix with the off-diagonal cell, agreement and kappa on separate charts
     assert '<table class="verdicts" id="criteria">' in html and '<caption>correctness</caption>' in html
     assert 'id="chart-accuracy"' in html and 'id="chart-kappa"' in html
-    matrix = re.search(r"<caption>correctness</caption>.*?</table>", html, re.S).group(0)
-    assert re.search(r"<th>pass</th>.*?<td class=\"off\">1</td>", matrix, re.S)
+    matrix = re.search(r"<caption>correctness</caption>.*?</table>", html, re.DOTALL).group(0)
+    assert re.search(r"<th>pass</th>.*?<td class=\"off\">1</td>", matrix, re.DOTALL)
     # the disagreement links to its run's page, which opens read-only
     link = f'/runs/{run_id}?cal=0'
     assert f'href="{link}"' in html and f'href="{link}#ev-correctness-1"' in html
@@ -226,9 +238,9 @@ def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store,
     keep_change(runs / run_id, Target(dir="k", name="k", in_base=True, in_head=True), changed_files(repo, base, head),
                 base, head, [comment])
     html = _client(runs).get(f"/runs/{run_id}").text
-    section = re.search(r'<section id="change">.*?</section>', html, re.S).group(0)
+    section = re.search(r'<section id="change">.*?</section>', html, re.DOTALL).group(0)
     assert "k/submission.py" in section and "other/x.py" not in section  # only the target's files
-    row = re.search(r'<tr class="d-add commented"><td class="ln"></td><td class="ln">8</td>.*?</tr>', section, re.S)
+    row = re.search(r'<tr class="d-add commented"><td class="ln"></td><td class="ln">8</td>.*?</tr>', section, re.DOTALL)
     assert row and "raise RuntimeError" in row.group(0) and "&lt;RuntimeError&gt; raised" in row.group(0)
     assert '<tr class="d-del"><td class="ln">8</td>' in section  # the replaced line, old side
 
