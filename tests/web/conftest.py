@@ -22,12 +22,9 @@ HOSTILE_LINES = [
 ]
 
 
-@pytest.fixture(scope="session")
-def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pristine run directory (awaiting sign-off); do not modify it, copy it (``store``)."""
+def _review_once(tmp: Path) -> Path:
     from reviewer.api import start_review
 
-    tmp = tmp_path_factory.mktemp("workbench")
     sub = tmp / "gelu_hostile"
     shutil.copytree(EXAMPLES / "gelu_triton_buggy", sub)
     src = sub / "submission.py"
@@ -37,6 +34,28 @@ def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     review = start_review(sub, config)
     assert review.status == "awaiting_signoff" and review.overall == "reject"
     return Path(review.run_dir)
+
+
+@pytest.fixture(scope="session")
+def reviewed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pristine run directory (awaiting sign-off); do not modify it, copy it (``store``).
+
+    Under pytest-xdist the workers share one review (the first to need it makes it, under a file lock,
+    in the session's common temporary folder), so CI pays for it once."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _review_once(tmp_path_factory.mktemp("workbench"))
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent  # this session's folder, common to its workers
+    with FileLock(str(shared / "workbench-review.lock")):
+        marker = shared / "workbench-review.txt"
+        if marker.exists():
+            return Path(marker.read_text())
+        tmp = shared / "workbench-review"
+        tmp.mkdir()
+        run = _review_once(tmp)
+        marker.write_text(str(run))
+        return run
 
 
 @pytest.fixture
