@@ -58,7 +58,7 @@ class _Axis:
     """A linear or log10 axis mapping values onto [lo_px, hi_px]."""
 
     def __init__(self, values: list[float], lo_px: float, hi_px: float, log: bool, zero: bool = False) -> None:
-        vals = [v for v in values if (v > 0 if log else math.isfinite(v))]
+        vals = [v for v in values if math.isfinite(v) and (v > 0 or not log)]
         self.log = log and bool(vals)
         if self.log:
             lo, hi = math.floor(math.log10(min(vals))), math.ceil(math.log10(max(vals)))
@@ -72,6 +72,8 @@ class _Axis:
         self.lo_px, self.hi_px = lo_px, hi_px
 
     def __call__(self, v: float) -> float:
+        if not math.isfinite(v):  # an infinite or NaN error sits at the axis' end, labelled by its tooltip
+            v = self.hi if not self.log else 10.0 ** self.hi
         if self.log:
             v = math.log10(v) if v > 0 else self.lo
         return self.lo_px + (v - self.lo) / (self.hi - self.lo) * (self.hi_px - self.lo_px)

@@ -285,3 +285,18 @@ def test_kreview_serve_beyond_loopback_prints_a_token_once_and_requires_it(store
         proc.terminate()
         proc.wait(30)
     assert "".join(lines).count(token) == 1
+
+
+def test_plots_survive_infinite_errors_and_odd_search_records(store) -> None:
+    runs, run_id = store
+    data = json.loads((runs / run_id / "review.json").read_text())
+    ev = next(e for e in data["evidence"] if (e["result"].get("error_budget") or {}).get("outputs"))
+    ev["result"]["error_budget"]["outputs"][0]["sub_max_err"] = float("inf")
+    ev["result"]["error_budget"]["outputs"].append({"path": "1", "sub_max_err": float("nan"), "ref_max_err": 0.0})
+    data["evidence"].append({**ev, "id": "generality-9", "tool": "generality", "result": {"search": {
+        "axis": "sizes", "tried": [{"config": {"n": 1, "m": 2}, "verdict": "fail"}, {"config": {"n": True, "m": "x"}},
+                                   {"config": {"n": 0, "m": 5}, "verdict": "pass", "note": "<b>zero</b>"}, "junk"]}}})
+    (runs / run_id / "review.json").write_text(json.dumps(data))
+    html = _client(runs).get(f"/runs/{run_id}").text
+    assert 'id="chart-error"' in html and 'id="chart-generality-9"' in html
+    assert "&lt;b&gt;zero&lt;/b&gt;" in html and "<b>zero</b>" not in html
