@@ -81,6 +81,8 @@ def keep_sources(run_dir: Path, root: Path, files: list[str]) -> None:
             if not real.is_relative_to(root) or not real.is_file() or real.stat().st_size > _SOURCE_LIMIT:
                 continue
             dest = run_dir / SOURCE_DIR / name
+            if not dest.resolve().is_relative_to((run_dir / SOURCE_DIR).resolve()):
+                continue
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(real.read_bytes())
         except OSError:
