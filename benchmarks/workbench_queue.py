@@ -3,7 +3,7 @@
     python benchmarks/workbench_queue.py [--runs 1000] [--template RUN_DIR] [--keep DIR]
 
 Builds a store of ``--runs`` runs by copying one real run's ``review.json`` (``--template``, or a fresh
-review of examples/gelu_triton_buggy restricted to builds+correctness) under new run ids, with varied
+full review of examples/gelu_triton_buggy, about 100 KB) under new run ids, with varied
 kernel names, frameworks, statuses and ages. Then, over a real HTTP socket (uvicorn on loopback):
 
 - cold: the first ``GET /`` of a fresh server on a store that has never been indexed (every
@@ -41,7 +41,7 @@ def _template(args: argparse.Namespace, work: Path) -> dict:
     from reviewer.config import ReviewConfig
 
     review = start_review(ROOT / "examples" / "gelu_triton_buggy",
-                          ReviewConfig(runs_dir=work / "template", seed=1, only_tools=["builds", "correctness"]))
+                          ReviewConfig(runs_dir=work / "template", seed=1))
     return json.loads((Path(review.run_dir) / "review.json").read_text())
 
 

@@ -300,3 +300,15 @@ def test_plots_survive_infinite_errors_and_odd_search_records(store) -> None:
     html = _client(runs).get(f"/runs/{run_id}").text
     assert 'id="chart-error"' in html and 'id="chart-generality-9"' in html
     assert "&lt;b&gt;zero&lt;/b&gt;" in html and "<b>zero</b>" not in html
+
+
+def test_kept_sources_stay_inside_the_runs_source_folder(tmp_path) -> None:
+    from reviewer.runs import keep_sources
+
+    root, run = tmp_path / "sub", tmp_path / "run"
+    root.mkdir()
+    run.mkdir()
+    (root / "submission.py").write_text("x = 1\n")
+    (tmp_path / "secret.txt").write_text("not the submission's\n")
+    keep_sources(run, root, ["submission.py", "../secret.txt", "/etc/passwd", "../sub/submission.py", "nope.py"])
+    assert sorted(str(p.relative_to(run)) for p in run.rglob("*")) == ["source", "source/submission.py"]
