@@ -21,7 +21,7 @@ from reviewer.ingest import load_submission
 from reviewer import registry
 from reviewer.models import Review, SubmissionInfo
 from reviewer.rubric import load_rubric
-from reviewer.runs import checkpointer, create_run_dir, find_run, new_run_id, read_review
+from reviewer.runs import checkpointer, create_run_dir, find_run, keep_sources, new_run_id, read_review
 
 
 def _now() -> str:
@@ -57,7 +57,10 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     finally:
         rc.close()  # stops every sandbox child and removes the sandbox folders
         saver.conn.close()
-    return read_review(run_dir)
+    review = read_review(run_dir)
+    cited = [s.file for item in (*review.evidence, *review.findings) for s in item.spans]
+    keep_sources(run_dir, Path(path), [review.submission.submission_file, review.submission.reference_file, *cited])
+    return review
 
 
 @contextlib.contextmanager

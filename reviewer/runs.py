@@ -46,11 +46,22 @@ def create_run_dir(runs_dir: Path, run_id: str) -> Path:
     return path
 
 
+def is_run_dir(path: Path) -> bool:
+    return (path / CHECKPOINT_FILE).exists() or (path / REVIEW_FILE).exists()
+
+
 def find_run(ref: str, runs_dir: Path) -> Path:
-    """A run by id (in ``runs_dir``) or by path to its directory."""
+    """A run by id, by a unique prefix of its id (in ``runs_dir``), or by path to its directory."""
     for candidate in (Path(ref), Path(runs_dir) / ref):
-        if (candidate / CHECKPOINT_FILE).exists() or (candidate / REVIEW_FILE).exists():
+        if is_run_dir(candidate):
             return candidate.resolve()
+    if ref and "/" not in ref and "\\" not in ref and Path(runs_dir).is_dir():
+        matches = sorted(p for p in Path(runs_dir).iterdir() if p.name.startswith(ref) and is_run_dir(p))
+        if len(matches) == 1:
+            return matches[0].resolve()
+        if len(matches) > 1:
+            shown = ", ".join(p.name for p in matches[:5]) + (", ..." if len(matches) > 5 else "")
+            raise RunNotFound(f"run id prefix {ref!r} matches {len(matches)} runs ({shown}); give more of the id")
     raise RunNotFound(f"no review run {ref!r} (looked in {runs_dir} and at the path itself)")
 
 
@@ -71,3 +82,26 @@ def read_review(run_dir: Path) -> Review:
 def checkpointer(run_dir: Path) -> SqliteSaver:
     conn = sqlite3.connect(str(run_dir / CHECKPOINT_FILE), check_same_thread=False)
     return SqliteSaver(conn)
+
+
+SOURCE_DIR = "source"
+_SOURCE_LIMIT = 1 << 20  # bytes per kept file: sources are text; anything larger is not shown anyway
+
+
+def keep_sources(run_dir: Path, root: Path, files: list[str]) -> None:
+    """Copy the reviewed files (submission, reference) into the run, so the run shows the very text
+    its evidence cites even after the submission directory changed or (a pull request's checkout) vanished."""
+    root = Path(root).resolve()
+    for name in dict.fromkeys(f for f in files if f):
+        src = (root / name)
+        try:
+            real = src.resolve()
+            if not real.is_relative_to(root) or not real.is_file() or real.stat().st_size > _SOURCE_LIMIT:
+                continue
+            dest = run_dir / SOURCE_DIR / name
+            if not dest.resolve().is_relative_to((run_dir / SOURCE_DIR).resolve()):
+                continue
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(real.read_bytes())
+        except OSError:
+            continue

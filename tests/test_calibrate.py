@@ -76,8 +76,10 @@ def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
     assert cal["overall"]["cases"] == 2 and cal["malformed"][0]["case"] == "broken"
     # the generality/numerics/integrity criteria are not graded here, so overall is needs_human
     assert cal["baseline"]["overall"]["agree"] == 2
-    assert (out / "report.html").read_text().count("data:image/png;base64,") == 2
-    assert "| correctness | 2 | 2 |" in proc.stdout and "| 1.00 (n=2) |" in proc.stdout
+    page = (out / "report.html").read_text()  # real tables and one chart per quantity, not Markdown in <pre>
+    assert 'id="chart-accuracy"' in page and 'id="chart-kappa"' in page and "<pre>" not in page
+    assert "<td>correctness</td><td>2</td><td>2</td>" in page
+    assert "| correctness | 2 | 2 |" in proc.stdout
     builds_row = next(ln for ln in proc.stdout.splitlines() if ln.startswith("| builds |"))
     assert "n/a (n=2)" in builds_row  # both cases build: one label throughout, kappa undefined
     stamps = {p.name: p.stat().st_mtime_ns for p in (out / "cases").iterdir()}

@@ -31,14 +31,6 @@ def test_missing_extra_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, t
     assert res.exit_code == 2 and "pip install 'kernel-reviewer[github]'" in res.output
 
 
-def test_plots_need_the_calibrate_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from reviewer.calibrate.report import plots_missing
-
-    assert plots_missing() is None
-    _without(monkeypatch, "matplotlib")
-    assert "pip install 'kernel-reviewer[calibrate]'" in plots_missing()
-
-
 def test_pallas_without_jax_cannot_run_and_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     from tools.backends.base import DeviceInfo
     from tools.backends.pallas import PallasBackend

@@ -3,9 +3,6 @@ disagreements; rendered as Markdown, JSON and an HTML page with plots."""
 
 from __future__ import annotations
 
-import base64
-import html
-import io
 from pathlib import Path
 from typing import Any
 
@@ -149,64 +146,25 @@ def to_markdown(cal: Calibration) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _png(fig: Any) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode()
+def to_html(cal: Calibration, markdown: str = "") -> str:
+    """A standalone page: the same tables, confusion matrices and charts (SVG, accuracy and kappa on
+    separate charts) as ``kreview serve --calibration``, each disagreement linked to its run's draft."""
+    import os
 
+    from markupsafe import Markup
 
-def plots(cal: Calibration) -> dict[str, str]:
-    import matplotlib
+    from reviewer.web.calplots import calibration_charts
+    from reviewer.web.templating import environment
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    data = cal.model_dump(mode="json")
+    css = (Path(__file__).resolve().parents[1] / "web" / "static" / "style.css").read_text()
 
-    out: dict[str, str] = {}
-    names = [c.criterion for c in cal.criteria]
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    xs = range(len(names))
-    ax.bar([x - 0.2 for x in xs], [c.accuracy_all or 0 for c in cal.criteria], width=0.4, label="accuracy (all)")
-    ax.bar([x + 0.2 for x in xs], [max(c.kappa or 0, 0) for c in cal.criteria], width=0.4, label="Cohen's kappa")
-    ax.set_xticks(list(xs), names, rotation=20)
-    ax.set_ylim(0, 1)
-    ax.legend(loc="lower right")
-    ax.set_title("Per-criterion agreement with human grades")
-    out["agreement"] = _png(fig)
-    plt.close(fig)
-    n = max(len(cal.criteria), 1)
-    fig, axes = plt.subplots(1, n, figsize=(2.6 * n, 2.6), squeeze=False)
-    for ax, c in zip(axes[0], cal.criteria, strict=False):
-        cols = ["pass", "fail", "unverified", "not_applicable"]
-        grid = [[c.confusion[h][r] for r in cols] for h in ("pass", "fail")]
-        ax.imshow(grid, cmap="Blues")
-        for i, row in enumerate(grid):
-            for j, v in enumerate(row):
-                ax.text(j, i, str(v), ha="center", va="center")
-        ax.set_xticks(range(4), ["pass", "fail", "unv.", "n/a"], fontsize=7)
-        ax.set_yticks(range(2), ["human pass", "human fail"], fontsize=7)
-        ax.set_title(c.criterion, fontsize=9)
-    out["confusion"] = _png(fig)
-    plt.close(fig)
-    return out
+    def run_href(d: dict, evidence: str) -> str:
+        run_dir = d.get("run_dir") or ""
+        return Path(os.path.abspath(run_dir), "draft.md").as_uri() if run_dir else ""
 
-
-def plots_missing() -> str | None:
-    """One line when the plots cannot be drawn here (no matplotlib: the [calibrate] extra)."""
-    from tools.compat import missing_extra
-
-    why = missing_extra("calibrate", "matplotlib")
-    return f"report.html without plots: {why}" if why else None
-
-
-def to_html(cal: Calibration, markdown: str) -> str:
-    missing = plots_missing()
-    imgs = plots(cal) if missing is None else {}
-    body = "".join(f'<h2>{html.escape(k)}</h2><img src="data:image/png;base64,{v}"/>' for k, v in imgs.items())
-    if missing:
-        body = f"<p>{html.escape(missing)}</p>"
-    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Calibration {html.escape(cal.eval_set)}"
-            f"</title></head><body style='font-family:sans-serif;max-width:1100px'>{body}"
-            f"<h2>Summary</h2><pre>{html.escape(markdown)}</pre></body></html>")
+    return environment().get_template("calibration_report.html").render(
+        cal=data, charts=calibration_charts(data), css=Markup(css), run_href=run_href)
 
 
 def write_outputs(cal: Calibration, out_dir: Path) -> dict[str, Path]:

@@ -40,12 +40,10 @@ def calibrate(
 ) -> None:
     def go() -> None:
         from reviewer.calibrate.evalset import load_eval_set
-        from reviewer.calibrate.report import plots_missing, summarize, to_markdown, write_outputs
+        from reviewer.calibrate.report import summarize, to_markdown, write_outputs
         from reviewer.calibrate.runner import run_cases
 
         cases, bad = load_eval_set(eval_set)
-        if plots_missing():
-            err.print(f"[yellow]note[/]: {plots_missing()}", markup=True, highlight=False, soft_wrap=True)
         out_dir = out or Path(".calibration") / eval_set.resolve().name
         config = ReviewConfig(seed=seed, signoff=False, limits=SandboxLimits(call_timeout_s=timeout),
                               only_tools=list(only) if only else None)

@@ -104,7 +104,10 @@ def review(
         _emit(result, fmt)
         if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME[/]", markup=True, highlight=False, soft_wrap=True)
+                      f"--approve|--reject --by NAME (or kreview serve)[/]", markup=True, highlight=False,
+                      soft_wrap=True)
+        if not quiet:
+            err.print(f"[dim]run folder: {escape(result.run_dir)}[/]", markup=True, highlight=False)
         if fail_on is FailOn.reject and result.overall == "reject":
             raise typer.Exit(3)
         if fail_on is FailOn.needs_human and result.overall in ("reject", "needs_human"):
@@ -163,7 +166,7 @@ def show(
                               "kreview probe examples/gelu_triton_buggy --tool correctness "
                               "--case '{\"id\":\"correctness-0-0\",\"seed\":1}'"))
 def probe(
-    path: Annotated[Path, typer.Argument(help="submission directory")],
+    path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to probe its submission")],
     tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
@@ -177,6 +180,7 @@ def probe(
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "sandbox")] = False,
+    runs_dir: RunsDir = None,
 ) -> None:
     def go() -> None:
         from reviewer.device import detect_device
@@ -194,12 +198,20 @@ def probe(
         if fmt in (OutFormat.sarif, OutFormat.junit):
             raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")
         table = tools()
+        sub_path = path
+        if not path.is_dir():  # a run id (or its prefix): probe the submission that run reviewed
+            from reviewer.runs import find_run, read_review
+
+            try:
+                sub_path = Path(read_review(find_run(str(path), runs_dir or default_runs_dir())).submission.root)
+            except UsageError:
+                raise UsageError(f"{path} is neither a submission directory nor a stored run") from None
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         hint = format_hint.value if format_hint else None
         config = ReviewConfig(seed=seed, device=device.value, format_hint=hint, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol),
                               limits=SandboxLimits(call_timeout_s=timeout))
-        sub = load_submission(path, hint)
+        sub = load_submission(sub_path, hint)
         the_case = None
         if case:
             try:

@@ -22,6 +22,7 @@ from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve
 from reviewer.pr.models import DiffReview, Target, TargetReport
+from reviewer.pr.record import keep_change
 from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
 
@@ -100,6 +101,8 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
                                                     review_config, say, drafter)
             if _not_a_submission(report):
                 continue
+            if report.new_run:
+                keep_change(Path(runs_dir) / report.new_run, t, files, mb, h, planned)
             out.targets.append(report)
             comments += planned
             out.off_diff += notes

@@ -1,0 +1,194 @@
+"""What the review page shows, computed from a stored run: the cited source lines, the evidence
+grouped per criterion with its key numbers. Plain data for the templates; nothing here runs code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from reviewer.models import Evidence, Review
+from reviewer.runs import SOURCE_DIR
+
+_MAX_SOURCE = 1 << 20
+
+
+class Cite(BaseModel):
+    ref: str  # evidence or finding id
+    text: str
+    anchor: str
+
+
+class SourceLine(BaseModel):
+    no: int
+    text: str
+    cites: list[Cite] = Field(default_factory=list)
+
+
+class SourceFile(BaseModel):
+    name: str
+    lines: list[SourceLine] = Field(default_factory=list)
+    missing: str = ""
+    origin: str = ""
+
+    @property
+    def cited(self) -> int:
+        return sum(1 for ln in self.lines if ln.cites)
+
+
+def _read_source(run_dir: Path, root: str, name: str) -> tuple[str | None, str, str]:
+    """(text, origin, why-missing). The run's own copy first; the submission folder only when the file
+    resolves inside it (a cited name such as ``../../x`` is not followed)."""
+    kept = (run_dir / SOURCE_DIR / name)
+    candidates = [(run_dir / SOURCE_DIR, kept, "kept with the run")]
+    if root:
+        candidates.append((Path(root), Path(root) / name, "read from the submission folder"))
+    for base, path, origin in candidates:
+        try:
+            real, base_real = path.resolve(), base.resolve()
+            if real.is_relative_to(base_real) and real.is_file():
+                if real.stat().st_size > _MAX_SOURCE:
+                    return None, "", f"{name} is larger than {_MAX_SOURCE} bytes"
+                return real.read_bytes().decode("utf-8", errors="replace"), origin, ""
+        except OSError:
+            continue
+    return None, "", f"{name} is no longer available (not kept with the run, not in the submission folder)"
+
+
+def source_files(review: Review, run_dir: Path) -> list[SourceFile]:
+    cites: dict[str, dict[int, list[Cite]]] = {}
+
+    def add(file: str, start: int, end: int, ref: str, text: str, anchor: str) -> None:
+        per = cites.setdefault(file, {})
+        for n in range(start, min(end, start + 400) + 1):
+            per.setdefault(n, []).append(Cite(ref=ref, text=text, anchor=anchor))
+
+    for e in review.evidence:
+        for s in e.spans:
+            add(s.file, s.start_line, s.end_line, e.id, f"[{e.outcome}] {e.summary}", f"ev-{e.id}")
+    for f in review.findings:
+        for s in f.spans:
+            add(s.file, s.start_line, s.end_line, f.id, f"[{f.severity}] {f.message}", f"finding-{f.id}")
+    names = [review.submission.submission_file] + sorted(n for n in cites if n != review.submission.submission_file)
+    out = []
+    for name in names:
+        text, origin, why = _read_source(run_dir, review.submission.root, name)
+        if text is None:
+            out.append(SourceFile(name=name, missing=why))
+            continue
+        per = cites.get(name, {})
+        out.append(SourceFile(name=name, origin=origin,
+                              lines=[SourceLine(no=i, text=t, cites=per.get(i, []))
+                                     for i, t in enumerate(text.splitlines(), start=1)]))
+    return out
+
+
+def _scalars(data: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, limit: int = 16) -> list[tuple[str, str]]:
+    out = [] if out is None else out
+    if len(out) >= limit:
+        return out
+    if isinstance(data, dict):
+        for k, v in data.items():
+            _scalars(v, f"{prefix}.{k}" if prefix else str(k), out, limit)
+    elif isinstance(data, list) and data and all(isinstance(x, dict) for x in data[:3]):
+        for i, item in enumerate(data[:3]):
+            _scalars(item, f"{prefix}[{i}]", out, limit)
+    elif isinstance(data, bool) or data is None:
+        pass
+    elif isinstance(data, (int, float)):
+        out.append((prefix, f"{data:.4g}" if isinstance(data, float) else str(data)))
+    return out[:limit]
+
+
+class EvidenceView(BaseModel):
+    ev: Evidence
+    numbers: list[tuple[str, str]]
+    detail: str
+
+
+def evidence_view(e: Evidence) -> EvidenceView:
+    return EvidenceView(ev=e, numbers=_scalars(e.result),
+                        detail=json.dumps({"inputs": e.inputs, "config": e.config, "result": e.result}, indent=2,
+                                          default=str)[:60000])
+
+
+class CriterionView(BaseModel):
+    id: str
+    title: str
+    verdict: str
+    summary: str
+    required: bool
+    evidence: list[EvidenceView]
+
+
+def criteria_views(review: Review) -> list[CriterionView]:
+    by_id = review.evidence_by_id()
+    return [CriterionView(id=c.id, title=c.title, verdict=c.verdict, summary=c.summary, required=c.required,
+                          evidence=[evidence_view(by_id[i]) for i in c.evidence if i in by_id])
+            for c in review.criteria]
+
+
+class DiffRow(BaseModel):
+    kind: str  # hunk | add | del | ctx
+    old: int | None = None
+    new: int | None = None
+    text: str
+    comments: list[str] = Field(default_factory=list)
+
+
+class DiffFile(BaseModel):
+    path: str
+    status: str
+    binary: bool = False
+    rows: list[DiffRow] = Field(default_factory=list)
+    comments: int = 0
+
+
+def change_view(run_dir: Path) -> tuple[dict[str, str], list[DiffFile]] | None:
+    """The pull request change a run reviewed (``change.json``), as diff rows with the planned inline
+    comments on the new-side lines they sit on; None for runs that did not come from a change."""
+    path = run_dir / "change.json"
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {"error": "change.json is unreadable"}, []
+    files = []
+    for f in data.get("files") or []:
+        if not isinstance(f, dict):
+            continue
+        at: dict[int, list[str]] = {}
+        for c in f.get("comments") or []:
+            if isinstance(c, dict) and isinstance(c.get("line"), int):
+                at.setdefault(c["line"], []).append(str(c.get("body", "")))
+        rows: list[DiffRow] = []
+        old_no = new_no = 0
+        for line in str(f.get("diff", "")).splitlines():
+            if line.startswith(("--- ", "+++ ")):
+                continue
+            if line.startswith("@@"):
+                try:
+                    spec = line.split("@@")[1].split()
+                    old_no = int(spec[0][1:].split(",")[0]) - 1
+                    new_no = int(spec[1][1:].split(",")[0]) - 1
+                except (IndexError, ValueError):
+                    pass
+                rows.append(DiffRow(kind="hunk", text=line))
+            elif line.startswith("+"):
+                new_no += 1
+                rows.append(DiffRow(kind="add", new=new_no, text=line[1:], comments=at.get(new_no, [])))
+            elif line.startswith("-"):
+                old_no += 1
+                rows.append(DiffRow(kind="del", old=old_no, text=line[1:]))
+            else:
+                old_no += 1
+                new_no += 1
+                rows.append(DiffRow(kind="ctx", old=old_no, new=new_no, text=line[1:], comments=at.get(new_no, [])))
+        files.append(DiffFile(path=str(f.get("path", "?")), status=str(f.get("status", "")), binary=bool(f.get("binary")),
+                              rows=rows, comments=sum(len(v) for v in at.values())))
+    meta = {"target": str(data.get("target", "")), "base": str(data.get("base", ""))[:12],
+            "head": str(data.get("head", ""))[:12]}
+    return meta, files
