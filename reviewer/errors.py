@@ -132,3 +132,9 @@ class SanitizerIncompatible(ToolUnavailable):
     Raised before anything is patched; the memcheck evidence becomes ``unverified``."""
 
     status = "sanitizer_incompatible"
+
+
+class BatchError(KReviewError):
+    """A batch review could not run a review on the node that got it (not a kernel's failure)."""
+
+    status = "batch_error"

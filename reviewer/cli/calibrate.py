@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from reviewer.cli.batch import Address, Executor, ExecutorKind
 from reviewer.cli.common import _guard, app, err
 from reviewer.config import ReviewConfig
 from reviewer.errors import UsageError
@@ -28,10 +29,13 @@ def calibrate(
     seed: Annotated[int, typer.Option(help="master seed for every case")] = 0,
     timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
     only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
+    executor: Executor = ExecutorKind.local,
+    address: Address = None,
 ) -> None:
     """Review every case of an eval set and report agreement with its human grades."""
 
     def go() -> None:
+        from reviewer.batch.executors import RayExecutor, Resources, make_executor
         from reviewer.calibrate.evalset import load_eval_set
         from reviewer.calibrate.report import summarize, to_markdown, write_outputs
         from reviewer.calibrate.runner import run_cases
@@ -46,8 +50,14 @@ def calibrate(
                               only_tools=list(only) if only else None)
         for m in bad:
             err.print(f"[yellow]malformed case[/] {m.name}: {m.why}", markup=True, highlight=False)
+        warn = (lambda m: err.print(f"[yellow]{m}[/]", highlight=False, soft_wrap=True))
+        ex = make_executor(executor.value, workers=workers, address=address, warn=warn)
+        resources = Resources()
+        if isinstance(ex, RayExecutor) and ex.has_gpus():  # decided once for the set, not per node
+            config = config.model_copy(update={"device": "cuda"})
+            resources = Resources(num_gpus=1.0)
         t0 = time.monotonic()
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        with ex, Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err, disable=not sys.stderr.isatty()) as progress:
             task = progress.add_task(f"calibrating {eval_set.name}", total=len(cases))
 
@@ -58,7 +68,8 @@ def calibrate(
                                        highlight=False)
 
             results = run_cases(cases, out_dir, config, workers=workers, force=force,
-                                baseline=baseline == "kernelbench", on_done=done)
+                                baseline=baseline == "kernelbench", on_done=done, executor=ex,
+                                resources=resources)
         cal = summarize(eval_set, cases, bad, results, wall_time_s=time.monotonic() - t0, workers=workers)
         paths = write_outputs(cal, out_dir)
         md = to_markdown(cal)
