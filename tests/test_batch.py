@@ -189,3 +189,28 @@ def test_killed_driver_resumes_where_it_stopped(tmp_path: Path, ray_cluster) -> 
         assert r["status"] == "reviewed" and r["node"] and r["run_id"]
         want = _expected(Path(r["submission"]).name)
         assert {k: r["criteria"][k] for k in want} == want
+
+
+def test_progress_reports_throughput_and_eta() -> None:
+    import io
+
+    from rich.console import Console
+
+    from reviewer.batch.progress import BatchProgress
+
+    now = [100.0]
+    buf = io.StringIO()
+    p = BatchProgress(Console(file=buf, width=200), "reviewing 5", clock=lambda: now[0])
+    p.start(cached=1, todo=4)
+    assert p.rate_eta() == (None, None)
+    p.row(BatchRow(submission="/old", overall="accept"), True)  # cached: not work done by this driver
+    now[0] += 30
+    p.row(BatchRow(submission="/s/a", overall="reject", seconds=29.5, node="n1"), False)
+    now[0] += 30
+    p.row(BatchRow(submission="/s/b", status="reviewer_failure", error="x"), False)
+    rate, eta = p.rate_eta()
+    assert rate == pytest.approx(120.0) and eta == pytest.approx(60.0)  # 2 reviews in 60 s; 2 left
+    lines = buf.getvalue().splitlines()
+    assert lines[0] == "reviewing 5: 4 to review, 1 already in the store"
+    assert lines[1] == "[2/5] /s/a: reject (29.5s, n1) · 120 reviews/h · ETA 1m30s"
+    assert lines[2] == "[3/5] /s/b: reviewer_failure · 120 reviews/h · ETA 1m00s"
