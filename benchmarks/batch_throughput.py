@@ -49,6 +49,24 @@ class Meter:
         self.call_s = 0.0
         self.inside_s = 0.0  # child-reported time in the submission / reference calls themselves
         self.by_op: dict[str, float] = {}
+        self.child_cpu_s = 0.0  # CPU seconds of the sandbox children (read from /proc before they end)
+        self._seen: set[int] = set()
+
+    def sample(self, proc) -> None:  # noqa: ANN001 - a subprocess.Popen
+        """Add the CPU time of every process in the child's process group (it leads its own session)."""
+        if proc is None or proc.pid in self._seen:
+            return
+        self._seen.add(proc.pid)
+        tick = os.sysconf("SC_CLK_TCK")
+        for d in Path("/proc").iterdir():
+            if not d.name.isdigit():
+                continue
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == proc.pid:  # pgrp
+                self.child_cpu_s += sum(int(x) for x in fields[11:15]) / tick
 
     def install(self) -> None:
         from tools.sandbox.worker import SandboxWorker
@@ -75,7 +93,18 @@ class Meter:
                 meter.inside_s += float(res.result.get("run_seconds", 0.0))
             return res
 
+        close, shutdown = SandboxWorker.close, SandboxWorker.shutdown
+
+        def sampled_close(self):  # noqa: ANN001, ANN202
+            meter.sample(self.proc)
+            return close(self)
+
+        def sampled_shutdown(self, timeout):  # noqa: ANN001, ANN202
+            meter.sample(self.proc)
+            return shutdown(self, timeout)
+
         SandboxWorker.start, SandboxWorker.call = timed_start, timed_call
+        SandboxWorker.close, SandboxWorker.shutdown = sampled_close, sampled_shutdown
 
 
 def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
@@ -90,16 +119,20 @@ def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
     for p in paths:
         meter.reset()
         config = ReviewConfig(seed=0, signoff=False, runs_dir=tmp / "runs-breakdown", only_tools=only)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), os.times()
         review = start_review(p, config)
-        wall = time.perf_counter() - t0
+        wall, c1 = time.perf_counter() - t0, os.times()
+        # CPU seconds of this process, of the tools it ran and reaped (ptxas ...) and of the sandbox children
+        cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (
+            c1.children_system - c0.children_system) + meter.child_cpu_s
         rows.append({"case": p.name, "overall": review.overall, "wall_s": wall, "child_starts": meter.starts,
                      "child_start_s": meter.start_s, "calls": meter.calls, "call_wait_s": meter.call_s,
-                     "inside_calls_s": meter.inside_s, "tools_s": review.timings,
+                     "inside_calls_s": meter.inside_s, "tools_s": review.timings, "cpu_s": cpu,
+                     "call_wait_by_op_s": dict(meter.by_op),
                      "overhead_fraction": (wall - meter.inside_s) / wall})
         print(f"  {p.name:34s} {wall:6.1f}s  {meter.starts:2d} child starts {meter.start_s:5.1f}s  "
               f"calls {meter.call_s:5.1f}s  inside {meter.inside_s:5.2f}s  overhead "
-              f"{rows[-1]['overhead_fraction']:.1%}", flush=True)
+              f"{rows[-1]['overhead_fraction']:.1%}  cpu {cpu:5.1f}s", flush=True)
     walls = [r["wall_s"] for r in rows]
     later = walls[1:] or walls
     total = sum(walls)
@@ -108,6 +141,8 @@ def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
             "child_starts_per_review": statistics.mean(r["child_starts"] for r in rows),
             "child_start_s_per_review": statistics.mean(r["child_start_s"] for r in rows),
             "inside_calls_s_per_review": statistics.mean(r["inside_calls_s"] for r in rows),
+            "cpu_s_per_review": statistics.mean(r["cpu_s"] for r in rows),
+            "parent_only_s_per_review": statistics.mean(r["wall_s"] - r["call_wait_s"] for r in rows),
             "overhead_fraction": (total - sum(r["inside_calls_s"] for r in rows)) / total,
             "child_start_fraction": sum(r["child_start_s"] for r in rows) / total}
 
@@ -163,7 +198,8 @@ def main() -> None:
             result["breakdown"] = b
             print(f"  => overhead fraction {b['overhead_fraction']:.1%}; child start-up {b['child_start_fraction']:.1%} "
                   f"of wall ({b['child_starts_per_review']:.1f} starts, {b['child_start_s_per_review']:.1f}s per "
-                  f"review); first review +{b['first_review_extra_s']:.1f}s (reviewer imports)", flush=True)
+                  f"review); first review +{b['first_review_extra_s']:.1f}s (reviewer imports); "
+                  f"{b['cpu_s_per_review']:.1f} CPU-s per review", flush=True)
         print("throughput:", flush=True)
         runs = [throughput(k, paths, tmp, args.only) for k in args.executors.split(",") if k]
         result["throughput"] = runs

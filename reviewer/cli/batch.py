@@ -39,7 +39,7 @@ def batch(
     executor: Executor = ExecutorKind.local,
     address: Address = None,
     workers: Annotated[int, typer.Option(help="local: parallel review processes; ray without --address: "
-                                         "CPUs of the one-node cluster")] = 1,
+                                         "CPUs of the one-node cluster it starts (1: all of them)")] = 1,
     out: Annotated[Optional[Path], typer.Option(help="batch store (results/ and runs/) "
                                                 "[.kreview/batches/<name>]")] = None,
     fmt: Annotated[BatchFormat, typer.Option("--format", help="results table on stdout")] = BatchFormat.text,
