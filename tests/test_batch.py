@@ -22,8 +22,8 @@ from tests.kernelfiles import KERNELS, expectations, materialize
 from tools.sandbox.limits import SandboxLimits
 
 ONLY = ["builds", "correctness"]
-SET = (("good_tiny", "integrity_tiny/good_tiny.py"), ("zeros_in_atol", "integrity_tiny/zeros_in_atol.py"),
-       ("syntax_error", "spine/syntax_error.py"))
+# the cheapest real cases with different verdicts: builds pass + correctness fail, and builds fail
+SET = (("syntax_error", "spine/syntax_error.py"), ("zeros_in_atol", "integrity_tiny/zeros_in_atol.py"))
 
 
 def _set(root: Path, names=SET) -> Path:
@@ -87,13 +87,13 @@ def test_ray_missing_falls_back_to_local_and_says_how(monkeypatch: pytest.Monkey
 # -- discovery, store, results table ----------------------------------------------------------------------
 
 def test_discover_a_set_a_single_submission_and_a_list(tmp_path: Path) -> None:
-    s = _set(tmp_path / "set", SET[:2])
+    s = _set(tmp_path / "set")
     (s / "_notes").mkdir()
-    assert [p.name for p in discover(s)] == ["good_tiny", "zeros_in_atol"]
-    assert discover(s / "good_tiny") == [(s / "good_tiny").resolve()]
+    assert [p.name for p in discover(s)] == ["syntax_error", "zeros_in_atol"]
+    assert discover(s / "zeros_in_atol") == [(s / "zeros_in_atol").resolve()]
     lst = tmp_path / "list.txt"
-    lst.write_text("# my batch\nset/zeros_in_atol\n\nset/good_tiny  # second\n")
-    assert [p.name for p in discover(lst)] == ["zeros_in_atol", "good_tiny"]
+    lst.write_text("# my batch\nset/zeros_in_atol\n\nset/syntax_error  # second\n")
+    assert [p.name for p in discover(lst)] == ["zeros_in_atol", "syntax_error"]
     with pytest.raises(UsageError):
         discover(tmp_path / "nope")
 
@@ -114,6 +114,29 @@ def test_results_table_json_and_csv(tmp_path: Path) -> None:
     store.put(Path("/a"), rows[0])
     assert store.get(Path("/a")) == rows[0] and store.get(Path("/b")) is None
     assert key_for(Path("/x/k")) != key_for(Path("/y/k"))
+
+
+def test_not_a_submission_is_recorded_not_reviewed(tmp_path: Path) -> None:
+    junk = tmp_path / "set" / "notes"
+    junk.mkdir(parents=True)
+    (junk / "readme.py").write_text("x = 1\n")
+    store = BatchStore(tmp_path / "b")
+    [row] = run_batch(discover(tmp_path / "set"), store, _config(), LocalExecutor(1))
+    assert row.status == "invalid_submission" and row.overall is None and row.error
+    assert store.get(junk.resolve()) == row and not list(store.runs.iterdir())
+
+
+def test_batch_cli_usage_errors(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from reviewer.cli import app
+
+    s = _set(tmp_path / "set", SET[:1])
+    runner = CliRunner()
+    for args in (["--address", "auto"], ["--executor", "slurm"], ["--device", "tpu"], ["--cpus-per-review", "0"]):
+        res = runner.invoke(app, ["batch", str(s), "--out", str(tmp_path / "b"), *args])
+        assert res.exit_code == 2, (args, res.output)
+    assert runner.invoke(app, ["batch", str(tmp_path / "missing")]).exit_code == 2
 
 
 # -- Ray: a local 2-CPU cluster, the same verdicts as the local executor ------------------------------------
@@ -147,6 +170,17 @@ def test_ray_and_local_give_the_same_verdicts(tmp_path: Path, ray_cluster) -> No
         review = json.loads((store.runs / ra.run_id / "review.json").read_text())
         assert review["run_dir"] == str(store.runs / ra.run_id)
         assert {c["id"]: c["verdict"] for c in review["criteria"]} == ra.criteria
+    # calibrate on the same executor: the run comes back into the calibration's own run store
+    from reviewer.calibrate.evalset import EvalCase, Grades
+    from reviewer.calibrate.runner import run_cases
+
+    grades = Grades(criteria={"builds": "fail"}, overall="reject", defect="syntax", how_to_see="compile",
+                    grader="test", date="2026-12-02")
+    case = EvalCase("syntax_error", s / "syntax_error", grades)
+    [cal] = run_cases([case], tmp_path / "cal", _config(), workers=1, force=False, baseline=False, executor=ray_ex)
+    assert cal.error is None and cal.criteria["builds"] == "fail" and cal.node
+    assert Path(cal.run_dir) == (tmp_path / "cal" / "runs" / cal.run_id).resolve()
+    assert (Path(cal.run_dir) / "review.json").exists()
     # a task that fails on its node is retried once, then reported as a failure (not a verdict)
     bad = Task("gone", review_submission, (str(tmp_path / "not-here"), _config().model_dump_json(), True))
     [out] = list(ray_ex.run([bad]))
@@ -164,7 +198,7 @@ def _results(out: Path) -> dict[str, float]:
 def test_killed_driver_resumes_where_it_stopped(tmp_path: Path, ray_cluster) -> None:
     """A driver (connected to the running cluster) is SIGKILLed after its first result; the rerun reviews
     only what is missing, and the table holds every submission with its expected verdicts."""
-    s = _set(tmp_path / "set", (SET[2], SET[1]))
+    s = _set(tmp_path / "set")  # syntax_error first (fast), then zeros_in_atol
     out = tmp_path / "batch"
     address = ray_cluster.get_runtime_context().gcs_address
     cmd = [sys.executable, "-m", "reviewer.cli", "batch", str(s), "--executor", "ray", "--address", address,

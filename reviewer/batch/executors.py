@@ -171,9 +171,14 @@ class RayExecutor(Executor):
             else:
                 kwargs.update(num_cpus=num_cpus, include_dashboard=False)
             kwargs.update(init_kwargs or {})
-            ray.init(**kwargs)
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, TimeoutError, ValueError) as exc:  # ValueError: ray:// without ray[client]
+                raise UsageError(f"no Ray cluster at {address!r}: {exc}",
+                                 hint="start one with `ray start --head` (or pass no --address for a "
+                                      "one-node cluster on this machine)") from exc
             self._owns = True
-        self._remote: dict[Callable[..., Any], Any] = {}
+        self._remote: dict[tuple[Callable[..., Any], bool], Any] = {}
 
     def describe(self) -> str:
         res = self._ray.cluster_resources()
@@ -200,10 +205,15 @@ class RayExecutor(Executor):
                 f"of memory for one review (largest node: {best['CPU']:g} CPUs, {best['GPU']:g} GPUs, "
                 f"{best['memory'] / 2**20:.0f} MiB)")
 
-    def _remote_for(self, fn: Callable[..., Any]) -> Any:
-        if fn not in self._remote:
-            self._remote[fn] = self._ray.remote(fn)
-        return self._remote[fn]
+    def _remote_for(self, fn: Callable[..., Any], gpu: bool) -> Any:
+        # Rationale: a GPU review gets a fresh worker process (max_calls=1, as Ray's own default for
+        # GPU functions): the reviewer's parent process initialises CUDA on the GPU it was given, and a
+        # reused worker would carry that context (its memory, its device) into the next review, whose
+        # GPU Ray may assign differently. CPU reviews reuse workers: the reviewer is imported once each.
+        key = (fn, gpu)
+        if key not in self._remote:
+            self._remote[key] = self._ray.remote(max_calls=1)(fn) if gpu else self._ray.remote(fn)
+        return self._remote[key]
 
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         ray = self._ray
@@ -215,7 +225,7 @@ class RayExecutor(Executor):
         pending: dict[Any, Task] = {}
         for t in tasks:
             r = t.resources
-            ref = self._remote_for(t.fn).options(
+            ref = self._remote_for(t.fn, r.num_gpus > 0).options(
                 num_cpus=r.num_cpus, num_gpus=r.num_gpus, memory=r.memory_mb * 2**20,
                 max_retries=ATTEMPTS - 1, retry_exceptions=True, name=f"kreview:{t.key}"[:100],
             ).remote(*t.args)
