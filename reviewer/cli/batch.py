@@ -90,7 +90,8 @@ def batch(
         else:
             for r in rows:
                 what = r.overall if r.status == "reviewed" else r.status
-                sys.stdout.write(f"{what:<20} {r.submission}  {r.run_id or (r.error or '').splitlines()[0]}\n")
+                detail = r.run_id or next(iter((r.error or "").strip().splitlines()), "")
+                sys.stdout.write(f"{what:<20} {r.submission}  {detail}\n")
         counts = failure_summary(rows)
         if not quiet:
             err.print(f"[dim]{', '.join(f'{k}: {v}' for k, v in counts.items())}; store {store.root}[/]",
