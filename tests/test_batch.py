@@ -62,11 +62,18 @@ def test_local_executor_retries_once_then_reports_failure() -> None:
     assert "always failed on attempt 2" in out["always"].error
 
 
+def _slow_abs(x: int) -> int:
+    time.sleep(0.5)  # still in flight when the other worker dies
+    return abs(x)
+
+
 def test_local_pool_survives_a_dying_worker() -> None:
-    # os._exit kills the worker process (a crash, not an exception): the pool is rebuilt, the task retried
-    tasks = [Task("dies", os._exit, (3,)), Task("fine", abs, (-4,))]
+    # os._exit kills its worker process (a crash, not an exception) and breaks the pool for every task
+    # in flight: only the task that crashes on its own is charged, the others run again and succeed
+    tasks = [Task("dies", os._exit, (3,)), Task("fine", _slow_abs, (-4,)), Task("later", _slow_abs, (5,))]
     out = {o.task.key: o for o in LocalExecutor(2).run(tasks)}
-    assert out["fine"].value == 4
+    assert (out["fine"].value, out["later"].value) == (4, 5)
+    assert out["fine"].error is None and out["later"].error is None
     assert out["dies"].value is None and out["dies"].attempts == 2 and "BrokenProcessPool" in out["dies"].error
 
 

@@ -107,39 +107,68 @@ class LocalExecutor(Executor):
                 yield Outcome(t, error=error, attempts=ATTEMPTS)
 
     def _pool(self, tasks: list[Task]) -> Iterator[Outcome]:
+        """At most ``workers`` tasks in flight. A worker process that dies breaks the whole pool and
+        fails every task in flight, so a broken pool charges no attempt: its tasks run again in a
+        fresh pool, and a task caught in two breaks runs alone (one process, where a death is its
+        own) for its two attempts. An exception a task raises is its own attempt."""
         ctx = multiprocessing.get_context("spawn")
-        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        queue = list(reversed(tasks))
+        alone: list[Task] = []
         attempts: dict[str, int] = {}
-        pending: dict[Future, Task] = {}
-
-        def submit(t: Task) -> None:
-            nonlocal pool
-            attempts[t.key] = attempts.get(t.key, 0) + 1
-            try:
-                pending[pool.submit(t.fn, *t.args)] = t
-            except BrokenProcessPool:  # a worker died and took the pool with it: a fresh pool
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
-                pending[pool.submit(t.fn, *t.args)] = t
-
+        breaks: dict[str, int] = {}
+        pending: dict[Future, tuple[Task, int]] = {}  # the task and the pool generation it went to
+        gen = 0
+        pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
         try:
-            for t in tasks:
-                submit(t)
-            while pending:
+            while queue or pending:
+                while queue and len(pending) < self.workers:
+                    t = queue.pop()
+                    try:
+                        pending[pool.submit(t.fn, *t.args)] = (t, gen)
+                    except BrokenProcessPool:
+                        queue.append(t)
+                        break
+                if not pending:  # the pool broke before anything was in flight: a fresh one
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool, gen = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx), gen + 1
+                    continue
                 done, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+                broken = False
                 for fut in done:
-                    t = pending.pop(fut)
+                    t, g = pending.pop(fut)
                     try:
                         value = fut.result()
-                    except Exception as exc:  # noqa: BLE001 - the task raised or its process died
+                    except BrokenProcessPool:
+                        broken = broken or g == gen
+                        breaks[t.key] = breaks.get(t.key, 0) + 1
+                        (alone if breaks[t.key] >= 2 else queue).append(t)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - the task raised: its own attempt
+                        attempts[t.key] = attempts.get(t.key, 0) + 1
                         if attempts[t.key] < ATTEMPTS:
-                            submit(t)
+                            queue.append(t)
                         else:
                             yield Outcome(t, error=_err(exc), attempts=attempts[t.key])
                         continue
-                    yield Outcome(t, value=value, attempts=attempts[t.key])
+                    yield Outcome(t, value=value, attempts=attempts.get(t.key, 0) + 1)
+                if broken:  # the current pool is dead: a fresh one (older pools' futures are only requeued)
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    pool, gen = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx), gen + 1
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
+        for t in alone:
+            yield self._alone(t, ctx, attempts.get(t.key, 0))
+
+    @staticmethod
+    def _alone(t: Task, ctx: Any, used: int) -> Outcome:
+        error = None
+        for attempt in range(used + 1, ATTEMPTS + 1):
+            with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as one:
+                try:
+                    return Outcome(t, value=one.submit(t.fn, *t.args).result(), attempts=attempt)
+                except Exception as exc:  # noqa: BLE001 - raised, or its process died: its own
+                    error = _err(exc)
+        return Outcome(t, error=error, attempts=ATTEMPTS)
 
 
 def ray_available() -> bool:
@@ -174,7 +203,8 @@ class RayExecutor(Executor):
             try:
                 ray.init(**kwargs)
             except (ConnectionError, TimeoutError, ValueError) as exc:  # ValueError: ray:// without ray[client]
-                raise UsageError(f"no Ray cluster at {address!r}: {exc}",
+                where = f"no Ray cluster at {address!r}" if address else "could not start a one-node Ray cluster"
+                raise UsageError(f"{where}: {exc}",
                                  hint="start one with `ray start --head` (or pass no --address for a "
                                       "one-node cluster on this machine)") from exc
             self._owns = True
@@ -218,8 +248,8 @@ class RayExecutor(Executor):
     def run(self, tasks: Iterable[Task]) -> Iterator[Outcome]:
         ray = self._ray
         tasks = list(tasks)
-        for t in tasks:
-            why = self.fits(t.resources)
+        for res in {t.resources for t in tasks}:  # one look at the nodes per distinct request
+            why = self.fits(res)
             if why:  # Ray would wait forever for such a node: say so now
                 raise UsageError(f"{why}; lower --cpus-per-review/--memory-mb-per-review or use --device cpu")
         pending: dict[Any, Task] = {}
