@@ -196,9 +196,9 @@ def main() -> None:
             print("breakdown (in this process, one review at a time):", flush=True)
             b = breakdown(paths, tmp, args.only)
             result["breakdown"] = b
-            print(f"  => overhead fraction {b['overhead_fraction']:.1%}; child start-up {b['child_start_fraction']:.1%} "
-                  f"of wall ({b['child_starts_per_review']:.1f} starts, {b['child_start_s_per_review']:.1f}s per "
-                  f"review); first review +{b['first_review_extra_s']:.1f}s (reviewer imports); "
+            print(f"  => overhead fraction {b['overhead_fraction']:.1%}; "
+                  f"child start-up {b['child_start_fraction']:.1%} of wall ({b['child_starts_per_review']:.1f} "
+                  f"starts, {b['child_start_s_per_review']:.1f}s per review); first review +{b['first_review_extra_s']:.1f}s (reviewer imports); "
                   f"{b['cpu_s_per_review']:.1f} CPU-s per review", flush=True)
         print("throughput:", flush=True)
         runs = [throughput(k, paths, tmp, args.only) for k in args.executors.split(",") if k]

@@ -32,6 +32,10 @@ Address = Annotated[Optional[str], typer.Option("--address", help="Ray cluster: 
                                                  "[default: start a one-node cluster here]")]
 
 
+def warn(message: str) -> None:
+    err.print(f"[yellow]{message}[/]", highlight=False, soft_wrap=True)
+
+
 @app.command()
 def batch(
     target: Annotated[Path, typer.Argument(help="a submission directory, a directory of them, or a file "
@@ -73,7 +77,6 @@ def batch(
         config = ReviewConfig(seed=seed, device=device, signoff=False,
                               limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
                               disabled_tools=list(skip or []), only_tools=list(only) if only else None)
-        warn = (lambda m: err.print(f"[yellow]{m}[/]", highlight=False, soft_wrap=True))
         with make_executor(executor.value, workers=workers, address=address, warn=warn) as ex:
             gpus = ex.has_gpus() if isinstance(ex, RayExecutor) else None
             progress = BatchProgress(err, f"reviewing {len(paths)} on {ex.describe()}", quiet=quiet)

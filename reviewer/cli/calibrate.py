@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from reviewer.cli.batch import Address, Executor, ExecutorKind
+from reviewer.cli.batch import Address, Executor, ExecutorKind, warn
 from reviewer.cli.common import _guard, app, err
 from reviewer.config import ReviewConfig
 from reviewer.errors import UsageError
@@ -50,7 +50,6 @@ def calibrate(
                               only_tools=list(only) if only else None)
         for m in bad:
             err.print(f"[yellow]malformed case[/] {m.name}: {m.why}", markup=True, highlight=False)
-        warn = (lambda m: err.print(f"[yellow]{m}[/]", highlight=False, soft_wrap=True))
         ex = make_executor(executor.value, workers=workers, address=address, warn=warn)
         resources = Resources()
         if isinstance(ex, RayExecutor) and ex.has_gpus():  # decided once for the set, not per node
