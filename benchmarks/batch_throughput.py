@@ -198,7 +198,8 @@ def main() -> None:
             result["breakdown"] = b
             print(f"  => overhead fraction {b['overhead_fraction']:.1%}; "
                   f"child start-up {b['child_start_fraction']:.1%} of wall ({b['child_starts_per_review']:.1f} "
-                  f"starts, {b['child_start_s_per_review']:.1f}s per review); first review +{b['first_review_extra_s']:.1f}s (reviewer imports); "
+                  f"starts, {b['child_start_s_per_review']:.1f}s per review); "
+                  f"first review +{b['first_review_extra_s']:.1f}s (reviewer imports); "
                   f"{b['cpu_s_per_review']:.1f} CPU-s per review", flush=True)
         print("throughput:", flush=True)
         runs = [throughput(k, paths, tmp, args.only) for k in args.executors.split(",") if k]
