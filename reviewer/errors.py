@@ -160,3 +160,9 @@ class ReviewTerminated(BaseException):
     ``finally`` blocks stop the sandboxes and remove their folders."""
 
     exit_code = 143
+
+
+class BatchError(KReviewError):
+    """A batch review could not run a review on the node that got it (not a kernel's failure)."""
+
+    status = "batch_error"

@@ -1,18 +1,18 @@
-"""Running the reviewer over an eval set: parallel worker processes, resumable."""
+"""Running the reviewer over an eval set on an executor (local processes or Ray), resumable."""
 
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewer.batch.executors import Executor, LocalExecutor, Resources, Task
+from reviewer.batch.task import node_name, pack_run, runs_dir_for, unpack_run
 from reviewer.calibrate.evalset import EvalCase
 from reviewer.config import ReviewConfig
 
@@ -32,6 +32,7 @@ class CaseResult(BaseModel):
     baseline: dict[str, Any] | None = None
     cache_key: str | None = None
     """What the verdicts depend on (see ``cache_key``); a stored result with another key is redone."""
+    node: str | None = None
 
 
 _PACKAGES = ("torch", "triton", "jax", "jaxlib", "numpy", "langgraph")
@@ -85,16 +86,20 @@ def cache_key(case: EvalCase, config: ReviewConfig, fingerprint: str) -> str:
     return h.hexdigest()[:32]
 
 
-def review_case(case_path: str, name: str, config_json: str, baseline: bool) -> dict[str, Any]:
-    """One case in a worker process. Never raises: a reviewer failure is recorded as ``error``."""
+def review_case(case_path: str, name: str, config_json: str, baseline: bool, ship: bool = False) -> dict[str, Any]:
+    """One case in a worker process or Ray task. Never raises: a reviewer failure is recorded as
+    ``error``. ``ship``: the run directory comes back packed under ``archive`` (a remote node)."""
     from reviewer.api import start_review
     from reviewer.calibrate.baseline import kernelbench_baseline
 
     config = ReviewConfig.model_validate_json(config_json)
     t0 = time.monotonic()
-    out = CaseResult(name=name)
+    out = CaseResult(name=name, node=node_name())
+    archive = None
     try:
-        review = start_review(case_path, config)
+        with runs_dir_for(config, ship) as cfg:
+            review = start_review(case_path, cfg)
+            archive = pack_run(Path(review.run_dir)) if ship else None
         out.overall = review.overall
         out.criteria = {c.id: c.verdict for c in review.criteria}
         out.summaries = {c.id: c.summary for c in review.criteria}
@@ -108,12 +113,16 @@ def review_case(case_path: str, name: str, config_json: str, baseline: bool) -> 
         except Exception as exc:  # noqa: BLE001
             out.baseline = {"error": f"{type(exc).__name__}: {exc}"}
     out.duration_s = round(time.monotonic() - t0, 2)
-    return out.model_dump()
+    return {**out.model_dump(), "archive": archive}
 
 
 def run_cases(cases: list[EvalCase], out_dir: Path, config: ReviewConfig, *, workers: int, force: bool,
-              baseline: bool, on_done: Callable[[CaseResult, bool], None] | None = None) -> list[CaseResult]:
-    """Review every case (skipping those already done unless ``force``); results in ``out_dir/cases``."""
+              baseline: bool, on_done: Callable[[CaseResult, bool], None] | None = None,
+              executor: Executor | None = None, resources: Resources | None = None) -> list[CaseResult]:
+    """Review every case (skipping those already done unless ``force``); results in ``out_dir/cases``.
+
+    ``executor``: where the reviews run (default: ``workers`` local processes). On Ray each run directory
+    is sent back and unpacked into ``out_dir/runs``; a case whose task fails twice is an ``error``."""
     results_dir = out_dir / "cases"
     results_dir.mkdir(parents=True, exist_ok=True)
     config = config.model_copy(update={"signoff": False, "runs_dir": (out_dir / "runs").resolve()})
@@ -136,24 +145,27 @@ def run_cases(cases: list[EvalCase], out_dir: Path, config: ReviewConfig, *, wor
         todo.append(case)
 
     def record(data: dict[str, Any]) -> None:
+        archive = data.pop("archive", None)
+        if archive is not None:
+            data["run_dir"] = str(unpack_run(archive, Path(config.runs_dir)))
         res = CaseResult.model_validate(data)
         res.cache_key = keys.get(res.name)
-        (results_dir / f"{res.name}.json").write_text(res.model_dump_json(indent=2))
+        f = results_dir / f"{res.name}.json"
+        f.with_suffix(".tmp").write_text(res.model_dump_json(indent=2))
+        f.with_suffix(".tmp").replace(f)  # whole or absent: a killed driver resumes cleanly
         results[res.name] = res
         if on_done:
             on_done(res, False)
 
     cfg = config.model_dump_json()
-    if workers <= 1:
-        for case in todo:
-            record(review_case(str(case.path), case.name, cfg, baseline))
-    else:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            futures = {pool.submit(review_case, str(c.path), c.name, cfg, baseline): c for c in todo}
-            for fut in as_completed(futures):
-                try:
-                    record(fut.result())
-                except Exception as exc:  # noqa: BLE001 - a worker process died
-                    record(CaseResult(name=futures[fut].name, error=f"worker died: {exc}").model_dump())
+    executor = executor or LocalExecutor(workers)
+    ship = executor.name == "ray"
+    tasks = [Task(key=c.name, fn=review_case, args=(str(c.path), c.name, cfg, baseline, ship),
+                  resources=resources or Resources()) for c in todo]
+    for outcome in executor.run(tasks):
+        if outcome.error is None:
+            record(outcome.value)
+        else:  # the task raised or its process/node died, twice
+            record(CaseResult(name=outcome.task.key, error=f"reviewer failure after {outcome.attempts} attempts: "
+                              f"{outcome.error}").model_dump())
     return [results[c.name] for c in cases if c.name in results]

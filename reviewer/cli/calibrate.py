@@ -14,6 +14,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from reviewer.cli.batch import Address, Executor, ExecutorKind, warn
 from reviewer.cli.common import Only, _guard, app, err, examples
 from reviewer.config import ReviewConfig
 from tools.sandbox.limits import SandboxLimits
@@ -37,8 +38,11 @@ def calibrate(
     seed: Annotated[int, typer.Option(help="master seed for every case")] = 0,
     timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
     only: Only = None,
+    executor: Executor = ExecutorKind.local,
+    address: Address = None,
 ) -> None:
     def go() -> None:
+        from reviewer.batch.executors import RayExecutor, Resources, make_executor
         from reviewer.calibrate.evalset import load_eval_set
         from reviewer.calibrate.report import summarize, to_markdown, write_outputs
         from reviewer.calibrate.runner import run_cases
@@ -49,8 +53,13 @@ def calibrate(
                               only_tools=list(only) if only else None)
         for m in bad:
             err.print(f"[yellow]malformed case[/] {escape(m.name)}: {escape(m.why)}", markup=True, highlight=False)
+        ex = make_executor(executor.value, workers=workers, address=address, warn=warn)
+        resources = Resources()
+        if isinstance(ex, RayExecutor) and ex.has_gpus():  # decided once for the set, not per node
+            config = config.model_copy(update={"device": "cuda"})
+            resources = Resources(num_gpus=1.0)
         t0 = time.monotonic()
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        with ex, Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       console=err, disable=not sys.stderr.isatty()) as progress:
             task = progress.add_task(f"calibrating {eval_set.name}", total=len(cases))
 
@@ -61,7 +70,8 @@ def calibrate(
                                        highlight=False)
 
             results = run_cases(cases, out_dir, config, workers=workers, force=force,
-                                baseline=baseline is Baseline.kernelbench, on_done=done)
+                                baseline=baseline is Baseline.kernelbench, on_done=done, executor=ex,
+                                resources=resources)
         cal = summarize(eval_set, cases, bad, results, wall_time_s=time.monotonic() - t0, workers=workers)
         paths = write_outputs(cal, out_dir)
         md = to_markdown(cal)

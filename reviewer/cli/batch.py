@@ -1,0 +1,105 @@
+"""``kreview batch``: review many submissions on this machine or on a Ray cluster, resumably."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from reviewer.cli.common import _guard, app, err
+from reviewer.config import ReviewConfig
+from reviewer.errors import UsageError
+from tools.sandbox.limits import SandboxLimits
+
+
+class BatchFormat(str, Enum):
+    text = "text"
+    json = "json"
+    csv = "csv"
+
+
+class ExecutorKind(str, Enum):
+    local = "local"
+    ray = "ray"
+
+
+Executor = Annotated[ExecutorKind, typer.Option("--executor", help="local processes, or a Ray cluster "
+                                                "(pip install 'kernel-reviewer\\[ray]')")]
+Address = Annotated[Optional[str], typer.Option("--address", help="Ray cluster: auto | ray://HOST:10001 "
+                                                 "[default: start a one-node cluster here]")]
+
+
+def warn(message: str) -> None:
+    err.print(f"[yellow]{message}[/]", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def batch(
+    target: Annotated[Path, typer.Argument(help="a submission directory, a directory of them, or a file "
+                                           "listing them one per line")],
+    executor: Executor = ExecutorKind.local,
+    address: Address = None,
+    workers: Annotated[int, typer.Option(help="local: parallel review processes; ray without --address: "
+                                         "CPUs of the one-node cluster it starts (1: all of them)")] = 1,
+    out: Annotated[Optional[Path], typer.Option(help="batch store (results/ and runs/) "
+                                                "[.kreview/batches/<name>]")] = None,
+    fmt: Annotated[BatchFormat, typer.Option("--format", help="results table on stdout")] = BatchFormat.text,
+    force: Annotated[bool, typer.Option("--force", help="review again what the store already has")] = False,
+    retry_failed: Annotated[bool, typer.Option("--retry-failed", help="review again the reviewer failures "
+                                               "recorded in the store")] = False,
+    seed: Annotated[int, typer.Option(help="master seed of every review (same seed, same verdicts)")] = 0,
+    device: Annotated[str, typer.Option(help="auto|cpu|cuda (auto: GPU reviews when the cluster has GPUs)")] = "auto",
+    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
+    memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit")] = 6144,
+    cpus_per_review: Annotated[float, typer.Option(help="Ray: CPUs each review reserves")] = 1.0,
+    memory_mb_per_review: Annotated[int, typer.Option(help="Ray: memory (MiB) each review reserves")] = 2048,
+    skip: Annotated[Optional[list[str]], typer.Option(help="tool to skip (repeatable)")] = None,
+    only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
+) -> None:
+    """Review many submissions (locally or one Ray task each) into a resumable store; print a results table."""
+
+    def go() -> None:
+        from reviewer.batch.executors import RayExecutor, make_executor
+        from reviewer.batch.progress import BatchProgress
+        from reviewer.batch.runner import discover, failure_summary, run_batch
+        from reviewer.batch.store import BatchStore, rows_csv, rows_json
+
+        if device not in ("auto", "cpu", "cuda"):
+            raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
+        if cpus_per_review <= 0 or memory_mb_per_review <= 0:
+            raise UsageError("--cpus-per-review and --memory-mb-per-review must be positive")
+        paths = discover(target)
+        store = BatchStore(out or Path(".kreview/batches") / target.resolve().name)
+        config = ReviewConfig(seed=seed, device=device, signoff=False,
+                              limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
+                              disabled_tools=list(skip or []), only_tools=list(only) if only else None)
+        with make_executor(executor.value, workers=workers, address=address, warn=warn) as ex:
+            gpus = ex.has_gpus() if isinstance(ex, RayExecutor) else None
+            progress = BatchProgress(err, f"reviewing {len(paths)} on {ex.describe()}", quiet=quiet)
+            try:
+                rows = run_batch(paths, store, config, ex, gpus_available=gpus, cpus_per_review=cpus_per_review,
+                                 memory_mb_per_review=memory_mb_per_review, force=force, retry_failed=retry_failed,
+                                 on_row=progress.row, on_start=progress.start)
+            finally:
+                progress.stop()
+        if fmt is BatchFormat.json:
+            sys.stdout.write(rows_json(rows))
+        elif fmt is BatchFormat.csv:
+            sys.stdout.write(rows_csv(rows))
+        else:
+            for r in rows:
+                what = r.overall if r.status == "reviewed" else r.status
+                detail = r.run_id or next(iter((r.error or "").strip().splitlines()), "")
+                sys.stdout.write(f"{what:<20} {r.submission}  {detail}\n")
+        counts = failure_summary(rows)
+        if not quiet:
+            err.print(f"[dim]{', '.join(f'{k}: {v}' for k, v in counts.items())}; store {store.root}[/]",
+                      highlight=False, soft_wrap=True)
+        if counts.get("reviewer_failure"):
+            raise typer.Exit(1)
+
+    _guard(go)
