@@ -32,18 +32,18 @@ class CompiledCodeTool(Tool):
         return ResourcesTool().applies(ctx)
 
     def run(self, ctx: ToolContext) -> None:
-        self._run(ctx, None)
+        self._read(ctx)
 
     def probe(self, ctx: ToolContext, case: Case) -> None:
-        self._run(ctx, case)
-
-    def _run(self, ctx: ToolContext, case: Case | None) -> None:
+        # Rationale: alone (``kreview probe --tool compiled_code``) nothing is compiled yet; in a review
+        # the resources tool has run (or was skipped, and then nothing is read).
         if not ctx.prior("resources"):
-            # Rationale: alone (``kreview probe --tool compiled_code``) there is nothing compiled yet.
             from tools.resources import ResourcesTool
 
-            tool = ResourcesTool()
-            tool.probe(ctx, case) if case is not None else tool.run(ctx)
+            ResourcesTool().probe(ctx, case)
+        self._read(ctx)
+
+    def _read(self, ctx: ToolContext) -> None:
         compiled = [e for e in ctx.prior("resources") if any(a.endswith((".ttgir", ".sass")) for a in e.artifacts)]
         if not compiled:
             why = "; ".join(e.summary for e in ctx.prior("resources"))[:600] or "the resources tool recorded nothing"
@@ -78,7 +78,7 @@ class CompiledCodeTool(Tool):
             review = review_compiled(kernel, target, (base / ttgir).read_text(),
                                      (base / ptx).read_text() if ptx else None, is_user_file=self._is_user_file(ctx),
                                      divisible_by_16=meta.get("divisible_by_16", []), int_args=int_args)
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - an IR this reader does not understand is unverified, not a crash
             ctx.add_evidence(self, outcome="unverified", defect="compiled_code_unreadable",
                              summary=f"{kernel} on {target}: the kept IR could not be read ({exc})", reason=str(exc),
                              check="read TTGIR/PTX kept by resources", rerun=ctx.rerun(self.name))

@@ -289,7 +289,9 @@ def _global_accesses(ir: Ttgir, accesses: list[GlobalAccess], out: CompiledRevie
         elif pattern == "contiguous" and widths and max(widths) <= ebytes and ebytes < 16 and lay is not None \
                 and lay.kind == "blocked" and threads:
             f = lay.order[0] if lay.order else len(ptr_t.shape) - 1
-            room = ptr_t.shape[f] // max(1, lay.get("threadsPerWarp")[f] * lay.get("warpsPerCTA")[f])
+            tpw, wpc = lay.get("threadsPerWarp"), lay.get("warpsPerCTA")
+            room = ptr_t.shape[f] // max(1, (tpw[f] if f < len(tpw) else 1) * (wpc[f] if f < len(wpc) else 1)) \
+                if f < len(ptr_t.shape) else 0
             if room >= 2:
                 unproven = [a for a in int_args if a not in div16]
                 why = (f"integer arguments not known to be multiples of 16 in this launch: {', '.join(unproven)}"

@@ -169,8 +169,6 @@ def _host_regions(calls: list[_Call]) -> list[tuple[int, int]]:
 
 
 def _event_regions(calls: list[_Call], add) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
-    records = {_dotted(c.node.func.value): i for i, c in enumerate(calls)  # last record() of each event name
-               if _leaf(c.name) == "record" and isinstance(c.node.func, ast.Attribute)}
     regions = []
     for i, c in enumerate(calls):
         if _leaf(c.name) != "elapsed_time" or not isinstance(c.node.func, ast.Attribute) or not c.node.args:
@@ -191,7 +189,6 @@ def _event_regions(calls: list[_Call], add) -> list[tuple[int, int]]:  # type: i
                 f"torch.cuda.synchronize() after {e_name}.record() (line {calls[e].node.lineno}): the end event "
                 f"may not have completed, so the time is wrong or the call fails")
         regions.append((s, e))
-    del records
     return regions
 
 
