@@ -45,4 +45,6 @@ def test_compiled_code_findings(path: Path, tmp_path: Path, config: ReviewConfig
         assert "ttgir:" in f.message
     for e in items:
         assert all((Path(review.run_dir) / a).exists() for a in e.artifacts)
+        # evidence names the submission's own file, not the sandbox's temporary copy
+        assert all(o["source_file"] in (None, "submission.py") for o in e.result["observations"])
         assert e.result["resources"]["registers"] > 0

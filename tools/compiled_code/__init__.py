@@ -83,6 +83,12 @@ class CompiledCodeTool(Tool):
                              summary=f"{kernel} on {target}: the kept IR could not be read ({exc})", reason=str(exc),
                              check="read TTGIR/PTX kept by resources", rerun=ctx.rerun(self.name))
             return
+        # Rationale: the compiler recorded the sandbox's temporary copy; the evidence names the
+        # submission's own relative path so that a rerun reproduces it exactly.
+        for o in review.observations:
+            if o.source_file:
+                o.source_file = next((f for f in ctx.submission.source_files
+                                      if o.source_file == f or o.source_file.endswith("/" + f)), Path(o.source_file).name)
         self._record(ctx, ev, review, [a for a in (ttgir, ptx) if a])
 
     def _record(self, ctx: ToolContext, ev: Evidence, review: CompiledReview, artifacts: list[str]) -> None:
@@ -118,7 +124,7 @@ class CompiledCodeTool(Tool):
                             spans=self._spans(ctx, o.source_line, o.source_file), confirmed_by=[item.id])
 
     def _spans(self, ctx: ToolContext, line: int | None, file: str | None = None) -> list[Any]:
-        if file is not None and not file.endswith(ctx.submission.submission_file):
+        if file is not None and file != ctx.submission.submission_file:
             return []
         return ctx.submission_span(line) if line else []
 
