@@ -15,6 +15,7 @@ from tools.base import Tool, ToolContext
 from tools.harness.case import Case
 from tools.methodology.lint import lint
 
+MAX_SCRIPT_BYTES = 1 << 20
 _SCRIPT_NAME = re.compile(r"(?:^|/)(?:bench|benchmark)[\w-]*\.py$")
 
 
@@ -41,13 +42,14 @@ class MethodologyTool(Tool):
         for name in benchmark_scripts(ctx):
             path = sub.root_path / name
             try:
-                inside = path.resolve().is_relative_to(sub.root_path.resolve())
-                text = path.read_text(errors="replace") if inside else None
+                inside = path.resolve().is_relative_to(sub.root_path.resolve()) and path.is_file()
+                # Rationale: a benchmark script is a page or two; a huge file is not read into this process.
+                text = path.read_text(errors="replace") if inside and path.stat().st_size <= MAX_SCRIPT_BYTES else None
             except OSError:
                 text = None
             if text is None:
                 ctx.add_evidence(self, outcome="unverified", defect="script_missing",
-                                 summary=f"benchmark script {name} is not a readable file of the submission",
+                                 summary=f"benchmark script {name} is not a readable file of the submission (at most 1 MiB)",
                                  reason="named by [claims] script but not found", check="read the script",
                                  rerun=ctx.rerun(self.name))
                 continue
