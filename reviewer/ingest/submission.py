@@ -40,6 +40,7 @@ class Claims(_Strict):
     time_us: float | None = Field(None, gt=0)
     baseline: Literal["eager", "compile"] = "eager"
     notes: str = ""
+    script: str | None = None  # the benchmark script the claim was measured with (read by tools/methodology)
 
 
 class Manifest(_Strict):

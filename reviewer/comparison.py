@@ -1,0 +1,154 @@
+"""Side by side: several reviewed implementations of one task, their figures in one table, and a ranking
+with its reasons. Works on finished reviews only (each is an ordinary ``kreview review`` run)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewer.models import Review
+
+_VERDICT_RANK = {"accept": 0, "needs_human": 1, "reject": 2}
+_CRITERION_RANK = {"pass": 0, "unverified": 1, "fail": 2}
+
+
+class Column(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    run_id: str
+    framework: str | None = None
+    overall: str
+    criteria: dict[str, str]
+    correctness: dict[str, Any] = Field(default_factory=dict)
+    compiled: dict[str, str] = Field(default_factory=dict)  # target -> one line
+    resources: dict[str, str] = Field(default_factory=dict)  # target -> one line
+    concerns: list[str] = Field(default_factory=list)
+    roofline: str | None = None
+    timings: list[str] = Field(default_factory=list)
+
+
+class Comparison(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    columns: list[Column]
+    ranking: list[dict[str, Any]]
+    same_reference: bool
+    notes: list[str] = Field(default_factory=list)
+
+
+def _reference_hash(path: Path) -> str | None:
+    for name in ("reference.py", "task.py"):
+        f = path / name
+        if f.is_file():
+            return hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+    return None
+
+
+def _correctness(review: Review) -> dict[str, Any]:
+    errs, ulps, ratios = [], [], []
+    for e in review.evidence:
+        if e.tool != "correctness":
+            continue
+        for o in (e.result.get("comparison") or {}).get("outputs", []):
+            if o.get("max_abs_err") is not None:
+                errs.append(float(o["max_abs_err"]))
+            if o.get("max_ulp") is not None:
+                ulps.append(float(o["max_ulp"]))
+        budget = e.result.get("error_budget") or {}
+        if budget.get("ratio") is not None:
+            ratios.append(float(budget["ratio"]))
+    out: dict[str, Any] = {}
+    if errs:
+        out["max_abs_err"] = max(errs)
+    if ulps:
+        out["max_ulp"] = max(ulps)
+    if ratios:
+        out["float64_error_ratio"] = round(max(ratios), 3)
+    return out
+
+
+def column(name: str, review: Review) -> Column:
+    col = Column(name=name, run_id=review.run_id, framework=getattr(review.submission, "framework", None),
+                 overall=review.overall, criteria={c.id: c.verdict for c in review.criteria},
+                 correctness=_correctness(review))
+    for e in review.evidence:
+        target = str(e.config.get("target") if isinstance(e.config.get("target"), str) else e.result.get("arch", ""))
+        if e.tool == "compiled_code" and e.outcome == "info":
+            col.compiled[target or e.id] = e.summary.split(": ", 1)[-1]
+        elif e.tool == "resources" and e.outcome in ("pass", "fail"):
+            occ = e.result.get("occupancy") or {}
+            occ_t = f", occupancy {occ['occupancy']:.0%} ({occ.get('limiter')})" if occ.get("occupancy") else ""
+            col.resources[target or e.id] = (f"{e.result.get('registers')} regs, {e.result.get('spill_stores', 0)} B "
+                                             f"spilled, {e.result.get('smem_per_block', 0)} B smem{occ_t}")
+        elif e.tool == "roofline" and col.roofline is None:
+            col.roofline = e.summary[:200]
+        elif e.tool == "benchmark" and e.outcome in ("pass", "fail"):
+            col.timings.append(e.summary[:200])
+    col.concerns = sorted({f.category for f in review.findings if f.severity in ("warning", "error")})
+    return col
+
+
+def _key(col: Column) -> tuple[Any, ...]:
+    fails = sum(1 for v in col.criteria.values() if v == "fail")
+    unverified = sum(1 for v in col.criteria.values() if v == "unverified")
+    ratio = col.correctness.get("float64_error_ratio", float("inf"))
+    return (_VERDICT_RANK.get(col.overall, 3), fails, unverified, len(col.concerns), ratio, col.name)
+
+
+def compare(named: list[tuple[str, Path, Review]]) -> Comparison:
+    cols = [column(n, r) for n, _, r in named]
+    hashes = {_reference_hash(p) for _, p, _ in named}
+    ranked = sorted(cols, key=_key)
+    ranking = []
+    for i, col in enumerate(ranked, 1):
+        fails = [k for k, v in col.criteria.items() if v == "fail"]
+        unver = [k for k, v in col.criteria.items() if v == "unverified"]
+        reasons = [f"overall {col.overall}"]
+        reasons += [f"fails {', '.join(fails)}"] if fails else []
+        reasons += [f"unverified {', '.join(unver)}"] if unver else []
+        reasons += [f"concerns: {', '.join(col.concerns)}"] if col.concerns else ["no concern"]
+        if "float64_error_ratio" in col.correctness:
+            reasons.append(f"error {col.correctness['float64_error_ratio']}x the reference's own float64 error")
+        ranking.append({"rank": i, "name": col.name, "reasons": reasons})
+    notes = [] if len(hashes) == 1 else ["the implementations do not share one reference file: the figures "
+                                         "compare different tasks"]
+    return Comparison(columns=cols, ranking=ranking, same_reference=len(hashes) == 1, notes=notes)
+
+
+def render(cmp: Comparison, fmt: str) -> str:
+    if fmt == "json":
+        return cmp.model_dump_json(indent=2)
+    rows: list[tuple[str, list[str]]] = [("framework", [c.framework or "?" for c in cmp.columns]),
+                                         ("overall", [c.overall for c in cmp.columns])]
+    crit = sorted({k for c in cmp.columns for k in c.criteria})
+    rows += [(k, [c.criteria.get(k, "-") for c in cmp.columns]) for k in crit]
+    for key in ("max_abs_err", "max_ulp", "float64_error_ratio"):
+        rows.append((key, [f"{c.correctness[key]:.3g}" if key in c.correctness else "-" for c in cmp.columns]))
+    targets = sorted({t for c in cmp.columns for t in (*c.compiled, *c.resources)})
+    for t in targets:
+        rows.append((f"compiled {t}", [c.compiled.get(t, "-") for c in cmp.columns]))
+        rows.append((f"resources {t}", [c.resources.get(t, "-") for c in cmp.columns]))
+    rows.append(("concerns", [", ".join(c.concerns) or "none" for c in cmp.columns]))
+    rows.append(("roofline", [c.roofline or "-" for c in cmp.columns]))
+    rows.append(("GPU timings", ["; ".join(c.timings) or "not measured" for c in cmp.columns]))
+    names = [c.name for c in cmp.columns]
+    lines: list[str] = []
+    if fmt == "markdown":
+        lines.append("| | " + " | ".join(names) + " |")
+        lines.append("|---|" + "---|" * len(names))
+        lines += ["| " + k + " | " + " | ".join(v.replace("|", "\\|") for v in vals) + " |" for k, vals in rows]
+        lines.append("")
+        lines.append("Ranking:")
+        lines += [f"{r['rank']}. **{r['name']}**: {'; '.join(r['reasons'])}" for r in cmp.ranking]
+    else:
+        for k, vals in rows:
+            lines.append(k)
+            lines += [f"  {n}: {v}" for n, v in zip(names, vals)]
+        lines.append("ranking:")
+        lines += [f"  {r['rank']}. {r['name']}: {'; '.join(r['reasons'])}" for r in cmp.ranking]
+    lines += [f"note: {n}" for n in cmp.notes]
+    return "\n".join(lines)
