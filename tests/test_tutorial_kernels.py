@@ -1,0 +1,39 @@
+"""Kernels written the way the public Triton tutorials write them (driver lookups for the device and
+its properties, warmup-sized grids, multi-config autotune, torch.compile wrappers, is_cuda guards)
+are reviewed as written: every file under tests/kernels/tutorial_softmax gets the verdicts its
+docstring names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewer.api import start_review
+from reviewer.config import ReviewConfig
+from tests.kernelfiles import expectations, materialize, submissions
+from tools.harness.virtual_gpu import spec_for
+
+FILES = submissions("tutorial_softmax")
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_tutorial_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    sub = materialize(path, tmp_path / "sub")
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness"]}))
+    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
+    want = expectations(path)
+    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+    virtual = [e for e in review.evidence if e.defect == "virtual_device"]
+    assert virtual, "the evidence must say which answers came from the virtual device"
+    assert virtual[0].config["arch"] == "sm_90"
+
+
+def test_virtual_device_follows_the_target() -> None:
+    assert spec_for(None)["key"] == "H100"
+    a100 = spec_for("A100")
+    assert (a100["arch"], a100["properties"]["multiprocessor_count"]) == ("sm_80", 108)
+    assert a100["properties"]["max_shared_mem"] == 166912  # gpu_limits.yaml, opt-in per block
+    assert spec_for(None, ["sm_89"])["key"] == "L4"
+    unknown = spec_for("no such gpu")
+    assert unknown["key"] == "H100" and "not in the table" in unknown["chosen_by"]
