@@ -22,6 +22,8 @@ children (and the static-compile child), this prelude answers them as the target
   subprocess without the interpreter (tools/harness/virtual_compile.py: TTGIR/PTX, then ptxas -v)
   and returns an object with ``n_regs``, ``n_spills``, ``metadata.shared``/``num_warps`` from that
   compile; launching it (``kernel[grid](...)``) runs the interpreter with the warmed-up constexprs.
+- ``torch.compile`` returns its function or module unchanged: it runs eagerly (Dynamo cannot trace
+  the interpreter), so the Triton kernel inside is what is reviewed.
 - ``@triton.autotune`` with several configs runs ONE config, chosen deterministically (the first
   listed, or the one the ``virtual_gpu`` instrument forces: tools/autotune reviews every config that
   way); nothing is benchmarked.
@@ -395,6 +397,22 @@ def _patch_autotuner() -> None:
     cls.run = run
 
 
+def _patch_compile() -> None:
+    """``torch.compile`` runs its function eagerly: Dynamo cannot trace the Triton interpreter, and
+    the kernel inside, not Inductor's code, is what is reviewed."""
+    import torch
+
+    def compile(model: Any = None, **kwargs: Any) -> Any:  # noqa: A001 - torch.compile's own name
+        def eager(fn: Any) -> Any:
+            _log(f"torch.compile({getattr(fn, '__qualname__', type(fn).__name__)})",
+                 "ran eagerly (Dynamo cannot trace the Triton interpreter)")
+            return fn
+
+        return eager if model is None else eager(model)
+
+    torch.compile = compile  # type: ignore[assignment]
+
+
 _CONFIG: dict[str, Any] = {}
 
 
@@ -414,3 +432,4 @@ def install(config: dict[str, Any]) -> None:
     if os.environ.get("TRITON_INTERPRET") == "1":
         _patch_interpreter()
         _patch_autotuner()
+        _patch_compile()

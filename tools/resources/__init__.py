@@ -153,6 +153,12 @@ class ResourcesTool(Tool):
                              inputs={"case": case.model_dump()}, result={"instrument": data}, rerun=rerun)
             return
         chosen, skipped = select_launches(launches)
+        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
+        # compiled for every target too, not only the one the run happened to use.
+        for entry in ctx.shared.get("autotune_launches") or []:
+            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
+            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
+                chosen.append(entry)
         sub = ctx.submission
         workdir = ctx.session.root / "triton-compile"
         src = workdir / "src"
