@@ -27,6 +27,9 @@ def test_tutorial_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConf
     virtual = [e for e in review.evidence if e.defect == "virtual_device"]
     assert virtual, "the evidence must say which answers came from the virtual device"
     assert virtual[0].config["arch"] == "sm_90"
+    if path.stem.startswith("bad_autotune"):
+        wrong = [e for e in review.evidence if e.tool == "autotune" and e.outcome == "fail"]
+        assert [e.inputs["config_index"] for e in wrong] == [2], [e.summary for e in wrong]
 
 
 def test_virtual_device_follows_the_target() -> None:
@@ -37,3 +40,20 @@ def test_virtual_device_follows_the_target() -> None:
     assert spec_for(None, ["sm_89"])["key"] == "L4"
     unknown = spec_for("no such gpu")
     assert unknown["key"] == "H100" and "not in the table" in unknown["chosen_by"]
+
+
+@pytest.mark.parametrize("message", [
+    "0 active drivers ([]). There should only be one.",
+    "fatal error: c10/cuda/impl/cuda_cmake_macros.h: No such file or directory",
+    "kernel.warmup() needs a CUDA device, or Triton's compiler and ptxas for sm_90, and they are not available here",
+])
+def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None:
+    from tools.outcomes import classify_failure
+    from tools.sandbox import CallResult
+
+    call = CallResult(answered=True, ok=False, error={"type": "RuntimeError", "message": message, "traceback": ""})
+    c = classify_failure(call, interpreted=True, input_numel=10, on_cpu=True, stage="the call")
+    assert (c.outcome, c.defect) == ("unverified", "needs_gpu")
+    assert "virtual device" in c.reason and "--device cuda" in c.reason
+    on_gpu = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
+    assert on_gpu.outcome == "fail"
