@@ -57,3 +57,16 @@ def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None
     assert "virtual device" in c.reason and "--device cuda" in c.reason
     on_gpu = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
     assert on_gpu.outcome == "fail"
+
+
+def test_roofline_counts_a_cuda_reference_written_with_dot_cuda(tmp_path: Path, config: ReviewConfig) -> None:
+    """A load_inline kernel cannot run on CPU, but its reference (KernelBench style, ``.cuda()``) can:
+    the roofline counts its work instead of failing on the call."""
+    from tests.kernelfiles import KERNELS
+
+    sub = materialize(KERNELS / "resources_cuda" / "good_load_inline.py", tmp_path / "sub")
+    ref = (sub / "reference.py").read_text().replace("torch.randn(batch_size, dim)", "torch.randn(batch_size, dim).cuda()")
+    (sub / "reference.py").write_text(ref)
+    review = start_review(sub, config.model_copy(update={"only_tools": ["roofline"]}))
+    items = [e for e in review.evidence if e.tool == "roofline"]
+    assert items and all(e.outcome == "info" for e in items), [e.summary for e in items]
