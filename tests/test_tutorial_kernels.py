@@ -20,7 +20,8 @@ FILES = submissions("tutorial_softmax")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_tutorial_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "autotune"]}))
+    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "autotune"],
+                                                         "correctness_seeds": 1}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     want = expectations(path)
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

@@ -12,6 +12,7 @@ device as the run child.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -20,13 +21,10 @@ from typing import Any
 
 
 def _figures(request: dict[str, Any]) -> dict[str, Any]:
-    from tools.harness import cuda_shim, virtual_gpu
     from tools.resources import toolchain
     from tools.resources.ptxas import parse_ptxas
     from tools.resources.triton_child import _compile
 
-    cuda_shim.install({"cuda_shim": request.get("cuda_shim", True)})
-    virtual_gpu.install({"virtual_gpu": request["spec"]})
     launch = request["launch"]
     arch = int(request["spec"]["arch"][3:])
     out = Path(tempfile.mkdtemp(prefix="kreview-warmup-"))
@@ -61,15 +59,33 @@ def _figures(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.read())
-    root = request.get("package_root")
-    if root and root not in sys.path:
-        sys.path.insert(0, root)
-    try:
-        answer = _figures(request)
-    except Exception as exc:  # noqa: BLE001 - anything else is this machine's problem, said as such
-        answer = {"ok": False, "kind": "setup", "error": f"{type(exc).__name__}: {str(exc)[:1500]}"}
-    print(json.dumps(answer, default=str), flush=True)
+    """Serve compile requests, one JSON line in, one JSON line out, until stdin closes.
+
+    Rationale: starting Python, torch and Triton and importing the submission costs seconds; one
+    server per run child pays that once, so a warmup for a new dtype or block size costs one compile."""
+    # answers go to a private copy of stdout; whatever the submission prints goes to stderr
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    prepared = False
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            root = request.get("package_root")
+            if root and root not in sys.path:
+                sys.path.insert(0, root)
+            if not prepared:
+                from tools.harness import cuda_shim, virtual_gpu
+
+                cuda_shim.install({"cuda_shim": request.get("cuda_shim", True)})
+                virtual_gpu.install({"virtual_gpu": request["spec"]})
+                prepared = True
+            answer = _figures(request)
+        except Exception as exc:  # noqa: BLE001 - anything else is this machine's problem, said as such
+            answer = {"ok": False, "kind": "setup", "error": f"{type(exc).__name__}: {str(exc)[:1500]}"}
+        out.write(json.dumps(answer, default=str) + "\n")
+        out.flush()
     return 0
 
 

@@ -308,15 +308,10 @@ def compile_figures(launch: dict[str, Any]) -> dict[str, Any]:
     key = json.dumps([launch, SPEC.get("arch")], sort_keys=True, default=str)
     if key in _COMPILED:
         return _COMPILED[key]
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     root = str(Path(__file__).resolve().parents[2])
     request = {"launch": launch, "spec": SPEC, "package_root": root,
                "cuda_shim": bool(_CONFIG.get("cuda_shim"))}
-    proc = subprocess.run([sys.executable, "-I", str(Path(__file__).with_name("virtual_compile.py"))],
-                          input=json.dumps(request), capture_output=True, text=True, env=env,
-                          timeout=float(_CONFIG.get("virtual_compile_timeout_s", 240)))
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    answer = json.loads(lines[-1]) if lines else {"ok": False, "error": (proc.stderr or proc.stdout)[-1500:]}
+    answer = _ask_server(request)
     if not answer.get("ok"):
         # Rationale: the figures of a real compile are what the kernel sizes itself from; without them
         # it cannot run as written, and that is this machine's limit unless the compiler refused it.
@@ -332,6 +327,35 @@ def compile_figures(launch: dict[str, Any]) -> dict[str, Any]:
          f"compiled for {SPEC['arch']}: n_regs={fig['n_regs']}, n_spills={fig['n_spills']}, "
          f"metadata.shared={fig['shared']}, num_warps={fig['num_warps']}")
     return fig
+
+
+_SERVER: subprocess.Popen[str] | None = None
+
+
+def _ask_server(request: dict[str, Any]) -> dict[str, Any]:
+    """One compile request to the compile server (tools/harness/virtual_compile.py), started on the
+    first warmup of this child without TRITON_INTERPRET; it lives in this child's process group, so
+    it ends with the child."""
+    global _SERVER
+    if _SERVER is None or _SERVER.poll() is not None:
+        env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+        _SERVER = subprocess.Popen([sys.executable, "-I", str(Path(__file__).with_name("virtual_compile.py"))],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   text=True, env=env)
+    assert _SERVER.stdin is not None and _SERVER.stdout is not None
+    try:
+        _SERVER.stdin.write(json.dumps(request, default=str) + "\n")
+        _SERVER.stdin.flush()
+        line = _SERVER.stdout.readline()
+    except (BrokenPipeError, OSError) as exc:
+        line = ""
+        why = repr(exc)
+    else:
+        why = "the compile server ended without an answer"
+    if not line:
+        _SERVER = None
+        return {"ok": False, "kind": "setup", "error": why}
+    return json.loads(line)
 
 
 def _patch_interpreter() -> None:
