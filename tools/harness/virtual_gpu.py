@@ -154,7 +154,8 @@ class VirtualDriver:
 
     def get_benchmarker(self) -> Any:
         def bench(fn: Any, *args: Any, quantiles: Any = None, **kwargs: Any) -> Any:
-            raise RuntimeError("timing a kernel needs a GPU; the CPU interpreter has no meaningful clock")
+            raise RuntimeError("timing a kernel needs a GPU: a CUDA device is not available here, and the "
+                               "CPU interpreter has no meaningful clock")
 
         return bench
 
