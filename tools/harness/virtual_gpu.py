@@ -59,15 +59,19 @@ _COMPILED: dict[str, dict[str, Any]] = {}
 
 
 # -- parent side: which GPU the virtual device is ----------------------------------------------
+@functools.cache
+def _tables() -> tuple[dict[str, Any], dict[str, Any]]:
+    import yaml
+
+    return yaml.safe_load(_TABLE.read_text()), yaml.safe_load(_LIMITS.read_text())["arches"]
+
+
 def spec_for(gpu: str | None, arch: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     """The virtual device for a review target: a GPU of virtual_gpus.yaml named by ``gpu``, else the
     first one of the first declared ``arch``, else the table's default. Pure; runs in the parent."""
     import re
 
-    import yaml
-
-    table = yaml.safe_load(_TABLE.read_text())
-    limits = yaml.safe_load(_LIMITS.read_text())["arches"]
+    table, limits = _tables()
     gpus: dict[str, dict[str, Any]] = table["gpus"]
     how = f"default virtual GPU ({table['default']}; set [target] gpu or arch in kreview.toml to change it)"
     key = None
