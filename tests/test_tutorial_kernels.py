@@ -66,7 +66,8 @@ def test_roofline_counts_a_cuda_reference_written_with_dot_cuda(tmp_path: Path, 
     from tests.kernelfiles import KERNELS
 
     sub = materialize(KERNELS / "resources_cuda" / "good_load_inline.py", tmp_path / "sub")
-    ref = (sub / "reference.py").read_text().replace("torch.randn(batch_size, dim)", "torch.randn(batch_size, dim).cuda()")
+    ref = (sub / "reference.py").read_text().replace("torch.randn(batch_size, dim)",
+                                                     "torch.randn(batch_size, dim).cuda()")
     (sub / "reference.py").write_text(ref)
     review = start_review(sub, config.model_copy(update={"only_tools": ["roofline"]}))
     items = [e for e in review.evidence if e.tool == "roofline"]

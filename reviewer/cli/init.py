@@ -65,7 +65,8 @@ def init(
     kernel: Annotated[Path, typer.Option("--kernel", help="Python file defining ModelNew (your kernel)")],
     reference: Annotated[Path, typer.Option("--reference", help="Python file defining Model, get_inputs, "
                                                                  "get_init_inputs")],
-    gpu: Annotated[Optional[str], typer.Option(help="target GPU the virtual device stands in for (H100, A100...)")] = None,
+    gpu: Annotated[Optional[str],
+                   typer.Option(help="target GPU the virtual device stands in for (H100, A100...)")] = None,
     force: Annotated[bool, typer.Option("--force", help="overwrite files in a non-empty DEST")] = False,
 ) -> None:
     """Make a KernelBench-style submission directory from a kernel file and a reference."""

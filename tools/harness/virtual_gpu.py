@@ -283,7 +283,8 @@ _ORIGINAL_RUN: Any = None
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")
 
 
-def _launch_description(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def _launch_description(fn: Any, args: tuple[Any, ...],
+                        kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     from tools.harness.instruments.triton_launches import _describe_arg
 
     params = list(inspect.signature(fn).parameters)
