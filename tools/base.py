@@ -69,7 +69,7 @@ class ToolContext:
     def builds_failed(self) -> bool:
         """Whether the builds check recorded anything but a pass: tools that run the submission
         then record nothing, and the rubric reports their criteria as not assessed."""
-        return any(e.outcome != "pass" for e in self.prior("builds"))
+        return any(e.outcome in ("fail", "unverified") for e in self.prior("builds"))
 
     def rerun(self, tool: str, case: Case | None = None) -> str:
         # Rationale: the master seed and the work budget decide every seed and configuration a
@@ -94,9 +94,15 @@ class ToolContext:
         return d
 
     def environment(self) -> dict[str, Any]:
-        return {"device": self.device.name, "run_setup": self.setup.note or "native",
-                "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes,
-                "limits": self.config.limits.describe()}
+        env = {"device": self.device.name, "run_setup": self.setup.note or "native",
+               "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes,
+               "limits": self.config.limits.describe()}
+        if "tools.harness.virtual_gpu" in self.setup.preludes:
+            from tools.harness.virtual_gpu import spec_for
+
+            spec = spec_for(self.submission.target.gpu, tuple(self.submission.target.arch))
+            env["virtual_gpu"] = f"{spec['name']} ({spec['arch']}); {spec['chosen_by']}"
+        return env
 
     def submission_span(self, line: int | None, end: int | None = None) -> list[SourceSpan]:
         """A span of the submission file with its real text quoted, or nothing if out of range."""

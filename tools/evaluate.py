@@ -139,7 +139,7 @@ def budget_for(ctx: ToolContext, case: Case, actual: Any, expected: Any) -> Erro
 def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instruments: list[str] | None = None,
              timeout: float | None = None, expected_s: float | None = None, allow_rejection: bool = False,
              keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False,
-             estimate_is_bound: bool = True) -> Evaluation:
+             estimate_is_bound: bool = True, options: dict[str, dict[str, Any]] | None = None) -> Evaluation:
     """Run ``case`` on both sides and judge it. Never raises for the submission's behaviour.
 
     ``want_budget``: measure the error budget even when the verdict does not need it (so later
@@ -149,7 +149,7 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
     if not ref.ok:
         return ev
     run = ctx.session.run_submission(case, ref, instruments=instruments, timeout=timeout,
-                                     keep_inputs_after=keep_inputs_after)
+                                     keep_inputs_after=keep_inputs_after, options=options)
     ev.run = run
     if not run.ok:
         sub = ctx.submission

@@ -35,6 +35,17 @@ _NEEDS_CUDA = re.compile(
 )
 
 
+# What the draft tells a user whose kernel could not run here (docs/bring-your-own-kernel.md).
+NEEDS_GPU_REMEDY = ("To review it on CPU, keep GPU-only APIs (CUDA streams, events, graphs, compiled "
+                    "extensions) off the path forward() takes; Triton's driver lookups, is_cuda guards and "
+                    "torch.cuda queries are answered by the virtual device. Otherwise review on a machine with "
+                    "a CUDA GPU (--device cuda).")
+
+# Rationale: Triton finds no driver on a machine without a GPU ("0 active drivers"); torch's CUDA
+# headers are incomplete in a CPU-only wheel (c10/cuda/impl/cuda_cmake_macros.h): the machine's limits.
+_NO_DEVICE = re.compile(r"(\b0 active drivers|cuda_cmake_macros\.h)")
+
+
 @dataclass(frozen=True)
 class Classified:
     outcome: Outcome
@@ -103,8 +114,9 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
         # Rationale: a kernel using an NKI feature our interpreter lacks is not shown wrong by failing there
         # (unverified still keeps the review from accepting, so forging this message gains nothing).
         return Classified("unverified", "interpreter_unsupported", f"{stage} could not be checked: {text[:300]}")
-    if on_cpu and _NEEDS_CUDA.search(text + (err.get("traceback") or "")[-1500:]):
-        return Classified("unverified", "needs_gpu", f"{stage} needs a CUDA device this machine lacks ({text[:300]})")
+    if on_cpu and (_NEEDS_CUDA.search(text + (err.get("traceback") or "")[-1500:]) or _NO_DEVICE.search(text)):
+        return Classified("unverified", "needs_gpu", f"{stage} needs a CUDA device this machine lacks ({text[:300]}). "
+                                                     f"{NEEDS_GPU_REMEDY}")
     if etype in ("MemoryError", "OutOfMemoryError") or "can't allocate memory" in msg:
         return Classified("fail", "out_of_memory", f"{stage} ran out of memory: {text[:300]}")
     if etype == "SystemExit":

@@ -25,7 +25,7 @@ from typing import Any
 
 from reviewer.ingest.submission import Submission
 from tools.backends.base import DeviceInfo, RunSetup
-from tools.harness import tensors
+from tools.harness import tensors, virtual_gpu
 from tools.harness.case import Case
 from tools.sandbox import CallResult, SandboxLimits, SandboxWorker
 from tools.sandbox.worker import LOG_KEEP, log_tail
@@ -125,8 +125,16 @@ class SandboxSession:
 
     # -- workers -----------------------------------------------------------------------------
     def child_config(self) -> dict[str, Any]:
-        return {"device": "cuda" if self.device.has_gpu else "cpu",
-                "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes}
+        config: dict[str, Any] = {"device": "cuda" if self.device.has_gpu else "cpu",
+                                  "cuda_shim": "tools.harness.cuda_shim" in self.setup.preludes}
+        if virtual_gpu.PRELUDE in self.setup.preludes:
+            config["virtual_gpu"] = self.virtual_gpu()
+        return config
+
+    def virtual_gpu(self) -> dict[str, Any]:
+        """The GPU the virtual device answers as (tools/harness/virtual_gpu.py), from the review target."""
+        target = self.submission.target
+        return virtual_gpu.spec_for(target.gpu, tuple(target.arch))
 
     def _new_worker(self, role: str, *, limits: SandboxLimits | None = None, wrapper: list[str] | None = None,
                     env_extra: dict[str, str] | None = None) -> SandboxWorker:

@@ -263,7 +263,10 @@ class CudaBackend(Backend):
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if not device.has_gpu:
-            return RunSetup(can_run=False, why_not=_NO_GPU)
+            # Rationale: the submission cannot run here, but the reference still does (the roofline
+            # counts its work); a reference written with .cuda() needs the same CPU mapping as elsewhere.
+            return RunSetup(can_run=False, why_not=_NO_GPU, preludes=("tools.harness.cuda_shim",),
+                            note="reference only: device='cuda' requests mapped to CPU")
         if find_nvcc() is None:
             return RunSetup(can_run=False, why_not="this machine has a CUDA device but no nvcc (CUDA_HOME unset, "
                                                    "nvcc not on PATH): load_inline cannot build the extension")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tools.backends.base import Backend, DeviceInfo, RunSetup
 
 _SHIM = "tools.harness.cuda_shim"
+_VIRTUAL_GPU = "tools.harness.virtual_gpu"
 
 
 class TorchBackend(Backend):
@@ -36,9 +37,11 @@ class TritonBackend(Backend):
         return RunSetup(
             can_run=True,
             env=(("TRITON_INTERPRET", "1"),),
-            preludes=(_SHIM,),
+            preludes=(_SHIM, _VIRTUAL_GPU),
             interpreted=True,
-            note="Triton interpreter (TRITON_INTERPRET=1) on CPU; device='cuda' requests mapped to CPU",
+            note="Triton interpreter (TRITON_INTERPRET=1) on CPU; device='cuda' requests mapped to CPU; "
+                 "Triton's driver API and torch.cuda queries answered by a virtual device for the review "
+                 "target (tools/harness/virtual_gpu.py)",
         )
 
 

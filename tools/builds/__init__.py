@@ -53,7 +53,8 @@ class BuildsTool(Tool):
                              check="run the reference on the nominal inputs", inputs={"case": case.model_dump()},
                              config=env, result=failure_details(ref.call), rerun=ctx.rerun(self.name, case))
             return
-        run = ctx.session.run_submission(case, ref)
+        virtual = "tools.harness.virtual_gpu" in ctx.setup.preludes
+        run = ctx.session.run_submission(case, ref, instruments=["virtual_gpu"] if virtual else None)
         inputs = {"case": case.model_dump(), "tensors": ref.meta.get("inputs", [])}
         if not run.ok:
             c = classify_failure(run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
@@ -73,3 +74,27 @@ class BuildsTool(Tool):
                          check="import, construct and call once on the nominal inputs", inputs=inputs,
                          config=env, result={"outputs": outs, "duration_s": round(run.call.duration_s, 3)},
                          rerun=ctx.rerun(self.name, case), duration_s=run.call.duration_s)
+        if virtual:
+            self._virtual_answers(ctx, case, run.meta.get("instruments", {}).get("virtual_gpu"))
+
+    def _virtual_answers(self, ctx: ToolContext, case: Case, data: object) -> None:
+        """Say which answers the kernel got from the virtual device rather than a GPU."""
+        if not isinstance(data, dict) or not data.get("active"):
+            return
+        answers = [a for a in data.get("answers", []) if isinstance(a, dict)]
+        autotune = data.get("autotune") or {}
+        if not answers and not autotune:
+            return
+        tuned = "; ".join(f"{k}: ran config {v.get('chosen')} of {len(v.get('configs', []))}"
+                          for k, v in sorted(autotune.items()) if isinstance(v, dict))
+        ctx.add_evidence(self, outcome="info", defect="virtual_device",
+                         summary=f"{len(answers)} driver/device quer{'y' if len(answers) == 1 else 'ies'} answered "
+                                 f"by the virtual {data.get('gpu')} ({data.get('arch')}), not a GPU"
+                                 + (f"; autotune without benchmarking ({tuned})" if tuned else "")
+                                 + "; compile figures (n_regs, metadata.shared) come from the real compiler",
+                         check="virtual device for the review target (tools/harness/virtual_gpu.py)",
+                         inputs={"case": case.model_dump()},
+                         config={"virtual_gpu": data.get("gpu"), "arch": data.get("arch"),
+                                 "chosen_by": data.get("chosen_by")},
+                         result={"answers": answers[:60], "autotune": autotune},
+                         rerun=ctx.rerun(self.name, case))

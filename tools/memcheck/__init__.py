@@ -40,7 +40,8 @@ class MemcheckTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
-        blocked = [e for e in ctx.prior("builds") if e.outcome != "pass" and e.defect not in _CALL_FAILURES]
+        blocked = [e for e in ctx.prior("builds")
+                   if e.outcome in ("fail", "unverified") and e.defect not in _CALL_FAILURES]
         if blocked:
             return  # nothing to sanitize: it does not import, or cannot run here, or hangs
         if self._incompatible(ctx, None):

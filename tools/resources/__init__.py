@@ -121,7 +121,7 @@ class ResourcesTool(Tool):
             return cached, ""
         if not ctx.setup.can_run:
             return None, ctx.setup.why_not
-        failed = [e for e in ctx.prior("builds") if e.outcome != "pass"]
+        failed = [e for e in ctx.prior("builds") if e.outcome in ("fail", "unverified")]
         if failed:
             return None, f"the submission did not run ({failed[0].summary[:200]})"
         ref = ctx.session.reference(case)
@@ -153,6 +153,12 @@ class ResourcesTool(Tool):
                              inputs={"case": case.model_dump()}, result={"instrument": data}, rerun=rerun)
             return
         chosen, skipped = select_launches(launches)
+        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
+        # compiled for every target too, not only the one the run happened to use.
+        for entry in ctx.shared.get("autotune_launches") or []:
+            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
+            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
+                chosen.append(entry)
         sub = ctx.submission
         workdir = ctx.session.root / "triton-compile"
         src = workdir / "src"
@@ -162,6 +168,7 @@ class ResourcesTool(Tool):
         compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,
                                         limits=ctx.config.limits,
                                         cuda_shim=not ctx.device.has_gpu,
+                                        virtual_gpu=ctx.session.child_config().get("virtual_gpu"),
                                         recorded_root=str(ctx.session.root / "submission" / "src"),
                                         artifacts=ctx.artifact_dir(self.name) / "triton")
         art = ctx.artifact_dir(self.name) / "triton"

@@ -76,6 +76,9 @@ def _torch_includes() -> list[str] | None:
     dirs = [str(inc), str(inc / "torch" / "csrc" / "api" / "include")]
     if py and Path(py, "Python.h").exists():
         dirs.append(py)
+    # Rationale: the same stand-in for the header a CPU-only torch lacks (cuda_cmake_macros.h) as
+    # the lowering check uses, searched last: lowering and resources compile the same source alike.
+    dirs.append(str(Path(__file__).resolve().parents[1] / "backends" / "cuda_include"))
     return dirs
 
 

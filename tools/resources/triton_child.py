@@ -116,7 +116,9 @@ def _compile(payload: dict[str, Any], state: Any) -> dict[str, Any]:
             kwargs[p.name] = _argument(described[p.name])
         elif not p.has_default:
             raise ValueError(f"argument {p.name!r} of the launch was not captured")
-    options = dict(launch.get("options", {}))
+    # Rationale: a kernel parameter named like a launch option (the fused-softmax tutorial's
+    # ``num_stages: tl.constexpr``) takes that keyword itself, exactly as in JITFunction.run.
+    options = {k: v for k, v in launch.get("options", {}).items() if k not in {p.name for p in fn.params}}
     gpu = GPUTarget(target["backend"], target["arch"], target.get("warp_size", 32))
     backend = make_backend(gpu)
     binder = create_function_from_signature(fn.signature, fn.params, backend)

@@ -108,16 +108,20 @@ class TritonStaticCompiler:
 
     def __init__(self, *, workdir: Path, src_copy: Path, spec: dict[str, Any], fmt: str,
                  limits: SandboxLimits, cuda_shim: bool, recorded_root: str | None,
-                 artifacts: Path | None = None) -> None:
+                 artifacts: Path | None = None, virtual_gpu: dict[str, Any] | None = None) -> None:
         self.src = src_copy
         self.spec = spec
         self.fmt = fmt
         self.recorded_root = recorded_root
         self.limits = limits
         preludes = (["tools.harness.cuda_shim"] if cuda_shim else []) + ["tools.resources.triton_child"]
+        # Rationale: importing a submission that asks Triton's driver for its device at module level
+        # (every current tutorial does) needs the same virtual device as the run children.
+        preludes += ["tools.harness.virtual_gpu"] if virtual_gpu else []
         # No TRITON_INTERPRET here: compiling for a GPU target needs the real JIT path.
         self.worker = SandboxWorker("triton-compile", workdir, limits, preludes=preludes,
-                                    child_config={"device": "cpu", "cuda_shim": cuda_shim},
+                                    child_config={"device": "cpu", "cuda_shim": cuda_shim,
+                                                  "virtual_gpu": virtual_gpu},
                                     writable=[] if artifacts is None else [artifacts])
         self._loaded: bool | None = None
         self.load_error: str | None = None
