@@ -50,7 +50,8 @@ def build_filter_bytes() -> bytes:
         import pyseccomp as sc
     except (ImportError, OSError) as exc:  # the package or libseccomp.so.2 missing
         raise SeccompUnavailable(f"no seccomp filter: pyseccomp/libseccomp not available ({exc}); "
-                                 "pip install 'kernel-reviewer[sandbox]' and apt-get install -y libseccomp2") from exc
+                                 "pip install pyseccomp (a dependency of kernel-reviewer) and "
+                                 "apt-get install -y libseccomp2") from exc
     try:
         f = sc.SyscallFilter(sc.ALLOW)
         for name in DENIED:
