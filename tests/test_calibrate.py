@@ -96,7 +96,7 @@ def test_cache_is_keyed_on_every_setting_that_changes_a_verdict(tmp_path: Path, 
     cases, _ = load_eval_set(_eval_set(tmp_path))
     reviewed: list[str] = []
 
-    def fake_review(case_path: str, name: str, config_json: str, baseline: bool) -> dict:
+    def fake_review(case_path: str, name: str, config_json: str, baseline: bool, ship: bool = False) -> dict:
         reviewed.append(name)
         return runner.CaseResult(name=name, overall="accept", criteria={"builds": "pass"}).model_dump()
 

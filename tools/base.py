@@ -74,11 +74,12 @@ class ToolContext:
     def rerun(self, tool: str, case: Case | None = None) -> str:
         # Rationale: the master seed and the work budget decide every seed and configuration a
         # tool plans, so a rerun without them is a different check (issue: reruns ran seed 0).
-        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool, "--seed", str(self.master_seed)]
-        if self.config.budget != 1.0:
-            parts += ["--budget", repr(self.config.budget)]
+        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool]
         if case is not None:
             parts += ["--case", shlex.quote(case.spec())]
+        parts += ["--seed", str(self.master_seed)]
+        if self.config.budget != 1.0:
+            parts += ["--budget", repr(self.config.budget)]
         atol, rtol = self.config.tolerance.atol, self.config.tolerance.rtol
         if atol is not None:
             parts += ["--atol", repr(atol)]

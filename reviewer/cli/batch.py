@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import _guard, app, err
+from reviewer.cli.common import _guard, app, err, examples
 from reviewer.config import ReviewConfig
 from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
@@ -36,7 +36,9 @@ def warn(message: str) -> None:
     err.print(f"[yellow]{message}[/]", highlight=False, soft_wrap=True)
 
 
-@app.command()
+@app.command(help='Review many submissions (locally or one Ray task each) into a resumable store; print a results table.'
+                  + examples("kreview batch eval_sets/planted --workers 2 --format csv",
+                              "kreview batch list.txt --executor ray --address auto --format json"))
 def batch(
     target: Annotated[Path, typer.Argument(help="a submission directory, a directory of them, or a file "
                                            "listing them one per line")],
@@ -60,7 +62,6 @@ def batch(
     only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
-    """Review many submissions (locally or one Ray task each) into a resumable store; print a results table."""
 
     def go() -> None:
         from reviewer.batch.executors import RayExecutor, make_executor

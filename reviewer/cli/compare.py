@@ -10,12 +10,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import OutFormat, RunsDir, _guard, app
+from reviewer.cli.common import OutFormat, RunsDir, _guard, app, examples
 from reviewer.config import ReviewConfig, default_runs_dir
 from reviewer.errors import UsageError
 
 
-@app.command()
+@app.command(help='Review several implementations of one task and compare them: a table and a ranking with reasons.'
+                  + examples("kreview compare examples/compare_rowsum/triton_row_blocks examples/compare_rowsum/triton_column_walk",
+                              "kreview compare A B C --format markdown"))
 def compare(
     paths: Annotated[list[Path], typer.Argument(help="two or more submission directories of the same task")],
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
@@ -25,7 +27,6 @@ def compare(
     skip: Annotated[Optional[list[str]], typer.Option(help="tool to skip (repeatable)")] = None,
     only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
 ) -> None:
-    """Review several implementations of one task and compare them: a table and a ranking with reasons."""
 
     def go() -> None:
         from reviewer.api import start_review

@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import _guard, app, err
+from reviewer.cli.common import _guard, app, err, examples
 from reviewer.errors import UsageError
 
 
@@ -59,7 +59,9 @@ def init_submission(dest: Path, kernel: Path, reference: Path, *, gpu: str | Non
     return written
 
 
-@app.command()
+@app.command(help='Make a KernelBench-style submission directory from a kernel file and a reference.'
+                  + examples("kreview init mykernel --kernel my_kernel.py --reference ref.py",
+                              "kreview init mykernel --kernel my_kernel.py --reference ref.py --gpu A100"))
 def init(
     dest: Annotated[Path, typer.Argument(help="submission directory to create")],
     kernel: Annotated[Path, typer.Option("--kernel", help="Python file defining ModelNew (your kernel)")],
@@ -69,7 +71,6 @@ def init(
                    typer.Option(help="target GPU the virtual device stands in for (H100, A100...)")] = None,
     force: Annotated[bool, typer.Option("--force", help="overwrite files in a non-empty DEST")] = False,
 ) -> None:
-    """Make a KernelBench-style submission directory from a kernel file and a reference."""
 
     def go() -> None:
         if gpu and '"' in gpu:

@@ -9,11 +9,14 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from reviewer.cli.common import OutFormat, RunsDir, _guard, app, err
+from reviewer.cli.common import OutFormat, RunsDir, _guard, app, err, examples
 from reviewer.config import default_runs_dir
 
 
-@app.command()
+@app.command(help='List stored runs, newest first, with status and verdict; --prune removes stale ones.'
+                  + examples("kreview runs",
+                              "kreview runs --status awaiting_signoff",
+                              "kreview runs --prune --dry-run"))
 def runs(
     runs_dir: RunsDir = None,
     status: Annotated[str | None, typer.Option(help="only runs with this status (awaiting_signoff, approved, ...)")] = None,
@@ -23,7 +26,6 @@ def runs(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="with --prune: list what would go, delete nothing")] = False,
     fmt: Annotated[OutFormat, typer.Option("--format", help="text or json")] = OutFormat.text,
 ) -> None:
-    """List stored runs, newest first, with status and verdict; --prune removes stale ones."""
 
     def go() -> None:
         from reviewer.errors import UsageError

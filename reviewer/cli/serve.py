@@ -8,11 +8,13 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from reviewer.cli.common import RunsDir, _guard, app, err
+from reviewer.cli.common import RunsDir, _guard, app, err, examples
 from reviewer.config import default_runs_dir
 
 
-@app.command()
+@app.command(help="Serve the sign-off workbench: the queue, each run's evidence, plots and draft, and sign-off."
+                  + examples("kreview serve",
+                              "kreview serve --runs-dir .kreview/runs --port 9000"))
 def serve(
     runs_dir: RunsDir = None,
     host: Annotated[str, typer.Option(help="address to bind; anything but loopback requires a token")] = "127.0.0.1",
@@ -20,7 +22,6 @@ def serve(
     calibration: Annotated[list[Path] | None, typer.Option(
         help="a calibration output directory (holding calibration.json) to show (repeatable)")] = None,
 ) -> None:
-    """Serve the sign-off workbench: the queue, each run's evidence, plots and draft, and sign-off."""
 
     def go() -> None:
         from reviewer.errors import UsageError

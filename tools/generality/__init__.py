@@ -77,6 +77,10 @@ class GeneralityTool(Tool):
     budget_units: ClassVar[float] = 25000.0
     # Rationale: one configuration may cost a few nominal calls, not the whole budget.
     case_cap_units: ClassVar[float] = 4000.0
+    # Rationale: a wrapper path only the task's benchmark sizes reach is taken only past its
+    # threshold, so its smallest case is large by construction; it gets a larger per-case cap, still
+    # counted against the same work budget (issue: such paths were skipped and the tail bug accepted).
+    path_cap_units: ClassVar[float] = 16000.0
     # Rationale: layouts and dtypes are run first, all of them, at a size where together they use
     # at most this share of the budget; sizes get the rest.
     first_share: ClassVar[float] = 0.4
@@ -150,6 +154,7 @@ class GeneralityTool(Tool):
     # -- one axis --------------------------------------------------------------------------
     def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget):
         nominal = size_knobs_of(ctx, dict(base.case.params)) if axis.name == "sizes" else {}
+        path_keys = {Search.key(c) for path in axis.paths for c in path["configs"]}
 
         def trial(cfg: dict[str, Any]) -> Trial:
             case = axis.make_case(cfg)
@@ -162,9 +167,10 @@ class GeneralityTool(Tool):
                 return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
             n = input_elements(ref.meta)
             units = base.units(n, knob_ratios(nominal, cfg) if nominal else None)
-            if n > self.max_elements or units > self.case_cap_units:
+            cap = self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units
+            if n > self.max_elements or units > cap:
                 return Trial(cfg, "skipped", note=f"{n} input elements, {units:.0f} work units: over the per-case "
-                                                  f"cap of {self.case_cap_units:.0f}")
+                                                  f"cap of {cap:.0f}")
             if not budget.affords(units):
                 budget.cut.append(axis.describe(cfg))
                 return Trial(cfg, "skipped", note=f"{units:.0f} work units, over what the work budget has left "
