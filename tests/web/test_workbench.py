@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -173,7 +174,8 @@ def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
     # probe takes a run id (prefix) and reruns an evidence item on the submission that run reviewed
     review = json.loads((runs / run_id / "review.json").read_text())
     item = next(e for e in review["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
-    case = item["rerun"].split("--case ", 1)[1].strip("'")
+    words = shlex.split(item["rerun"])
+    case = words[words.index("--case") + 1]
     probe = _cli(["probe", run_id, "--runs-dir", str(runs), "--tool", "correctness", "--case", case, "--format", "json"],
                  tmp_path)
     assert probe.returncode == 0, probe.stderr
