@@ -35,7 +35,7 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     from tools.sandbox.isolation import require
 
     require()
-    sub = load_submission(path, config.format_hint)
+    sub = load_submission(path, config.format_hint, config.target_gpu)
     load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()

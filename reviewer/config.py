@@ -56,6 +56,9 @@ class ReviewConfig(BaseModel):
     """How much work the off-nominal probes (generality, numerics) may plan, as a multiple of the
     default: counted in interpreter work units (tools/plan.py), never in seconds, so the same seed
     gives the same checks on a slow and a fast machine."""
+    target_gpu: str | None = None
+    """The GPU the review targets (``--target``), over the submission's own ``[target] gpu``: the
+    virtual device answers as it (tools/harness/virtual_gpu.py), and roofline/benchmark use it."""
     tolerance: Tolerance = Field(default_factory=Tolerance)
     signoff: bool = True
     disabled_tools: list[str] = Field(default_factory=list)

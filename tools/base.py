@@ -80,6 +80,8 @@ class ToolContext:
         parts += ["--seed", str(self.master_seed)]
         if self.config.budget != 1.0:
             parts += ["--budget", repr(self.config.budget)]
+        if self.config.target_gpu:
+            parts += ["--target", shlex.quote(self.config.target_gpu)]
         atol, rtol = self.config.tolerance.atol, self.config.tolerance.rtol
         if atol is not None:
             parts += ["--atol", repr(atol)]

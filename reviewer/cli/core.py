@@ -35,6 +35,18 @@ from reviewer.errors import UsageError
 from tools.sandbox.limits import SandboxLimits
 
 
+
+def target_gpu(name: str | None) -> str | None:
+    """``--target``: a GPU of the virtual-device table, or a usage error listing them."""
+    if name is None:
+        return None
+    from tools.harness.virtual_gpu import known_gpus, spec_for
+
+    spec = spec_for(name)
+    if "is not in the table" in spec["chosen_by"]:
+        raise UsageError(f"--target {name!r} is not a GPU the reviewer knows; choose one of {', '.join(known_gpus())}")
+    return spec["key"]
+
 @app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
                    + examples("kreview review examples/softmax_triton",
                               "kreview review kernels/relu --format json --seed 0 --fail-on reject",
@@ -69,6 +81,9 @@ def review(
     budget: Annotated[float, typer.Option(help="work the off-nominal probes may plan, as a multiple of the "
                                                "default (counted, not timed: docs/verdict-determinism.md)",
                                           min=0.01, max=100.0)] = 1.0,
+    target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
+                                                   "L4), over the submission's [target]: the virtual device answers "
+                                                   "as it")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
@@ -89,7 +104,7 @@ def review(
                 runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value,
                 format_hint=format_hint.value if format_hint else None,
                 rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
-                correctness_seeds=seeds, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
+                correctness_seeds=seeds, budget=budget, target_gpu=target_gpu(target), tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
                 disabled_tools=list(skip or []), only_tools=list(only) if only else None,
                 llm=LLMSettings(provider=llm.value, model=model, config_file=config_file))
         except ValidationError as exc:  # a combination the options' own checks cannot see
@@ -172,6 +187,9 @@ def probe(
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
     budget: Annotated[float, typer.Option(help="work budget multiple of the review", min=0.01, max=100.0)] = 1.0,
+    target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
+                                                   "L4), over the submission's [target]: the virtual device answers "
+                                                   "as it")] = None,
     atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override", min=0.0)] = None,
     rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override", min=0.0)] = None,
     device: Annotated[Device, typer.Option(help="where kernels run (auto: CUDA when present)")] = Device.auto,
@@ -210,9 +228,10 @@ def probe(
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         hint = format_hint.value if format_hint else None
-        config = ReviewConfig(seed=seed, device=device.value, format_hint=hint, budget=budget, tolerance=Tolerance(atol=atol, rtol=rtol),
+        config = ReviewConfig(seed=seed, device=device.value, format_hint=hint, budget=budget, target_gpu=target_gpu(target),
+                              tolerance=Tolerance(atol=atol, rtol=rtol),
                               limits=SandboxLimits(call_timeout_s=timeout))
-        sub = load_submission(sub_path, hint)
+        sub = load_submission(sub_path, hint, config.target_gpu)
         the_case = None
         if case:
             try:

@@ -53,7 +53,7 @@ def _sandbox_environment() -> dict[str, Any]:
 def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.progress("reading the submission")
-    sub = load_submission(state["root"], rc.config.format_hint)
+    sub = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
     setup = rc.setup_for(sub)
     device = rc.device()
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from reviewer.errors import IngestError, ManifestError, UnsafeSubmissionFile
 from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
-from reviewer.ingest.submission import Manifest, NominalCase, Submission
+from reviewer.ingest.submission import Manifest, NominalCase, Submission, Target
 
 LOOKED_FOR = (
     "KernelBench: a reference .py defining Model, get_inputs and get_init_inputs, and submission.py "
@@ -207,8 +207,9 @@ def _from_manifest(root: Path, m: Manifest) -> Submission:
                       nominal_cases=cases)
 
 
-def load_submission(path: str | Path, hint: str | None = None) -> Submission:
-    """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for."""
+def load_submission(path: str | Path, hint: str | None = None, target_gpu: str | None = None) -> Submission:
+    """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for.
+    ``target_gpu`` (``--target``) replaces the submission's own ``[target]``."""
     root = Path(path).expanduser().resolve()
     if not root.exists():
         raise IngestError(f"{path}: no such directory")
@@ -236,7 +237,10 @@ def load_submission(path: str | Path, hint: str | None = None) -> Submission:
     if sub is None:
         what = f" as {wanted}" if wanted else ""
         raise IngestError(f"{root} cannot be read{what}. Looked for: {LOOKED_FOR}")
-    return _finish(root, sub, manifest, facts)
+    sub = _finish(root, sub, manifest, facts)
+    if target_gpu:
+        sub.target = Target(gpu=target_gpu)
+    return sub
 
 
 def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[str, PyFacts]) -> Submission:

@@ -66,6 +66,11 @@ def _tables() -> tuple[dict[str, Any], dict[str, Any]]:
     return yaml.safe_load(_TABLE.read_text()), yaml.safe_load(_LIMITS.read_text())["arches"]
 
 
+def known_gpus() -> list[str]:
+    """The GPUs a review can target (virtual_gpus.yaml)."""
+    return list(_tables()[0]["gpus"])
+
+
 def spec_for(gpu: str | None, arch: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
     """The virtual device for a review target: a GPU of virtual_gpus.yaml named by ``gpu``, else the
     first one of the first declared ``arch``, else the table's default. Pure; runs in the parent."""
