@@ -65,10 +65,16 @@ def find_run(ref: str, runs_dir: Path) -> Path:
     raise RunNotFound(f"no review run {ref!r} (looked in {runs_dir} and at the path itself)")
 
 
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a sibling temporary file, then a rename): a reader, or a
+    driver resuming after a kill, never sees a torn file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
 def write_review(run_dir: Path, review: Review, markdown: str) -> None:
-    tmp = run_dir / (REVIEW_FILE + ".tmp")
-    tmp.write_text(review.model_dump_json(indent=2))
-    tmp.replace(run_dir / REVIEW_FILE)
+    write_atomic(run_dir / REVIEW_FILE, review.model_dump_json(indent=2))
     (run_dir / DRAFT_FILE).write_text(markdown)
 
 

@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewer.runs import write_atomic
+
 Status = Literal["reviewed", "reviewer_failure", "invalid_submission"]
 
 
@@ -65,10 +67,7 @@ class BatchStore:
             return None
 
     def put(self, submission: Path, row: BatchRow) -> None:
-        f = self.path_for(submission)
-        tmp = f.with_suffix(".tmp")
-        tmp.write_text(row.model_dump_json(indent=2))
-        tmp.replace(f)
+        write_atomic(self.path_for(submission), row.model_dump_json(indent=2))
 
 
 def rows_json(rows: list[BatchRow]) -> str:

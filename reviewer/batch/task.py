@@ -17,7 +17,7 @@ from typing import Any
 from reviewer import __version__
 from reviewer.config import ReviewConfig
 from reviewer.errors import BatchError
-from reviewer.runs import REVIEW_FILE
+from reviewer.runs import REVIEW_FILE, write_atomic
 
 MAX_ARCHIVE_BYTES = 256 * 2**20
 
@@ -61,9 +61,7 @@ def unpack_run(data: bytes, runs_dir: Path) -> Path:
     f = run_dir / REVIEW_FILE
     data_json = json.loads(f.read_text())
     data_json["run_dir"] = str(run_dir)
-    tmp = f.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data_json, indent=2))
-    tmp.replace(f)
+    write_atomic(f, json.dumps(data_json, indent=2))
     return run_dir
 
 

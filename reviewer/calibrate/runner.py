@@ -15,6 +15,7 @@ from reviewer.batch.executors import Executor, LocalExecutor, Resources, Task
 from reviewer.batch.task import node_name, pack_run, runs_dir_for, unpack_run
 from reviewer.calibrate.evalset import EvalCase
 from reviewer.config import ReviewConfig
+from reviewer.runs import write_atomic
 
 
 class CaseResult(BaseModel):
@@ -150,9 +151,7 @@ def run_cases(cases: list[EvalCase], out_dir: Path, config: ReviewConfig, *, wor
             data["run_dir"] = str(unpack_run(archive, Path(config.runs_dir)))
         res = CaseResult.model_validate(data)
         res.cache_key = keys.get(res.name)
-        f = results_dir / f"{res.name}.json"
-        f.with_suffix(".tmp").write_text(res.model_dump_json(indent=2))
-        f.with_suffix(".tmp").replace(f)  # whole or absent: a killed driver resumes cleanly
+        write_atomic(results_dir / f"{res.name}.json", res.model_dump_json(indent=2))  # a killed driver resumes
         results[res.name] = res
         if on_done:
             on_done(res, False)
