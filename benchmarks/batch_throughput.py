@@ -69,7 +69,7 @@ class Meter:
                 self.child_cpu_s += sum(int(x) for x in fields[11:15]) / tick
 
     def install(self) -> None:
-        from tools.sandbox.worker import SandboxWorker
+        from tools.engine.sandbox.worker import SandboxWorker
 
         meter = self
         start, call = SandboxWorker.start, SandboxWorker.call
@@ -110,7 +110,7 @@ class Meter:
 def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
     t_imp = time.perf_counter()
     from reviewer.api import start_review
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
 
     import_s = time.perf_counter() - t_imp
     meter = Meter()
@@ -151,7 +151,7 @@ def throughput(kind: str, paths: list[Path], tmp: Path, only: list[str] | None) 
     from reviewer.batch.executors import LocalExecutor, RayExecutor
     from reviewer.batch.runner import run_batch
     from reviewer.batch.store import BatchStore
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
 
     config = ReviewConfig(seed=0, signoff=False, only_tools=only)
     t0 = time.perf_counter()

@@ -33,8 +33,8 @@ EXAMPLES = ("scaled_add_cuda", "scaled_add_cuda_buggy")
 
 def _register_from_pyproject() -> None:
     """Fill the registry from pyproject.toml when this checkout is not pip-installed."""
-    from reviewer import registry
-    from reviewer.errors import ToolError
+    import tools.engine.registry as registry
+    from reviewer.core.errors import ToolError
 
     try:
         registry.tools()
@@ -57,7 +57,7 @@ def _register_from_pyproject() -> None:
 def _environment() -> dict[str, object]:
     import torch
 
-    from tools.backends.cuda import find_compute_sanitizer, find_nvcc
+    from tools.engine.backends.cuda import find_compute_sanitizer, find_nvcc
 
     env: dict[str, object] = {"python": sys.version.split()[0], "torch": torch.__version__,
                               "torch_cuda": torch.version.cuda, "cuda_available": torch.cuda.is_available(),
@@ -78,8 +78,8 @@ def _expected(path: Path) -> dict[str, str]:
 
 def review_one(name: str, out: Path, only: list[str] | None) -> dict[str, object]:
     from reviewer.api import start_review
-    from reviewer.config import ReviewConfig
-    from tools.sandbox.limits import SandboxLimits
+    from reviewer.core.config import ReviewConfig
+    from reviewer.core.limits import SandboxLimits
 
     # Rationale: load_inline compiles the extension inside the first call (about a minute), and the
     # sanitizers slow the child down; generous limits keep slowness from reading as a hang.

@@ -100,12 +100,12 @@ def prepared_call(path: str, device: str = "cuda") -> tuple[Any, Any]:
     bundled code only: this runs in-process)."""
     import torch
 
-    import tools.harness.ops  # noqa: F401 - registers the submission formats
+    import tools.engine.harness.ops  # noqa: F401 - registers the submission formats
     from reviewer.ingest import load_submission
     from tools.benchmark.child import timed_callable
-    from tools.harness import programs, tensors
-    from tools.harness.case import Case
-    from tools.harness.programs import CaseData
+    from tools.engine.harness import programs, tensors
+    from tools.engine.harness.case import Case
+    from tools.engine.harness.programs import CaseData
 
     sub = load_submission(path)
     spec = sub.child_spec(Path(path))
@@ -123,7 +123,7 @@ def prepared_call(path: str, device: str = "cuda") -> tuple[Any, Any]:
 
 def reviewer_figures(path: Path, max_time: float, runs: Path) -> dict[str, Any]:
     import tools.benchmark as bench
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
     from reviewer.device import detect_device
     from reviewer.graph.context import make_tool_context
     from reviewer.ingest import load_submission

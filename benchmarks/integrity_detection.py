@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import KERNELS, expectations, materialize, submissions
 
 TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]

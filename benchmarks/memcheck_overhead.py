@@ -26,7 +26,7 @@ import torch
 import triton
 import triton.language as tl
 
-from tools.harness.instruments import get
+from tools.engine.harness.instruments import get
 
 
 @triton.jit
@@ -81,10 +81,10 @@ def timings(fn, reps: int) -> tuple[list[float], list[float]]:
 
 
 def tool_time() -> tuple[float, list[str]]:
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
     from reviewer.graph.context import make_tool_context
     from reviewer.ingest import load_submission
-    from tools.backends.base import DeviceInfo
+    from tools.engine.runsetup import DeviceInfo
     from tools.memcheck import MemcheckTool
 
     os.environ.pop("TRITON_INTERPRET", None)

@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT))
 
 def review_times() -> None:
     from reviewer.api import start_review
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
 
     for ex in sorted((ROOT / "examples").glob("nki_*")):
         with tempfile.TemporaryDirectory() as runs:
@@ -30,8 +30,8 @@ def review_times() -> None:
 def interpreter_matmul(m: int = 512, k: int = 1024, n: int = 1024) -> None:
     import numpy as np
 
-    import tools.nki.interp as nki
-    from tools.nki.interp import language as nl
+    import tools.engine.nki.interp as nki
+    from tools.engine.nki.interp import language as nl
 
     @nki.jit
     def matmul(lhsT, rhs):

@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("rowsum_pallas", "rowsum_pallas_buggy")

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.models import Review
 from tools.generality import GeneralityTool
 from tools.numerics import NumericsTool
 

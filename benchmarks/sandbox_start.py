@@ -7,7 +7,7 @@ Measures, as medians over --repeats:
 - bare process start (``python -I -c pass``) with no isolation;
 - the previous sandbox's prefix (util-linux ``unshare --pid --fork --mount-proc --kill-child --net``,
   plus ``--map-current-user`` when not root), which was the per-child isolation before bubblewrap;
-- the bubblewrap command line of tools/sandbox/bwrap.py with the seccomp filter;
+- the bubblewrap command line of tools/engine/sandbox/bwrap.py with the seccomp filter;
 - a full sandbox worker start (torch imported, isolation measured in the child) with bubblewrap and
   with ``--unsafe-no-sandbox`` (no isolation at all);
 - the one-off isolation probe (once per reviewer process).
@@ -50,9 +50,9 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--worker-repeats", type=int, default=3)
     args = ap.parse_args()
-    from tools.sandbox import bwrap, isolation
-    from tools.sandbox.limits import SandboxLimits
-    from tools.sandbox.seccomp_filter import filter_fd
+    from tools.engine.sandbox import bwrap, isolation
+    from reviewer.core.limits import SandboxLimits
+    from tools.engine.sandbox.seccomp_filter import filter_fd
 
     py = [sys.executable, "-I", "-c", "pass"]
     out: dict[str, float | None] = {}
@@ -82,7 +82,7 @@ def main() -> int:
         if not iso.sandboxed:
             print(f"no sandbox here: {iso.why}", file=sys.stderr)
             return 1
-        from tools.sandbox.worker import SandboxWorker
+        from tools.engine.sandbox.worker import SandboxWorker
 
         def worker_start() -> float:
             times = []

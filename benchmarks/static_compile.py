@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission

@@ -38,7 +38,7 @@ def _template(args: argparse.Namespace, work: Path) -> dict:
     if args.template:
         return json.loads((Path(args.template) / "review.json").read_text())
     from reviewer.api import start_review
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
 
     review = start_review(ROOT / "examples" / "gelu_triton_buggy",
                           ReviewConfig(runs_dir=work / "template", seed=1))

@@ -14,12 +14,12 @@ from typing import Any
 
 from langgraph.types import Command
 
-from reviewer.config import ReviewConfig
-from reviewer.errors import ReviewTerminated, SignoffError
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import ReviewTerminated, SignoffError
 from reviewer.graph import RunContext, build_graph
 from reviewer.ingest import load_submission
-from reviewer import registry
-from reviewer.models import Review, SubmissionInfo
+import tools.engine.registry as registry
+from reviewer.core.models import Review, SubmissionInfo
 from reviewer.rubric import load_rubric
 from reviewer.runs import checkpointer, create_run_dir, find_run, keep_sources, new_run_id, read_review
 
@@ -32,7 +32,7 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
                  drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
     """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
     # bad directories, bad rubrics and a machine without a sandbox fail here, before a run directory exists
-    from tools.sandbox.isolation import require
+    from tools.engine.sandbox.isolation import require
 
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
@@ -85,7 +85,7 @@ def _record_interrupted(run_dir: Path, run_id: str, info: SubmissionInfo, seed: 
                         started: float, exc: BaseException) -> None:
     """A run that ``kreview show`` explains: failed, why, and that nothing was judged."""
     from reviewer.runs import write_review
-    from tools.sandbox.isolation import isolation
+    from tools.engine.sandbox.isolation import isolation
 
     what = "SIGTERM" if isinstance(exc, ReviewTerminated) else "SIGINT (Ctrl-C)"
     reason = (f"the review was interrupted by {what} before it finished; its sandbox children were stopped and "

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewer.models import Review
+from reviewer.core.models import Review
 
 _VERDICT_RANK = {"accept": 0, "needs_human": 1, "reject": 2}
 _CRITERION_RANK = {"pass": 0, "unverified": 1, "fail": 2}

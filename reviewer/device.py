@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from reviewer.errors import UsageError
-from tools.backends.base import DeviceInfo
+from reviewer.core.errors import UsageError
+from tools.engine.runsetup import DeviceInfo
 
 
 def detect_device(wanted: str = "auto") -> DeviceInfo:

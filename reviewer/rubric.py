@@ -7,9 +7,9 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from reviewer.errors import RubricError
-from reviewer.models import CriterionResult, Evidence, Overall
-from reviewer.resources import rubric_path
+from reviewer.core.errors import RubricError
+from reviewer.core.models import CriterionResult, Evidence, Overall
+from reviewer.datafiles import rubric_path
 from reviewer.rules import RULES
 
 

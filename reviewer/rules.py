@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from reviewer.models import Evidence, Verdict
+from reviewer.core.models import Evidence, Verdict
 
-if TYPE_CHECKING:
-    from reviewer.rubric import CriterionSpec
 
-Rule = Callable[["CriterionSpec", list[Evidence]], tuple[Verdict, str]]
+class RuleSettings(Protocol):
+    """What a rule reads of its criterion (reviewer/rubric.py:CriterionSpec has these fields)."""
+
+    allow_unverified: bool
+    min_pass: int
+    pass_requires: list[str]
+
+
+Rule = Callable[[RuleSettings, list[Evidence]], tuple[Verdict, str]]
 RULES: dict[str, Rule] = {}
 
 
@@ -29,7 +35,7 @@ def _cite(items: list[Evidence], limit: int = 3) -> str:
 
 
 @rule("all_pass")
-def all_pass(spec: CriterionSpec, evidence: list[Evidence]) -> tuple[Verdict, str]:
+def all_pass(spec: RuleSettings, evidence: list[Evidence]) -> tuple[Verdict, str]:
     """Rationale: one failing check is a defect however many others pass; a pass needs evidence.
     Counts are of checks that concluded or could not: an ``info`` item (a measurement, a probe
     that did not apply) ran no check and is never counted as one."""

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from reviewer.errors import RunNotFound
-from reviewer.models import Review
+from reviewer.core.errors import RunNotFound
+from reviewer.core.models import Review
 
 REVIEW_FILE = "review.json"
 DRAFT_FILE = "draft.md"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.config import ReviewConfig
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.config import ReviewConfig
+from reviewer.core.limits import SandboxLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

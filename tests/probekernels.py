@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.models import Review
 from tests.kernelfiles import materialize, submissions
 
 FAMILIES = ("elementwise", "softmax", "rowsum", "rowmean_loose", "layernorm", "matmul", "matmul_longk")

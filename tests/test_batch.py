@@ -16,10 +16,10 @@ from reviewer.batch.executors import LocalExecutor, RayExecutor, Resources, Task
 from reviewer.batch.runner import discover, run_batch
 from reviewer.batch.store import BatchRow, BatchStore, key_for, rows_csv, rows_json
 from reviewer.batch.task import review_submission
-from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import UsageError
 from tests.kernelfiles import KERNELS, expectations, materialize
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.limits import SandboxLimits
 
 ONLY = ["builds", "correctness"]
 # the cheapest real cases with different verdicts: builds pass + correctness fail, and builds fail

@@ -99,7 +99,7 @@ def test_fresh_inputs_are_new_storage_and_new_values() -> None:
 @pytest.mark.gpu
 def test_benchmark_on_gpu_example(tmp_path: Path) -> None:
     from reviewer.api import start_review
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
 
     root = Path(__file__).resolve().parents[1] / "examples" / "softmax_triton"
     review = start_review(root, ReviewConfig(runs_dir=tmp_path / "runs", seed=5, signoff=False,

@@ -12,7 +12,7 @@ import pytest
 
 from reviewer.calibrate.evalset import load_eval_set
 from reviewer.calibrate.metrics import cohen_kappa, criterion_agreement, overall_agreement
-from reviewer.errors import CalibrationError
+from reviewer.core.errors import CalibrationError
 from tests.kernelfiles import KERNELS, materialize
 
 
@@ -91,7 +91,7 @@ def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
 
 def test_cache_is_keyed_on_every_setting_that_changes_a_verdict(tmp_path: Path, monkeypatch) -> None:
     from reviewer.calibrate import runner
-    from reviewer.config import ReviewConfig, Tolerance
+    from reviewer.core.config import ReviewConfig, Tolerance
 
     cases, _ = load_eval_set(_eval_set(tmp_path))
     reviewed: list[str] = []

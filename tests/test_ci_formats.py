@@ -13,7 +13,7 @@ import xmlschema
 from reviewer.formats.github import annotations
 from reviewer.formats.junit import to_junit
 from reviewer.formats.sarif import to_sarif
-from reviewer.models import Review
+from reviewer.core.models import Review
 
 SCHEMAS = Path(__file__).parent / "data" / "schemas"
 SARIF = jsonschema.Draft7Validator(json.loads((SCHEMAS / "sarif-2.1.0-subset.schema.json").read_text()))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from tools.compare import BUDGET_FACTOR, bitwise_equal, compare_outputs, error_budget, judge, needs_budget
-from tools.compare.bitwise import differing_elements
+from tools.engine.compare import BUDGET_FACTOR, bitwise_equal, compare_outputs, error_budget, judge, needs_budget
+from tools.engine.compare.bitwise import differing_elements
 
 
 def _matmul(seed: int, k: int = 8192) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
 
 FILES = submissions("compiled_matmul") + submissions("compiled_fp8") + submissions("compiled_colsum")

@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import expectations
-from reviewer.ingest.submission import Submission
-from tools.backends.cuda import cuda_sources, parse_sanitizer_log
-from tools.harness.cuda_ext import entry_declaration
+from reviewer.core.submission import Submission
+from tools.engine.backends.cuda import cuda_sources, parse_sanitizer_log
+from tools.engine.harness.cuda_ext import entry_declaration
 
 GOOD, BUGGY = EXAMPLES / "scaled_add_cuda", EXAMPLES / "scaled_add_cuda_buggy"
 RUN_TOOLS = ["builds", "correctness", "sanitizers"]

@@ -1,4 +1,4 @@
-"""Static extraction of CUDA C from submissions (tools/cuda_sources.py) and the device-only unit."""
+"""Static extraction of CUDA C from submissions (tools/engine/cuda_sources.py) and the device-only unit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.cuda_sources import (
+from tools.engine.cuda_sources import (
     IMPLICIT_CUDA_HEADERS,
     evaluate_int,
     extract_from_python,
@@ -16,7 +16,7 @@ from tools.cuda_sources import (
     launch_sites,
     translation_unit,
 )
-from tools.resources import toolchain
+from tools.engine.compilers import toolchain
 from tools.resources.cuda_static import compile_source, demangle
 from tools.resources.cuda_unit import device_only_unit
 
@@ -120,7 +120,7 @@ def test_device_only_unit_drops_host_code_and_keeps_line_numbers() -> None:
 
 @pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
 def test_compile_template_kernel_fast_path(tmp_path: Path) -> None:
-    from tools.cuda_sources import CudaSource
+    from tools.engine.cuda_sources import CudaSource
 
     text = ("template <typename T> __global__ void scale(T* x, T s) { x[threadIdx.x] *= s; }\n"
             "torch::Tensor f(torch::Tensor x) { scale<float><<<1, 64>>>(x.data_ptr<float>(), 2.f); return x; }\n")

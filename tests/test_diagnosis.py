@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
 from tools.diagnosis import source_line
 from tools.diagnosis.table import classify, codes

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
 
 TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]

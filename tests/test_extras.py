@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from reviewer.cli import app
 from tests.conftest import EXAMPLES
-from tools import compat
+from tools.engine import compat
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -32,8 +32,8 @@ def test_missing_extra_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_pallas_without_jax_cannot_run_and_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools.backends.base import DeviceInfo
-    from tools.backends.pallas import PallasBackend
+    from tools.engine.runsetup import DeviceInfo
+    from tools.engine.backends.pallas import PallasBackend
 
     device = DeviceInfo(kind="cpu", name="cpu")
     assert PallasBackend().run_setup(device).can_run
@@ -48,7 +48,7 @@ def test_untested_jax_makes_the_interpreter_checks_unverified(monkeypatch: pytes
     assert why and "jax 0.11.0" in why and "0.10.x" in why
     assert compat.jax_untested("0.1.0") and compat.jax_untested("0.100.1")  # no prefix accidents
 
-    from tools.backends.pallas import PallasBackend
+    from tools.engine.backends.pallas import PallasBackend
 
     class Ctx:
         @staticmethod

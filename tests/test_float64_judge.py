@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
 
 FILES = submissions("pallas_matmul") + submissions("pallas_matmul_np")
@@ -47,7 +47,7 @@ def test_jax_reference_runs_in_float64_under_the_judge() -> None:
     import numpy as np
     import torch
 
-    from tools.harness import arrays
+    from tools.engine.harness import arrays
 
     x = jnp.asarray(np.ones(4, np.float32))
     with arrays.wide_floats("float64"):

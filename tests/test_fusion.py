@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
 from tools.fusion import place
 

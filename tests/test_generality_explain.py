@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from tools.generality import explain
-from tools.generality.sizes import candidates, int_kwargs, launch_blocks, size_knobs, source_blocks
+from tools.engine.sizes import candidates, int_kwargs, launch_blocks, size_knobs, source_blocks
 
 REFERENCE = '''
 import torch

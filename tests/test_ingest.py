@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.errors import IngestError, ManifestError
+from reviewer.core.errors import IngestError, ManifestError
 from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.drafting.grounding import check_span
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.spans import check_span
+from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import KERNELS, expectations, materialize, submissions
 

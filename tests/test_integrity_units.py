@@ -12,14 +12,14 @@ import pytest
 import torch
 
 from reviewer.ingest import load_submission
-from reviewer.models import Evidence
+from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec, Rubric, judge
-from tools.compare import output_spread
-from tools.harness import frames
-from tools.harness.instruments import harness_guard
-from tools.harness.instruments.harness_guard import guard
-from tools.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost
-from tools.harness.transforms import TRANSFORMS
+from tools.engine.compare import output_spread
+from tools.engine.harness import frames
+from tools.engine.harness.instruments import harness_guard
+from tools.engine.harness.instruments.harness_guard import guard
+from tools.engine.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost
+from tools.engine.harness.transforms import TRANSFORMS
 from tools.integrity import checks as C
 from tools.integrity.static_scan import Scan, scan_submission
 
@@ -109,7 +109,7 @@ def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     ("dict(os.environ.items())", ("environment", "reads_environment")),
     ("_C[id(x)] = x", ("caching", "cache_key")),
     ("torch.utils._python_dispatch._get_current_dispatch_mode()", ("harness", "harness_access")),
-    ("import tools.harness.tensors", ("harness", "harness_access")),
+    ("import tools.engine.harness.tensors", ("harness", "harness_access")),
 ])
 def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
     scan = _scan(tmp_path, f'''

@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
-from reviewer.models import Evidence, Review
+from reviewer.core.models import Evidence, Review
 from tests.kernelfiles import KERNELS, expectations, materialize, submissions
-from tools.backends.base import DeviceInfo
-from tools.harness.case import Case
+from tools.engine.runsetup import DeviceInfo
+from tools.engine.harness.case import Case
 from tools.memcheck import MemcheckTool
 from tools.memcheck.evidence import emit_case
 from tools.memcheck.runs import CaseRun
-from tools.sandbox import CallResult, ChildCrash
+from tools.engine.sandbox import CallResult, ChildCrash
 
 FAMILIES = ("memcheck/affine", "memcheck/affine_pow2", "memcheck/diff", "memcheck/permute", "memcheck/gpumode_add",
             "memcheck/histogram")
@@ -101,7 +101,7 @@ def test_probe_reproduces_a_boundary_finding(tmp_path: Path, config: ReviewConfi
 
 def test_incompatible_triton_is_unverified_not_pass(tmp_path: Path, config: ReviewConfig,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools.harness.sanitizer import compat
+    from tools.engine.harness.sanitizer import compat
 
     monkeypatch.setattr(compat, "PINNED_TRITON", "0.0.0")
     sub_dir = materialize(KERNELS / "memcheck" / "affine" / "good_masked.py", tmp_path / "sub")

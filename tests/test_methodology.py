@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import KERNELS, materialize
 from tools.methodology.lint import lint
 

@@ -12,9 +12,9 @@ import pytest
 
 from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES, ROOT
-from tools.backends import nki as backend
-from tools.backends.base import DeviceInfo
-from tools.nki.version import INTERPRETER_LABEL
+from tools.engine.backends import nki as backend
+from tools.engine.runsetup import DeviceInfo
+from tools.engine.nki.version import INTERPRETER_LABEL
 
 CPU = DeviceInfo(kind="cpu", name="cpu")
 
@@ -39,7 +39,7 @@ def test_without_the_sdk_the_interpreter_is_selected_and_named() -> None:
     assert setup.can_run and setup.interpreted
     assert dict(setup.env)["KREVIEW_NKI_MODE"] == "interpreter"
     assert setup.note.startswith(INTERPRETER_LABEL) and "Neuron SDK 2.25.0" in setup.note
-    assert setup.preludes == ("tools.nki.prelude", "tools.harness.cuda_shim")
+    assert setup.preludes == ("tools.engine.nki.prelude", "tools.engine.harness.cuda_shim")
 
 
 @pytest.mark.parametrize(("found", "mode", "simulator_env"), [
@@ -65,7 +65,7 @@ def test_forcing_the_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_prelude_resolves_every_spelling_to_the_interpreter() -> None:
     out = run_child("""
-        from tools.nki import prelude
+        from tools.engine.nki import prelude
         prelude.install({})
         import neuronxcc.nki as a, neuronxcc.nki.language as b, neuronxcc.nki.isa as c, neuronxcc.nki.typing as d
         from neuronxcc import nki as e
@@ -100,7 +100,7 @@ def test_prelude_routes_torch_calls_through_the_real_sdk_simulator(tmp_path: Pat
     out = run_child(f"""
         import sys
         sys.path.insert(0, {str(tmp_path)!r})
-        from tools.nki import prelude
+        from tools.engine.nki import prelude
         prelude.install({{}})
         import neuronxcc.nki as nki
         import torch

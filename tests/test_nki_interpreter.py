@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-import tools.nki.interp as nki
-from tools.nki.interp import isa as nisa
-from tools.nki.interp import language as nl
-from tools.nki.interp import typing as nt
-from tools.nki.interp.errors import UNSUPPORTED_MARK, NkiUnsupported
-from tools.nki.interp.recorder import RECORDER
+import tools.engine.nki.interp as nki
+from tools.engine.nki.interp import isa as nisa
+from tools.engine.nki.interp import language as nl
+from tools.engine.nki.interp import typing as nt
+from tools.engine.nki.interp.errors import UNSUPPORTED_MARK, NkiUnsupported
+from tools.engine.nki.interp.recorder import RECORDER
 
 
 @pytest.fixture(autouse=True)

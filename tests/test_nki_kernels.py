@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import expectations, materialize, submissions
-from tools.nki.version import INTERPRETER_LABEL
+from tools.engine.nki.version import INTERPRETER_LABEL
 
 FILES = [p for fam in ("nki/add", "nki/matmul", "nki/rmsnorm") for p in submissions(fam)]
 TOOLS = ["builds", "correctness", "nki"]

@@ -6,7 +6,7 @@ import pytest
 
 from tools.resources.assess import assess
 from tools.resources.occupancy import limits_for, normalize_arch, occupancy
-from tools.resources.ptxas import KernelUsage
+from tools.engine.compilers.ptxas import KernelUsage
 
 
 def test_limits_table_values() -> None:

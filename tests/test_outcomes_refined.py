@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tools.outcomes import classify_failure, deliberate_rejection
-from tools.sandbox import CallResult
-from tools.sandbox.worker import ChildCrash
+from tools.engine.outcomes import classify_failure, deliberate_rejection
+from tools.engine.sandbox import CallResult
+from tools.engine.sandbox.worker import ChildCrash
 
 SOURCE = '''class ModelNew:
     def forward(self, x):

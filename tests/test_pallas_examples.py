@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import expectations
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.models import Review
 from tests.kernelfiles import expectations, materialize, submissions
 
 TOOLS = ["builds", "correctness", "lowering", "sanitizers", "pallas_padding", "generality"]

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from reviewer.ingest.submission import Submission, Target
-from tools.backends.pallas import PallasBackend, classify_lowering, intended_targets
-from tools.harness import arrays, tensors
+from reviewer.core.submission import Submission, Target
+from tools.engine.backends.pallas import PallasBackend, classify_lowering, intended_targets
+from tools.engine.harness import tensors
 from tools.pallas_padding import padded_sizes, plan_cases
 
 INT_MIN = -(2**31)
@@ -21,10 +21,10 @@ INT_MIN = -(2**31)
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16", "int32", "bool", "float8_e4m3fn"])
 def test_jax_arrays_round_trip_through_torch_with_dtype(dtype: str) -> None:
     x = jnp.asarray(np.arange(12).reshape(3, 4) % 5).astype(dtype)
-    (t,), kinds = arrays.normalise([x])
+    (t,), kinds = tensors.normalise([x])
     assert kinds == {"0": "jax"}
     assert isinstance(t, torch.Tensor) and str(t.dtype) == f"torch.{dtype}"
-    back = arrays.restore([t], kinds)[0]
+    back = tensors.restore([t], kinds)[0]
     assert isinstance(back, jax.Array) and back.dtype == x.dtype
     assert np.array_equal(np.asarray(back).astype(np.float32), np.asarray(x).astype(np.float32))
 
@@ -32,9 +32,9 @@ def test_jax_arrays_round_trip_through_torch_with_dtype(dtype: str) -> None:
 def test_numpy_bf16_and_nested_structures_keep_their_kind() -> None:
     a = np.linspace(-2, 2, 6, dtype=np.float32).astype(ml_dtypes.bfloat16)
     value = [torch.ones(2), {"w": a}, 3]
-    plain, kinds = arrays.normalise(value)
+    plain, kinds = tensors.normalise(value)
     assert kinds == {"1.w": "numpy"} and plain[1]["w"].dtype == torch.bfloat16
-    back = arrays.restore(plain, kinds)
+    back = tensors.restore(plain, kinds)
     assert isinstance(back[1]["w"], np.ndarray) and back[1]["w"].dtype == a.dtype
     assert isinstance(back[0], torch.Tensor) and back[2] == 3
 

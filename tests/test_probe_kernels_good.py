@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize
 from tests.probekernels import family_files, review_file, verdicts
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from reviewer.api import start_review
 from reviewer.cli import app
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import KERNELS, materialize
 
 

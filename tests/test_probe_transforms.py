@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from tools.harness import transforms
-from tools.harness.case import Transform
+from tools.engine.harness import transforms
+from tools.engine.harness.case import Transform
 
 
 def _one(x: torch.Tensor, kind: str, **args: object) -> torch.Tensor:

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.resources import toolchain
-from tools.resources.ptxas import parse_cuobjdump_resources, parse_ptxas
+from tools.engine.compilers import toolchain
+from tools.engine.compilers.ptxas import parse_cuobjdump_resources, parse_ptxas
 
 DATA = Path(__file__).parent / "data" / "ptxas"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
-from tools.resources import toolchain
+from tools.engine.compilers import toolchain
 
 FILES = submissions("resources_rows") + submissions("resources_matmul")
 # Rationale: each file is built to show exactly one defect; the test checks it is that one.

@@ -9,11 +9,11 @@ import pytest
 import torch
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
-from tools.roofline.counting import count_work
-from tools.roofline.devices import devices, find_device
-from tools.roofline.floor import Work, speed_of_light
+from tools.engine.counting import count_work
+from tools.engine.gpus import devices, find_device
+from tools.engine.roofline import Work, speed_of_light
 
 H100 = devices()["H100"]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.errors import RubricError
-from reviewer.models import Evidence
+from reviewer.core.errors import RubricError
+from reviewer.core.models import Evidence
 from reviewer.rubric import judge, load_rubric, overall
 
 

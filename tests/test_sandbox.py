@@ -14,7 +14,7 @@ from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from tests.kernelfiles import KERNELS
-from tools.harness.case import Case
+from tools.engine.harness.case import Case
 
 DATA = Path(__file__).parent / "data" / "sandbox"
 
@@ -90,7 +90,7 @@ def test_secrets_of_ancestor_processes_never_reach_the_review(tmp_path) -> None:
     """The scrubbed environment is not enough: a same-user child can read /proc/<ppid>/environ.
     The secret is in the *initial* environment of the reviewer process (and of its parent), which
     is what /proc shows, so the review runs in a fresh process started with it."""
-    from tools.sandbox.isolation import isolation
+    from tools.engine.sandbox.isolation import isolation
 
     d = tmp_path / "sub"
     d.mkdir()
@@ -114,7 +114,7 @@ def test_secrets_of_ancestor_processes_never_reach_the_review(tmp_path) -> None:
 
 
 def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path, config) -> None:
-    from tools.sandbox.worker import LOG_CAP, LOG_KEEP
+    from tools.engine.sandbox.worker import LOG_CAP, LOG_KEEP
 
     ctx = _ctx(tmp_path, "log_flood", config)
     case = Case(id="c", seed=1)
@@ -141,7 +141,7 @@ def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config) ->
     import pytest
 
     import tools
-    from tools.sandbox.isolation import isolation
+    from tools.engine.sandbox.isolation import isolation
 
     if not isolation().readonly_fs:
         pytest.skip(f"no read-only filesystem here: {isolation().description}")
@@ -165,7 +165,7 @@ def test_the_child_has_no_network(tmp_path, config) -> None:
 
     import pytest
 
-    from tools.sandbox.isolation import isolation
+    from tools.engine.sandbox.isolation import isolation
 
     if not isolation().namespaces:
         pytest.skip(f"no namespaces here: {isolation().description}")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.errors import ManifestError, UnsafeSubmissionFile
+from reviewer.core.errors import ManifestError, UnsafeSubmissionFile
 from reviewer.ingest import MAX_READ_BYTES, load_submission
 from tests.kernelfiles import KERNELS
 

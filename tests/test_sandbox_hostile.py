@@ -20,8 +20,8 @@ from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from tests.kernelfiles import KERNELS
-from tools.harness.case import Case
-from tools.sandbox.isolation import isolation
+from tools.engine.harness.case import Case
+from tools.engine.sandbox.isolation import isolation
 
 HOSTILE = Path(__file__).parent / "data" / "sandbox" / "hostile"
 MARK = "KREVIEW-HOSTILE "
@@ -109,7 +109,7 @@ def test_dev_shm_is_private_and_nothing_survives(tmp_path, config) -> None:
 
 
 def test_a_fork_flood_stops_at_the_process_limit(tmp_path, config) -> None:
-    from tools.sandbox.pids import PIDS_MAX
+    from tools.engine.sandbox.pids import PIDS_MAX
 
     got, _ = _attack(tmp_path, config, "fork_flood", {"max": 3000})
     assert 0 < got["forked"] <= PIDS_MAX
@@ -135,10 +135,10 @@ _DRIVER = r'''
 import json, os, resource, subprocess, sys
 from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tools.sandbox import bwrap
-from tools.sandbox.measure import problems
-from tools.sandbox.pids import PIDS_MAX, user_task_count
-from tools.sandbox.seccomp_filter import filter_fd
+from tools.engine.sandbox import bwrap
+from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.pids import PIDS_MAX, user_task_count
+from tools.engine.sandbox.seccomp_filter import filter_fd
 
 here = os.path.dirname(os.path.abspath(__file__))
 out = {}
@@ -175,7 +175,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         pytest.skip("needs root (to switch to nobody), setpriv and a system python3")
     import pyseccomp
 
-    import tools.sandbox as pkg
+    import tools.engine.sandbox as pkg
 
     base = Path(f"/tmp/kreview-unpriv-{uuid.uuid4().hex[:8]}")
     try:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import torch
 
-from reviewer.errors import SanitizerIncompatible
-from tools.harness.instruments import get
+from reviewer.core.errors import SanitizerIncompatible
+from tools.engine.harness.instruments import get
 
 KFILE = Path(__file__).parent / "kernels" / "memcheck" / "unit_kernels.py"
 LINES = {line.split("# at: ")[1].strip(): i for i, line in enumerate(KFILE.read_text().splitlines(), 1)
@@ -218,7 +218,7 @@ def test_interpreter_errors_are_recorded(k: Any) -> None:
 def test_installed_triton_is_compatible() -> None:
     import triton
 
-    from tools.harness.sanitizer.compat import PINNED_TRITON, problems
+    from tools.engine.harness.sanitizer.compat import PINNED_TRITON, problems
 
     assert triton.__version__ == PINNED_TRITON and problems() == []
 
@@ -238,7 +238,7 @@ def test_moved_internal_fails_loudly_before_patching(monkeypatch: pytest.MonkeyP
 
 
 def test_version_and_behaviour_drift_are_named() -> None:
-    from tools.harness.sanitizer.compat import problems
+    from tools.engine.harness.sanitizer.compat import problems
 
     assert any("found 3.9.0" in p for p in problems(version="3.9.0"))
 
@@ -273,7 +273,7 @@ def test_replaced_hooks_are_reported(k: Any) -> None:
     assert interpreter.InterpreterBuilder.create_masked_store is original is not sanitized_store
 
 
-# -- races between programs (tools/harness/sanitizer/races.py) ------------------------------------
+# -- races between programs (tools/engine/harness/sanitizer/races.py) ------------------------------------
 def test_plain_read_modify_write_from_several_programs_is_a_race(k: Any) -> None:
     x, out = torch.randn(4 * 64), torch.zeros(1)
     data = sanitized(lambda: k.rmw_sum[(4,)](x, out, BLOCK=64))

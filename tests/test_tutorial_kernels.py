@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import expectations, materialize, submissions
-from tools.harness.virtual_gpu import spec_for
+from tools.engine.harness.virtual_gpu import spec_for
 
 FILES = submissions("tutorial_softmax")
 
@@ -49,8 +49,8 @@ def test_virtual_device_follows_the_target() -> None:
     "kernel.warmup() needs a CUDA device, or Triton's compiler and ptxas for sm_90, and they are not available here",
 ])
 def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None:
-    from tools.outcomes import classify_failure
-    from tools.sandbox import CallResult
+    from tools.engine.outcomes import classify_failure
+    from tools.engine.sandbox import CallResult
 
     call = CallResult(answered=True, ok=False, error={"type": "RuntimeError", "message": message, "traceback": ""})
     c = classify_failure(call, interpreted=True, input_numel=10, on_cpu=True, stage="the call")

@@ -1,6 +1,6 @@
 """Issue 16: verdicts that depend on the kernel alone.
 
-- plans are counted (tools/plan.py), so the estimate of a many-program call scales with its program
+- plans are counted (tools/engine/plan.py), so the estimate of a many-program call scales with its program
   instances, not its elements, and its timeout is a generous backstop, not a hang verdict;
 - no pass without coverage: a generality axis none of whose configurations ran is unverified,
   naming what was not tried; info items are not counted as checks;
@@ -19,14 +19,14 @@ from typer.testing import CliRunner
 
 from reviewer.api import start_review
 from reviewer.cli import app
-from reviewer.config import ReviewConfig
-from reviewer.models import Evidence
+from reviewer.core.config import ReviewConfig
+from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec
 from reviewer.rules import all_pass
 from tests.kernelfiles import KERNELS, expectations, materialize, submissions
-from tools.baseline import Baseline, knob_ratios
-from tools.harness.case import Case
-from tools.plan import WorkBudget, programs_of
+from tools.engine.baseline import Baseline, knob_ratios
+from tools.engine.harness.case import Case
+from tools.engine.plan import WorkBudget, programs_of
 
 
 def _baseline(programs: int, elements: int, seconds: float) -> Baseline:
@@ -48,8 +48,8 @@ def test_many_program_call_is_estimated_by_programs_not_elements() -> None:
 
 
 def test_a_timeout_is_a_hang_only_where_the_estimate_bounds_the_call() -> None:
-    from tools.outcomes import classify_failure
-    from tools.sandbox.worker import CallResult, ChildCrash
+    from tools.engine.outcomes import classify_failure
+    from tools.engine.sandbox.worker import CallResult, ChildCrash
 
     call = CallResult(answered=False, crash=ChildCrash(kind="timeout", message="no answer in 15s"))
     common = {"interpreted": True, "input_numel": 4096, "on_cpu": True, "stage": "the call",

@@ -16,7 +16,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer.errors import UsageError
+from reviewer.core.errors import UsageError
 
 ATTEMPTS = 2  # the first run and one retry
 RAY_HINT = "pip install 'kernel-reviewer[ray]'"

@@ -10,9 +10,9 @@ from reviewer import __version__
 from reviewer.batch.executors import Executor, Resources, Task
 from reviewer.batch.store import BatchRow, BatchStore
 from reviewer.batch.task import review_submission, unpack_run
-from reviewer.config import ReviewConfig
-from reviewer.errors import KReviewError, UsageError
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import KReviewError, UsageError
+from reviewer.core.models import Review
 
 _SUBMISSION_FILES = ("kreview.toml", "submission.py", "task.yml")
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from reviewer import __version__
-from reviewer.config import ReviewConfig
-from reviewer.errors import BatchError
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import BatchError
 from reviewer.runs import REVIEW_FILE, write_atomic
 
 MAX_ARCHIVE_BYTES = 256 * 2**20

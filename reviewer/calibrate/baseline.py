@@ -11,12 +11,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
-from tools.compare import compare_outputs
-from tools.harness.case import Case
+from tools.engine.compare import compare_outputs
+from tools.engine.harness.case import Case
 
 TRIALS = 5
 

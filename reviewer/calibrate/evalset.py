@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reviewer.errors import CalibrationError
+from reviewer.core.errors import CalibrationError
 
 GRADED = ("builds", "correctness", "generality", "numerics", "integrity", "performance", "resources")
 

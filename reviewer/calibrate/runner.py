@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewer.batch.executors import Executor, LocalExecutor, Resources, Task
 from reviewer.batch.task import node_name, pack_run, runs_dir_for, unpack_run
 from reviewer.calibrate.evalset import EvalCase
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.runs import write_atomic
 
 
@@ -54,7 +54,7 @@ def reviewer_fingerprint() -> str:
 
     import reviewer
     import tools
-    from reviewer.resources import data_dir
+    from reviewer.datafiles import data_dir
 
     h = hashlib.sha256()
     for pkg in (reviewer, tools):

@@ -1,6 +1,14 @@
 """``kreview``: the command line. Each command group is a module that registers on ``app``."""
+# ruff: noqa: F401 - each command module registers its commands on import
 
-from reviewer.cli import batch, calibrate, compare, core, init, pr, runs, serve  # noqa: F401 - each module registers its commands
+import reviewer.cli.batch as batch
+import reviewer.cli.calibrate as calibrate
+import reviewer.cli.compare as compare
+import reviewer.cli.core as core
+import reviewer.cli.init as init
+import reviewer.cli.pr as pr
+import reviewer.cli.runs as runs
+import reviewer.cli.serve as serve
 from reviewer.cli.common import app
 
 

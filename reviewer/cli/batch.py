@@ -10,9 +10,9 @@ from typing import Annotated, Optional
 import typer
 
 from reviewer.cli.common import _guard, app, err, examples
-from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import UsageError
+from reviewer.core.limits import SandboxLimits
 
 
 class BatchFormat(str, Enum):

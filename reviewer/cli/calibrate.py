@@ -16,8 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from reviewer.cli.batch import Address, Executor, ExecutorKind, warn
 from reviewer.cli.common import Only, _guard, app, err, examples
-from reviewer.config import ReviewConfig
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.config import ReviewConfig
+from reviewer.core.limits import SandboxLimits
 
 
 class Baseline(str, Enum):

@@ -15,7 +15,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
-from reviewer.errors import KReviewError, ReviewTerminated
+from reviewer.core.errors import KReviewError, ReviewTerminated
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
                   rich_markup_mode="rich")
@@ -90,8 +90,8 @@ RunsDir = Annotated[Optional[Path], typer.Option("--runs-dir", envvar="KREVIEW_R
 
 def require_extra(extra: str, *modules: str, what: str) -> None:
     """One line naming the extra to install when ``what`` needs modules that are absent."""
-    from reviewer.errors import MissingExtra
-    from tools.compat import missing_extra
+    from reviewer.core.errors import MissingExtra
+    from tools.engine.compat import missing_extra
 
     why = missing_extra(extra, *modules)
     if why:
@@ -105,7 +105,7 @@ def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
         return values
     from importlib.metadata import entry_points
 
-    from reviewer.registry import TOOLS_GROUP
+    from tools.engine.registry import TOOLS_GROUP
 
     known = sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
     bad = [v for v in values if v not in known]

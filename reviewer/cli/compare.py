@@ -11,8 +11,8 @@ from typing import Annotated, Optional
 import typer
 
 from reviewer.cli.common import OutFormat, RunsDir, _guard, app, examples
-from reviewer.config import ReviewConfig, default_runs_dir
-from reviewer.errors import UsageError
+from reviewer.core.config import ReviewConfig, default_runs_dir
+from reviewer.core.errors import UsageError
 
 
 @app.command(help='Review several implementations of one task and compare them: a table and a ranking with reasons.'

@@ -30,9 +30,9 @@ from reviewer.cli.common import (
     tool_names,
 )
 from reviewer.cli.progress import reporter
-from reviewer.config import LLMSettings, ReviewConfig, Tolerance, default_runs_dir
-from reviewer.errors import UsageError
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.config import LLMSettings, ReviewConfig, Tolerance, default_runs_dir
+from reviewer.core.errors import UsageError
+from reviewer.core.limits import SandboxLimits
 
 
 
@@ -40,7 +40,7 @@ def target_gpu(name: str | None) -> str | None:
     """``--target``: a GPU of the virtual-device table, or a usage error listing them."""
     if name is None:
         return None
-    from tools.harness.virtual_gpu import known_gpus, spec_for
+    from tools.engine.harness.virtual_gpu import known_gpus, spec_for
 
     spec = spec_for(name)
     if "is not in the table" in spec["chosen_by"]:
@@ -94,7 +94,7 @@ def review(
         from reviewer.api import start_review
 
         if unsafe_no_sandbox:
-            from tools.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe
+            from tools.engine.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe
 
             allow_unsafe()
             err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
@@ -203,7 +203,7 @@ def probe(
 ) -> None:
     def go() -> None:
         from reviewer.device import detect_device
-        from tools.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe, require
+        from tools.engine.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe, require
 
         if unsafe_no_sandbox:
             allow_unsafe()
@@ -211,8 +211,8 @@ def probe(
         require()
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
-        from reviewer.registry import tools
-        from tools.harness.case import Case
+        from tools.engine.registry import tools
+        from tools.engine.harness.case import Case
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
             raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")

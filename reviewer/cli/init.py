@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from reviewer.cli.common import _guard, app, err, examples
-from reviewer.errors import UsageError
+from reviewer.core.errors import UsageError
 
 
 def _top_names(path: Path) -> set[str]:

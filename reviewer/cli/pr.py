@@ -12,8 +12,8 @@ from rich.markup import escape
 
 from reviewer.cli.common import Only, OutFormat, RunsDir, _guard, app, err, examples, require_extra
 from reviewer.cli.progress import reporter
-from reviewer.config import default_runs_dir
-from reviewer.errors import UsageError
+from reviewer.core.config import default_runs_dir
+from reviewer.core.errors import UsageError
 
 TREES_DIR = "_trees"  # beside the run directories: each diff's head and base trees, which its reruns name
 

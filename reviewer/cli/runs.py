@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from reviewer.cli.common import OutFormat, RunsDir, _guard, app, err, examples
-from reviewer.config import default_runs_dir
+from reviewer.core.config import default_runs_dir
 
 
 @app.command(help='List stored runs, newest first, with status and verdict; --prune removes stale ones.'
@@ -28,7 +28,7 @@ def runs(
 ) -> None:
 
     def go() -> None:
-        from reviewer.errors import UsageError
+        from reviewer.core.errors import UsageError
         from reviewer.runstore import human_age, list_runs, prunable, remove_run
 
         if older_than is not None and not prune:

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from reviewer.cli.common import RunsDir, _guard, app, err, examples
-from reviewer.config import default_runs_dir
+from reviewer.core.config import default_runs_dir
 
 
 @app.command(help="Serve the sign-off workbench: the queue, each run's evidence, plots and draft, and sign-off."
@@ -24,7 +24,7 @@ def serve(
 ) -> None:
 
     def go() -> None:
-        from reviewer.errors import UsageError
+        from reviewer.core.errors import UsageError
 
         try:
             import uvicorn

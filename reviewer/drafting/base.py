@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from reviewer.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
+from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
 
 
 @dataclass

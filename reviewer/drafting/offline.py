@@ -5,7 +5,7 @@ verify it like any model-written claim."""
 
 from __future__ import annotations
 
-from reviewer.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding
+from reviewer.core.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding
 
 _MAX_CLAIMS = 6
 

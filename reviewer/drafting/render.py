@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reviewer.drafting.escape import md_code, md_text
-from reviewer.models import Claim, Review
+from reviewer.core.models import Claim, Review
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
 _STATUS = {

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer.models import CriterionResult, Evidence, Review, SourceSpan
+from reviewer.core.models import CriterionResult, Evidence, Review, SourceSpan
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 from reviewer.formats.common import finding_places, places, reruns
-from reviewer.models import Review
+from reviewer.core.models import Review
 
 
 def in_actions() -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from reviewer.formats.common import criterion_text, deciding, places, reruns
-from reviewer.models import Review
+from reviewer.core.models import Review
 
 
 def _seconds(review: Review, criterion) -> float:

@@ -13,7 +13,7 @@ from typing import Any
 
 from reviewer import __version__
 from reviewer.formats.common import Place, criterion_text, deciding, finding_places, places, reruns
-from reviewer.models import Review
+from reviewer.core.models import Review
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _KIND = {"fail": "fail", "unverified": "review", "pass": "pass", "not_applicable": "notApplicable"}

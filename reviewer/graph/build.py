@@ -6,10 +6,10 @@ from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 
-from reviewer.graph import nodes
+import reviewer.graph.nodes as nodes
 from reviewer.graph.context import RunContext
 from reviewer.graph.state import ReviewState
-from reviewer.registry import ordered_tools
+from tools.engine.registry import ordered_tools
 
 
 def _after_ground(state: dict[str, Any]) -> str:

@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
-from reviewer.ingest.submission import Submission
-from reviewer.models import Evidence, Finding
-from reviewer.registry import backends
-from tools.backends.base import DeviceInfo, RunSetup
-from tools.base import ToolContext
-from tools.session import SandboxSession
+from reviewer.core.submission import Submission
+from reviewer.core.models import Evidence, Finding
+from tools.engine.registry import backend_for
+from tools.engine.runsetup import DeviceInfo, RunSetup
+from tools.engine.tool import ToolContext
+from tools.engine.session import SandboxSession
 
 
 def _noop(_: object) -> None:
@@ -58,8 +58,7 @@ class RunContext:
 
 
 def setup_for(submission: Submission, device: DeviceInfo) -> RunSetup:
-    backend = backends().get(submission.framework) or backends()["torch"]
-    return backend.run_setup(device)
+    return backend_for(submission.framework).run_setup(device)
 
 
 def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed: int,

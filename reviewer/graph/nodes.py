@@ -19,14 +19,14 @@ from reviewer.drafting.offline import draft_offline
 from reviewer.drafting.render import render_markdown
 from reviewer.graph.context import RunContext
 from reviewer.ingest import load_submission
-from reviewer.ingest.submission import Submission
-from reviewer.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
+from reviewer.core.submission import Submission
+from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
-from reviewer.registry import ordered_tools
+from tools.engine.registry import ordered_tools
 from reviewer.rubric import judge, load_rubric, overall
 from reviewer.runs import write_review
-from tools.base import Tool
-from tools.sandbox.isolation import isolation
+from tools.engine.tool import Tool
+from tools.engine.sandbox.isolation import isolation
 
 State = dict[str, Any]
 
@@ -42,7 +42,7 @@ def _versions() -> dict[str, str]:
 
 
 def _sandbox_environment() -> dict[str, Any]:
-    """The isolation in force, as measured inside a sandboxed child (tools/sandbox/isolation.py)."""
+    """The isolation in force, as measured inside a sandboxed child (tools/engine/sandbox/isolation.py)."""
     iso = isolation()
     out: dict[str, Any] = {"sandbox_isolation": iso.description, "sandbox": iso.measured}
     if iso.unsafe:
@@ -135,7 +135,7 @@ def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.close()
     rc.progress("judging against the rubric")
-    from reviewer.registry import tools
+    from tools.engine.registry import tools
 
     rubric = load_rubric(rc.config.rubric, known_tools=set(tools()))
     criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))

@@ -13,9 +13,9 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from reviewer.errors import IngestError, ManifestError, UnsafeSubmissionFile
+from reviewer.core.errors import IngestError, ManifestError, UnsafeSubmissionFile
 from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
-from reviewer.ingest.submission import Manifest, NominalCase, Submission, Target
+from reviewer.core.submission import Manifest, NominalCase, Submission, Target
 
 LOOKED_FOR = (
     "KernelBench: a reference .py defining Model, get_inputs and get_init_inputs, and submission.py "
@@ -25,7 +25,7 @@ LOOKED_FOR = (
 )
 _SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".cpp", ".h", ".hpp"}
 _FORMATS = ("kernelbench", "gpumode", "manifest")
-# folders never read nor copied into the sandbox (tools/session.py:_copy_tree skips the same)
+# folders never read nor copied into the sandbox (tools/engine/session.py:_copy_tree skips the same)
 SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
 # the size of a dataset is not a source, and reading it must not exhaust the reviewer's memory.
@@ -108,7 +108,7 @@ def _pick_submission(root: Path, reference: str, marker: str) -> str | None:
 
 
 def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]:
-    from reviewer.registry import backends
+    from tools.engine.registry import backends
 
     text = (root / submission_file).read_text(errors="replace")
     for p in root.iterdir():

@@ -7,8 +7,8 @@ assessment. The grounding check holds all of it; the rubric's verdicts stand.
 
 from __future__ import annotations
 
-from reviewer.config import LLMSettings
-from reviewer.errors import ConfigError
+from reviewer.core.config import LLMSettings
+from reviewer.core.errors import ConfigError
 from reviewer.llm.agent import LLMDrafter
 from reviewer.llm.cache import CachedModel, ResponseCache
 from reviewer.llm.client import ChatModel, OpenAIChatModel

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.drafting.base import DraftOutcome, PlanOutcome
-from reviewer.ingest.submission import Submission
+from reviewer.core.submission import Submission
 from reviewer.llm.client import ChatModel
 from reviewer.llm.drafter import write_draft
 from reviewer.llm.planner import propose_probes
@@ -22,8 +22,8 @@ from reviewer.llm.settings import Price
 from reviewer.llm.static_review import review_source
 from reviewer.llm.structured import Asked, StructuredCaller, StructuredMode
 from reviewer.llm.usage import UsageMeter
-from reviewer.models import CriterionResult, Evidence, Finding, RemovedClaim
-from tools.base import ToolContext
+from reviewer.core.models import CriterionResult, Evidence, Finding, RemovedClaim
+from tools.engine.tool import ToolContext
 
 
 def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Finding], list[str]]:

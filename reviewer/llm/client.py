@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewer.errors import LLMError, LLMRejected, LLMTimeout
+from reviewer.core.errors import LLMError, LLMRejected, LLMTimeout
 
 
 class ChatRequest(BaseModel):

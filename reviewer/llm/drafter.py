@@ -10,13 +10,13 @@ from pathlib import Path
 
 from reviewer.drafting.grounding import check_claim
 from reviewer.drafting.offline import draft_offline
-from reviewer.ingest.submission import Submission
+from reviewer.core.submission import Submission
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import ClaimOut, DraftOut
 from reviewer.llm.source import criteria_digest, evidence_digest, findings_digest, shown_files
 from reviewer.llm.static_review import to_span
 from reviewer.llm.structured import StructuredCaller, schema_text
-from reviewer.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding, RemovedClaim
+from reviewer.core.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding, RemovedClaim
 
 
 @dataclass

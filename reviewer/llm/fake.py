@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from reviewer.errors import LLMError, LLMRejected
+from reviewer.core.errors import LLMError, LLMRejected
 from reviewer.llm.client import ChatReply, ChatRequest
 
 Scripted = str | dict | list | BaseException | Callable[[ChatRequest], Any]

@@ -9,9 +9,9 @@ from reviewer.llm.schemas import PlannerOut, ProbeOut
 from reviewer.llm.source import findings_digest, knobs, shown_files
 from reviewer.llm.static_review import to_span
 from reviewer.llm.structured import StructuredCaller, schema_text
-from reviewer.models import Finding
-from tools.base import ToolContext
-from tools.harness.case import Transform
+from reviewer.core.models import Finding
+from tools.engine.tool import ToolContext
+from tools.engine.harness.case import Transform
 from tools.probes import plan_probes
 from tools.probes.spec import PlannedProbe, ProbeRequest
 

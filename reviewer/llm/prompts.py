@@ -16,8 +16,8 @@ import yaml
 from jinja2 import meta
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from reviewer.errors import PromptError
-from reviewer.resources import prompt_path
+from reviewer.core.errors import PromptError
+from reviewer.datafiles import prompt_path
 
 _ENV = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
                           trim_blocks=True, lstrip_blocks=True)

@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
-from reviewer.config import LLMSettings
-from reviewer.errors import ConfigError
+from reviewer.core.config import LLMSettings
+from reviewer.core.errors import ConfigError
 
 
 class Price(BaseModel):

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reviewer.ingest.submission import Submission
-from reviewer.models import CriterionResult, Evidence, Finding
-from tools.harness.transforms import TRANSFORMS
+from reviewer.core.submission import Submission
+from reviewer.core.models import CriterionResult, Evidence, Finding
+from tools.engine.harness.transforms import TRANSFORMS
 from tools.probes.spec import DTYPES, MAX_SIZE_FACTOR, MAX_VALUE_MAGNITUDE, MIN_SIZE_CAP
 
 # Rationale: about 10k tokens per file keeps three prompts within small local models' contexts.
@@ -76,7 +76,7 @@ def knobs(sub: Submission) -> str:
              "scale": f"multiply values by factor (|factor| <= {MAX_VALUE_MAGNITUDE:g})",
              "shift": f"add offset to values (|offset| <= {MAX_VALUE_MAGNITUDE:g})"}
     for kind in sorted(TRANSFORMS):
-        lines.append(f"  - {kind}: {helps.get(kind, 'see tools/harness/transforms.py')}; optional inputs: [indices]")
+        lines.append(f"  - {kind}: {helps.get(kind, 'see tools/engine/harness/transforms.py')}; optional inputs: [indices]")
     return "\n".join(lines)
 
 

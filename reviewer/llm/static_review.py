@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reviewer.drafting.grounding import check_span
-from reviewer.ingest.submission import Submission
+from reviewer.core.spans import check_span
+from reviewer.core.submission import Submission
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import CATEGORY_HELP, SpanOut, StaticReviewOut
 from reviewer.llm.source import shown_files
 from reviewer.llm.structured import StructuredCaller, schema_text
-from reviewer.models import Claim, Finding, RemovedClaim, SourceSpan
+from reviewer.core.models import Claim, Finding, RemovedClaim, SourceSpan
 
 # Rationale: reviewers of LLM bots complain first about noise; a dozen findings is already a lot.
 MAX_FINDINGS = 12

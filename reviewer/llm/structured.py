@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from reviewer.errors import KReviewError, LLMRejected
+from reviewer.core.errors import KReviewError, LLMRejected
 from reviewer.llm.client import ChatModel, ChatRequest
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.usage import UsageMeter

@@ -12,7 +12,7 @@ from importlib import resources
 
 from reviewer.llm.client import ChatReply
 from reviewer.llm.settings import Price
-from reviewer.models import LLMUsage
+from reviewer.core.models import LLMUsage
 
 
 def builtin_prices() -> dict[str, Price]:

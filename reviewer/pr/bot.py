@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import UsageError
+from reviewer.core.models import Review
 from reviewer.pr.bundle import MAX_ARTIFACT_BYTES, RUNS, BadArtifact, extract_zip, load_bundle, write_bundle
 from reviewer.pr.comments import fingerprints_in
 from reviewer.pr.diffreview import review_diff

@@ -17,8 +17,8 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
-from reviewer.errors import GitHubError
-from reviewer.models import Review
+from reviewer.core.errors import GitHubError
+from reviewer.core.models import Review
 from reviewer.pr.models import Bundle
 from reviewer.runs import CHECKPOINT_FILE, REVIEW_FILE
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewer.models import Evidence, Review, SourceSpan
+from reviewer.core.models import Evidence, Review, SourceSpan
 from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, Target
 
 FP_MARK = "kreview:fp="

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reviewer.models import Evidence, Review
+from reviewer.core.models import Evidence, Review
 from reviewer.pr.models import CriterionDelta, MetricDelta
 
 # Rationale: fail < unverified < pass; an unverified check is worse than a passed one but not a failure.

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.errors import ConfigError, KReviewError
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import ConfigError, KReviewError
+from reviewer.core.models import Review
 from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve
@@ -86,7 +86,7 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     if not targets:
         return out
     # a machine without the sandbox is refused once, for the whole change (exit 2), not per target
-    from tools.sandbox.isolation import require
+    from tools.engine.sandbox.isolation import require
 
     require()
     work = Path(keep_trees) if keep_trees else Path(tempfile.mkdtemp(prefix="kreview-diff-"))

@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 import git
 from gitdb.exc import BadName, BadObject
 
-from reviewer.errors import UsageError
+from reviewer.core.errors import UsageError
 from reviewer.pr.models import FileChange, LineRange
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -16,7 +16,7 @@ import httpx
 from githubkit import GitHub
 from githubkit.exception import GitHubException, RequestFailed
 
-from reviewer.errors import GitHubError
+from reviewer.core.errors import GitHubError
 
 DEFAULT_API = "https://api.github.com"
 # GitHub's own maximum page size: fewest requests for long lists.

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewer.models import Overall, RunStatus, Verdict
+from reviewer.core.models import Overall, RunStatus, Verdict
 
 BUNDLE_SCHEMA = 1
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.render import _MARK as VERDICT_MARK
-from reviewer.models import Review
+from reviewer.core.models import Review
 from reviewer.pr.models import DiffReview, PlannedComment, TargetReport
 
 SUMMARY_MARK = "<!-- kreview:summary -->"

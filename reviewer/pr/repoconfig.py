@@ -15,10 +15,10 @@ from typing import Callable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reviewer.config import LLMSettings, ReviewConfig
-from reviewer.errors import ConfigError
-from reviewer.ingest.submission import Target
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.config import LLMSettings, ReviewConfig
+from reviewer.core.errors import ConfigError
+from reviewer.core.submission import Target
+from reviewer.core.limits import SandboxLimits
 
 PYPROJECT = "pyproject.toml"
 LEGACY_CONFIG_FILE = ".kreview.toml"

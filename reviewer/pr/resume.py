@@ -15,8 +15,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from reviewer.errors import SignoffError
-from reviewer.models import Review
+from reviewer.core.errors import SignoffError
+from reviewer.core.models import Review
 
 # Rationale: resuming replays only the sign-off and publish nodes; a minute is ample even on a busy runner.
 RESUME_TIMEOUT_S = 180

@@ -20,7 +20,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from reviewer.errors import KReviewError, RunNotFound
+from reviewer.core.errors import KReviewError, RunNotFound
 from reviewer.runs import is_run_dir, read_review
 from reviewer.runstore import RunSummary, list_runs
 from reviewer.web.plots import charts_for

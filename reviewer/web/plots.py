@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from reviewer.models import Evidence, Review
+from reviewer.core.models import Evidence, Review
 
 COLORS = {"pass": "#2e7d32", "fail": "#c62828", "unverified": "#8d6e00", "info": "#1565c0",
           "inconclusive": "#8d6e00", "rejected": "#6d4c41", "invalid": "#6d4c41", "skipped": "#9e9e9e",

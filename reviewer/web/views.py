@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from reviewer.models import Evidence, Review
+from reviewer.core.models import Evidence, Review
 from reviewer.runs import SOURCE_DIR
 
 _MAX_SOURCE = 1 << 20

@@ -63,7 +63,7 @@ class Replayer:
 
 def record(kernel: str, upstream: str | None, model: str) -> Path:
     from reviewer.api import start_review
-    from reviewer.config import LLMSettings, ReviewConfig
+    from reviewer.core.config import LLMSettings, ReviewConfig
     from reviewer.llm import make_drafter
     from tests.kernelfiles import materialize
 

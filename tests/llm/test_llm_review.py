@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import LLMSettings, ReviewConfig
+from reviewer.core.config import LLMSettings, ReviewConfig
 from reviewer.device import detect_device
-from reviewer.errors import LLMTimeout
+from reviewer.core.errors import LLMTimeout
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from reviewer.llm import ScriptedModel, make_drafter
 from tests.kernelfiles import KERNELS, expectations, materialize
 from tests.llm.support import answer_for
-from tools.harness.case import Case
+from tools.engine.harness.case import Case
 from tools.probes import ProbesTool
 
 LLM_KERNELS = KERNELS / "llm"

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import LLMSettings, ReviewConfig
+from reviewer.core.config import LLMSettings, ReviewConfig
 from reviewer.llm import make_drafter
 from tests.kernelfiles import KERNELS, materialize
 

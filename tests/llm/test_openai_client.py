@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.config import LLMSettings
-from reviewer.errors import ConfigError, LLMError, LLMRejected, LLMTimeout
+from reviewer.core.config import LLMSettings
+from reviewer.core.errors import ConfigError, LLMError, LLMRejected, LLMTimeout
 from reviewer.llm import make_model
 from reviewer.llm.cache import CachedModel, ResponseCache, cache_key
 from reviewer.llm.client import ChatRequest, OpenAIChatModel

@@ -8,10 +8,10 @@ import pytest
 
 from reviewer.device import detect_device
 from reviewer.ingest import load_submission
-from reviewer.models import SourceSpan
+from reviewer.core.models import SourceSpan
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import KERNELS, materialize
-from tools.harness.case import Transform
+from tools.engine.harness.case import Transform
 from tools.probes import plan_probes
 from tools.probes.spec import ProbeRequest, criterion_for, to_case
 
@@ -86,7 +86,7 @@ def test_nominal_inputs_under_a_new_seed_bear_on_correctness(kb, gm) -> None:
 
 
 def test_plan_probes_drops_duplicates_over_limit_and_false_spans(kb) -> None:
-    from reviewer.config import ReviewConfig
+    from reviewer.core.config import ReviewConfig
     from reviewer.graph.context import make_tool_context
 
     ctx = make_tool_context(kb, ReviewConfig(seed=1), Path("/nonexistent"), 1, detect_device("cpu"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from reviewer.errors import PromptError
+from reviewer.core.errors import PromptError
 from reviewer.llm.prompts import PromptTemplate, load_prompt
-from reviewer.resources import data_dir
+from reviewer.datafiles import data_dir
 
 NAMES = sorted(p.stem for p in data_dir("prompts").glob("*.yaml"))
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import LLMSettings
+from reviewer.core.config import LLMSettings
 from reviewer.llm import make_drafter
 from tests.kernelfiles import materialize
 from tests.llm.recording import KERNEL_DIR, RECORDINGS, SEED, Replayer

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from reviewer.errors import LLMError, LLMTimeout
+from reviewer.core.errors import LLMError, LLMTimeout
 from reviewer.llm.client import ChatReply, ChatRequest
 from reviewer.llm.fake import ScriptedModel
 from reviewer.llm.schemas import StaticReviewOut

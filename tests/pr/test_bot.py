@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.config import ReviewConfig
-from reviewer.errors import UsageError
-from reviewer.models import Review
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import UsageError
+from reviewer.core.models import Review
 from reviewer.pr.bot import handle_comment, parse_command, post_draft, review_pull_request
 from reviewer.pr.github import GitHubProvider
 from reviewer.pr.render import SUMMARY_MARK, read_state, state_marker

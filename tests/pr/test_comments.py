@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reviewer.models import CriterionResult, Evidence, Finding, Review, SourceSpan, SubmissionInfo
+from reviewer.core.models import CriterionResult, Evidence, Finding, Review, SourceSpan, SubmissionInfo
 from reviewer.pr.comments import fingerprints_in, plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.models import FileChange, LineRange, Target

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewer.cli import app
-from reviewer.errors import ConfigError, GitHubError
+from reviewer.core.errors import ConfigError, GitHubError
 from reviewer.ingest import load_submission
 from reviewer.pr.diffreview import _with_target
 from reviewer.pr.github import GitHubProvider, api_url

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from reviewer.cli import app
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from reviewer.pr.diffreview import review_diff
 from reviewer.runs import read_review
 from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, TRITON_IMPORTER, TRITON_OP, Repo

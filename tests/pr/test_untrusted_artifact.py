@@ -15,8 +15,8 @@ import ormsgpack
 import pytest
 
 from reviewer.api import start_review
-from reviewer.config import ReviewConfig
-from reviewer.errors import SignoffError
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import SignoffError
 from reviewer.pr.bundle import BadArtifact, check_checkpoint, extract_zip
 from reviewer.pr.resume import resume_in_child
 from reviewer.runs import CHECKPOINT_FILE, checkpointer

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.config import ReviewConfig
+from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
-from tools.sandbox.limits import SandboxLimits
+from reviewer.core.limits import SandboxLimits
 
 HOSTILE_LINES = [
     "# <script>window.__kreview_pwned = 1</script>",

@@ -2,7 +2,7 @@
 
 On a GPU any config may win the autotuner's benchmark (it depends on the GPU, the sizes and the
 noise), so each one is reviewed: the submission runs on the nominal case once per config, that
-config forced through the virtual device (tools/harness/virtual_gpu.py, instrument ``virtual_gpu``),
+config forced through the virtual device (tools/engine/harness/virtual_gpu.py, instrument ``virtual_gpu``),
 under the CPU sanitizer (instrument ``triton_sanitizer``), and its outputs are judged against the
 reference in the parent like any correctness case. A config that is wrong, reads or writes out of
 bounds, or cannot launch is named. The launches of every config are handed to the resources tool
@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tools.base import Tool, ToolContext
-from tools.cases import nominal_cases
-from tools.evaluate import evaluate, tolerance_config
-from tools.harness.case import Case
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.cases import nominal_cases
+from tools.engine.evaluate import evaluate, tolerance_config
+from tools.engine.harness.case import Case
 
 _INSTRUMENTS = ["virtual_gpu", "triton_sanitizer", "triton_launches"]
 # Rationale: each config is one interpreted run of the nominal case; a kernel with dozens of configs
@@ -42,7 +42,7 @@ class AutotuneTool(Tool):
             return "no @triton.autotune in the submission"
         if not ctx.setup.can_run:
             return ctx.setup.why_not
-        if "tools.harness.virtual_gpu" not in ctx.setup.preludes:
+        if "tools.engine.harness.virtual_gpu" not in ctx.setup.preludes:
             return "configs are forced through the virtual device, which is used only under the CPU interpreter"
         return None
 

@@ -15,12 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tools.base import Tool, ToolContext, failure_details
-from tools.benchmark import ncu, stats
-from tools.cases import nominal_cases
-from tools.harness.case import Case
-from tools.roofline import bound_here, check_time, claim_bound
-from tools.sandbox import SandboxWorker
+from tools.engine.tool import Tool, ToolContext, failure_details
+import tools.benchmark.ncu as ncu
+import tools.benchmark.stats as stats
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
+from tools.engine.roofline import bound_here, check_time, claim_bound
+from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4
 # Rationale: host time exceeds event time by launch and synchronisation latency (~10-50 us); much
@@ -64,7 +65,7 @@ class BenchmarkTool(Tool):
     # -- GPU ---------------------------------------------------------------------------------
     def _worker(self, ctx: ToolContext, role: str, python: str | None = None, tag: str = "",
                 writable: list[Path] | None = None) -> SandboxWorker:
-        from tools.session import _copy_tree  # the same copy rules as the run children
+        from tools.engine.session import _copy_tree  # the same copy rules as the run children
 
         workdir = ctx.session.root / f"bench-{role}{tag}"
         _copy_tree(ctx.submission.root_path, workdir / "src")
@@ -78,7 +79,7 @@ class BenchmarkTool(Tool):
         spec = ctx.submission.child_spec(worker.workdir / "src")
         load = worker.call("load", {"format": ctx.submission.format, "role": role, "spec": spec},
                            timeout=ctx.config.limits.startup_timeout_s)
-        # each role reads its inputs from its own transfer folder (tools/session.py)
+        # each role reads its inputs from its own transfer folder (tools/engine/session.py)
         paths = [str(ctx.session.for_role(Path(p), role)) for p in paths]
         if not (load.answered and load.ok):
             return None, f"{role} did not load: {load.failure_text()[:300]}"

@@ -24,7 +24,7 @@ _SAVED: dict[str, Any] = {}
 def install(config: dict[str, Any]) -> None:
     import torch
 
-    from tools.harness import ops
+    import tools.engine.harness.ops as ops
 
     _SAVED["perf"] = time.perf_counter
     _SAVED["zero_"] = torch.Tensor.zero_
@@ -122,7 +122,7 @@ def timed_callable(program: Any, case: Any, data: Any, device: str, mode: str) -
     """``f(inputs)`` doing only the work being timed (model construction happens once, here)."""
     import torch
 
-    from tools.harness.kernelbench import dtype_of
+    from tools.engine.harness.kernelbench import dtype_of
 
     if hasattr(program, "cls") or hasattr(program, "module_for"):
         cls = program.cls if hasattr(program, "cls") else program.module_for(case.params).Model
@@ -156,9 +156,10 @@ def _benchmark(payload: dict[str, Any], state: Any) -> dict[str, Any]:
     import torch
 
     from tools.benchmark.stats import StopRule
-    from tools.harness import tensors, transforms
-    from tools.harness.case import Case
-    from tools.harness.programs import CaseData
+    import tools.engine.harness.tensors as tensors
+    import tools.engine.harness.transforms as transforms
+    from tools.engine.harness.case import Case
+    from tools.engine.harness.programs import CaseData
 
     if "event" not in _SAVED:
         raise RuntimeError("no CUDA device in this child")

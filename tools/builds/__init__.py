@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tools.base import Tool, ToolContext, failure_details, user_frame_line
-from tools.cases import nominal_cases
-from tools.harness.case import Case
-from tools.outcomes import classify_failure, input_elements
+from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import classify_failure, input_elements
 
 
 class BuildsTool(Tool):
@@ -53,7 +53,7 @@ class BuildsTool(Tool):
                              check="run the reference on the nominal inputs", inputs={"case": case.model_dump()},
                              config=env, result=failure_details(ref.call), rerun=ctx.rerun(self.name, case))
             return
-        virtual = "tools.harness.virtual_gpu" in ctx.setup.preludes
+        virtual = "tools.engine.harness.virtual_gpu" in ctx.setup.preludes
         run = ctx.session.run_submission(case, ref, instruments=["virtual_gpu"] if virtual else None)
         inputs = {"case": case.model_dump(), "tensors": ref.meta.get("inputs", [])}
         if not run.ok:
@@ -92,7 +92,7 @@ class BuildsTool(Tool):
                                  f"by the virtual {data.get('gpu')} ({data.get('arch')}), not a GPU"
                                  + (f"; autotune without benchmarking ({tuned})" if tuned else "")
                                  + "; compile figures (n_regs, metadata.shared) come from the real compiler",
-                         check="virtual device for the review target (tools/harness/virtual_gpu.py)",
+                         check="virtual device for the review target (tools/engine/harness/virtual_gpu.py)",
                          inputs={"case": case.model_dump()},
                          config={"virtual_gpu": data.get("gpu"), "arch": data.get("arch"),
                                  "chosen_by": data.get("chosen_by")},

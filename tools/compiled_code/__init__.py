@@ -13,11 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewer.models import Evidence
-from tools.base import Tool, ToolContext
+from reviewer.core.models import Evidence
+from tools.engine.tool import Tool, ToolContext
 from tools.compiled_code.ptx import sass_summary
 from tools.compiled_code.review import CompiledReview, review_compiled
-from tools.harness.case import Case
+from tools.engine.harness.case import Case
+from tools.engine.registry import tools as registered_tools
 
 
 class CompiledCodeTool(Tool):
@@ -27,9 +28,9 @@ class CompiledCodeTool(Tool):
     description = "read TTGIR/PTX/SASS per target: tensor cores and their precision, access widths and coalescing"
 
     def applies(self, ctx: ToolContext) -> str | None:
-        from tools.resources import ResourcesTool
-
-        return ResourcesTool().applies(ctx)
+        # Rationale: it reads what the resources tool compiles, so it applies exactly where that one
+        # does; found through the registry, as plugins never import each other.
+        return registered_tools()["resources"]().applies(ctx)
 
     def run(self, ctx: ToolContext) -> None:
         self._read(ctx)
@@ -38,9 +39,7 @@ class CompiledCodeTool(Tool):
         # Rationale: alone (``kreview probe --tool compiled_code``) nothing is compiled yet; in a review
         # the resources tool has run (or was skipped, and then nothing is read).
         if not ctx.prior("resources"):
-            from tools.resources import ResourcesTool
-
-            ResourcesTool().probe(ctx, case)
+            registered_tools()["resources"]().probe(ctx, case)
         self._read(ctx)
 
     def _read(self, ctx: ToolContext) -> None:

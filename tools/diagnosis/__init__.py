@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reviewer.models import Evidence
-from tools.base import Tool, ToolContext
+from reviewer.core.models import Evidence
+from tools.engine.tool import Tool, ToolContext
 from tools.diagnosis.table import Diagnosis, classify
 
 # Tools whose failed evidence carries a build, compile or runtime error.

@@ -23,10 +23,10 @@ from typing import Any
 
 import torch
 
-from tools.base import Tool, ToolContext
-from tools.cases import nominal_cases
-from tools.harness.case import Case
-from tools.harness.tensors import flatten
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
+from tools.engine.harness.tensors import flatten
 
 HALF = ("float16", "bfloat16")
 # Rationale: two chains that differ only in where they round land within a few units of the task's

@@ -2,12 +2,12 @@
 for the other dtypes its reference accepts?
 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
-within a work budget counted from a nominal run (tools/baseline.py, tools/plan.py): the seed and
+within a work budget counted from a nominal run (tools/engine/baseline.py, tools/engine/plan.py): the seed and
 the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
 reduced size, then sizes. An axis passes only when at least one of its configurations ran, and
 its summary counts what ran and names what was not tried. A configuration passes when
 its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
-submission refuses it with a raise/assert of its own file (tools/outcomes.py); a silent wrong
+submission refuses it with a raise/assert of its own file (tools/engine/outcomes.py); a silent wrong
 answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
 with the smallest failing configuration found, measured facts on why (tools/generality/explain.py)
 and a ``kreview probe`` command that reruns exactly that configuration.
@@ -19,9 +19,9 @@ import re
 import time
 from typing import Any, ClassVar
 
-from reviewer.models import SourceSpan
-from tools.base import Tool, ToolContext
-from tools.baseline import (
+from reviewer.core.models import SourceSpan
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.baseline import (
     Baseline,
     affordable_params,
     backstop_s,
@@ -32,16 +32,16 @@ from tools.baseline import (
     prerequisites_failed,
     size_knobs_of,
 )
-from tools.contract import outside_contract
-from tools.evaluate import Evaluation, evaluate, tolerance_config
-from tools.generality import explain
+from tools.engine.contract import outside_contract
+from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
+import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
 from tools.generality.device_paths import device_branches
 from tools.generality.search import Search, SearchResult, Trial
-from tools.generality.sizes import launch_blocks, scaled_elements, source_blocks
-from tools.harness.case import Case
-from tools.outcomes import input_elements, refuses_dtype
-from tools.plan import CALL_UNITS, WorkBudget
+from tools.engine.sizes import launch_blocks, scaled_elements, source_blocks
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import input_elements, refuses_dtype
+from tools.engine.plan import CALL_UNITS, WorkBudget
 
 
 def _inner_frame(ev: Evaluation) -> str | None:
@@ -72,7 +72,7 @@ class GeneralityTool(Tool):
     after = ("correctness",)
     description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
 
-    # Rationale: work units (tools/plan.py, ~1 ms each) the whole tool plans with --budget 1: about
+    # Rationale: work units (tools/engine/plan.py, ~1 ms each) the whole tool plans with --budget 1: about
     # 25 s of interpreted calls on a 2-core machine, so a level-1 review stays near a minute.
     budget_units: ClassVar[float] = 25000.0
     # Rationale: one configuration may cost a few nominal calls, not the whole budget.

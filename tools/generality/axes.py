@@ -1,6 +1,6 @@
 """The three directions generality searches along, as dimensions and case builders.
 
-sizes    KernelBench size constants / GPU MODE and manifest integer kwargs (tools/generality/sizes.py)
+sizes    KernelBench size constants / GPU MODE and manifest integer kwargs (tools/engine/sizes.py)
 layouts  the same values in non-contiguous storage: transposed, strided (last dim, rows), offset
          storage, and an expanded (stride-0) view
 dtypes   the other floating dtypes (KernelBench and manifest; the reference decides which it accepts)
@@ -12,13 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.base import ToolContext
-from tools.baseline import Baseline, size_knobs_of
+from tools.engine.tool import ToolContext
+from tools.engine.baseline import Baseline, size_knobs_of
 from tools.generality.search import Dim
 from tools.generality.paths import describe as describe_threshold
 from tools.generality.paths import path_sizes
-from tools.generality.sizes import candidates, int_kwargs
-from tools.harness.case import Case, Transform
+from tools.engine.sizes import candidates, int_kwargs
+from tools.engine.harness.case import Case, Transform
 
 LAYOUTS: dict[str, list[Transform]] = {
     "transposed": [Transform(kind="transpose_layout")],

@@ -14,8 +14,8 @@ from typing import Any
 
 import torch
 
-from tools.compare.compare import mismatch_mask
-from tools.harness.tensors import flatten
+from tools.engine.compare.compare import mismatch_mask
+from tools.engine.harness.tensors import flatten
 
 
 def _leaves(value: Any) -> list[tuple[str, Any]]:

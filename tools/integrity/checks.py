@@ -11,9 +11,9 @@ from typing import Any
 
 import torch
 
-from reviewer.models import Outcome
-from tools.compare import compare_outputs, output_spread
-from tools.harness.tensors import flatten
+from reviewer.core.models import Outcome
+from tools.engine.compare import compare_outputs, output_spread
+from tools.engine.harness.tensors import flatten
 from tools.integrity.static_scan import Finding, Scan
 
 # Rationale: when torch operators already do half of the reference's work, the submission's own
@@ -60,7 +60,7 @@ class Probe:
     submission_file: str
     budget_ok: dict[int, bool] = field(default_factory=dict)
     """Call index -> within the float64 error budget against the reference for its inputs, for
-    calls outside the default tolerance (a correct reordering at large K is; tools/evaluate.py)."""
+    calls outside the default tolerance (a correct reordering at large K is; tools/engine/evaluate.py)."""
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -290,7 +290,7 @@ def _pallas_launches(p: Probe, seen: dict[str, Any], result: dict[str, Any]) -> 
 def _compare(out: Any, expected: Any, p: Probe, call: int | None = None) -> Any:
     cmp = compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
     if not cmp.ok and call is not None and p.budget_ok.get(call):
-        # Rationale: the same rule as correctness (tools/compare/judge.py): as accurate as the
+        # Rationale: the same rule as correctness (tools/engine/compare/judge.py): as accurate as the
         # reference against float64 is a match even where the default element-wise table is not.
         return cmp.model_copy(update={"ok": True})
     return cmp

@@ -12,17 +12,17 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from reviewer.models import Evidence
-from tools.base import Tool, ToolContext, failure_details
-from tools.cases import nominal_cases
-from tools.compare import compare_outputs
-from tools.evaluate import budget_for
-from tools.harness import tensors
-from tools.harness.case import Case, Transform
-from tools.integrity import checks as C
+from reviewer.core.models import Evidence
+from tools.engine.tool import Tool, ToolContext, failure_details
+from tools.engine.cases import nominal_cases
+from tools.engine.compare import compare_outputs
+from tools.engine.evaluate import budget_for
+import tools.engine.harness.tensors as tensors
+from tools.engine.harness.case import Case, Transform
+import tools.integrity.checks as C
 from tools.integrity.static_scan import Scan, scan_submission
-from tools.outcomes import classify_failure, input_elements
-from tools.session import ReferenceRun
+from tools.engine.outcomes import classify_failure, input_elements
+from tools.engine.session import ReferenceRun
 
 _FORMAT_WORDS = {"tf32": "TF32 (10-bit mantissa)", "float16": "float16", "bfloat16": "bfloat16",
                  "float8": "float8 e4m3"}

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reviewer.ingest.submission import Submission
-from tools.harness.instruments.torch_ops import base_name, kind_of
-from tools.integrity import source as S
+from reviewer.core.submission import Submission
+from tools.engine.harness.instruments.torch_ops import base_name, kind_of
+import tools.integrity.source as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
 _METADATA = {"size", "shape", "dim", "ndim", "numel", "stride", "is_contiguous", "element_size", "data_ptr",
@@ -77,7 +77,7 @@ _HARNESS_PREFIXES = {"subprocess.": "starts a subprocess", "socket.": "opens a n
 # Rationale: code that asks whether it is being traced can behave honestly only while observed.
 _TRACE_PROBES = ("dispatch_mode", "function_mode", "_is_torch_function", "gettrace", "getprofile",
                  "_python_dispatch", "_get_current_dispatch")
-_HARNESS_MODULES = ("tools.harness", "tools.sandbox", "tools.integrity", "reviewer")
+_HARNESS_MODULES = ("tools.engine.harness", "tools.engine.sandbox", "tools.integrity", "reviewer")
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_builtins"}
 _SEED_METHODS = {"initial_seed", "get_state", "getstate", "get_rng_state"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from reviewer.models import SourceSpan
-from tools.base import Tool, ToolContext
+from reviewer.core.models import SourceSpan
+from tools.engine.tool import Tool, ToolContext
 from tools.integrity.static_scan import Finding, Scan, scan_submission
 
 # category -> what the check looked for (shown as the evidence's ``check``)

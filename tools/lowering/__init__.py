@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 
-from tools.backends import backend_for
-from tools.backends.base import Backend, Lowered
-from tools.base import Tool, ToolContext
+from tools.engine.registry import backend_for
+from tools.engine.backends.base import Backend, Lowered
+from tools.engine.tool import Tool, ToolContext
 
 
 def _safe(name: str) -> str:

@@ -10,14 +10,14 @@ boundary shapes on ``generality``. See docs/triton-sanitizer.md.
 
 from __future__ import annotations
 
-from tools.backends.base import RunSetup
-from tools.base import Tool, ToolContext
-from tools.cases import nominal_cases
-from tools.harness.case import Case
+from tools.engine.runsetup import RunSetup
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
 from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
 from tools.memcheck.evidence import emit_case, emit_violations
 from tools.memcheck.runs import CaseRun, run_case
-from tools.session import SandboxSession
+from tools.engine.session import SandboxSession
 
 _INTERPRET = ("TRITON_INTERPRET", "1")
 # Rationale: a first call that raised or died may be an out-of-bounds store corrupting memory;
@@ -78,8 +78,8 @@ class MemcheckTool(Tool):
     def _incompatible(self, ctx: ToolContext, case: Case | None) -> bool:
         """Check the hooked internals in this process too (no submission code involved), so an
         incompatible Triton is reported once and clearly, before any child starts."""
-        from reviewer.errors import SanitizerIncompatible
-        from tools.harness.sanitizer.compat import require_compatible
+        from reviewer.core.errors import SanitizerIncompatible
+        from tools.engine.harness.sanitizer.compat import require_compatible
 
         try:
             require_compatible()

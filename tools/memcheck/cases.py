@@ -13,8 +13,8 @@ import math
 import re
 from typing import Any
 
-from reviewer.ingest.submission import Submission
-from tools.harness.case import Case
+from reviewer.core.submission import Submission
+from tools.engine.harness.case import Case
 
 # Rationale: the interpreter costs ~1 ms per program instance and the sanitizer adds to it; 2^16
 # input elements keep a boundary case to about a second at the usual block sizes.

@@ -14,10 +14,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from reviewer.models import SourceSpan
-from tools.base import Tool, ToolContext, failure_details
+from reviewer.core.models import SourceSpan
+from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.memcheck.runs import CaseRun
-from tools.outcomes import classify_failure
+from tools.engine.outcomes import classify_failure
 
 _DIRECTION = {"past_end": "past the end", "before_start": "before the start"}
 _VERB = {"oob_load": "loads", "oob_store": "stores", "oob_atomic": "atomically updates"}

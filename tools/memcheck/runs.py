@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tools.harness.case import Case
-from tools.outcomes import input_elements
-from tools.sandbox import CallResult
-from tools.session import SandboxSession
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import input_elements
+from tools.engine.sandbox import CallResult
+from tools.engine.session import SandboxSession
 
 INSTRUMENTS = ["triton_sanitizer", "triton_launches"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from reviewer.models import SourceSpan
-from tools.base import Tool, ToolContext
-from tools.harness.case import Case
+from reviewer.core.models import SourceSpan
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.harness.case import Case
 from tools.methodology.lint import lint
 
 MAX_SCRIPT_BYTES = 1 << 20

@@ -10,11 +10,11 @@ the interpreter-only checks are not claimed).
 
 from __future__ import annotations
 
-from tools.base import Tool, ToolContext, failure_details
-from tools.cases import nominal_cases
-from tools.harness.case import Case
-from tools.nki import evidence as E
-from tools.nki import report as R
+from tools.engine.tool import Tool, ToolContext, failure_details
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
+import tools.nki.evidence as E
+import tools.nki.report as R
 
 
 class NkiTool(Tool):

@@ -6,12 +6,12 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reviewer.models import SourceSpan
-from tools.nki import version as V
+from reviewer.core.models import SourceSpan
+import tools.engine.nki.version as V
 from tools.nki.report import NkiReport
 
 if TYPE_CHECKING:
-    from tools.base import Tool, ToolContext
+    from tools.engine.tool import Tool, ToolContext
     from tools.nki.static import StaticFinding
 
 # kind of a recorded (not raised) event -> (criterion, outcome, defect)

@@ -13,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.harness.instruments.nki import NOTE_PREFIX
-from tools.sandbox import CallResult
+from tools.engine.harness.instruments.nki import NOTE_PREFIX
+from tools.engine.sandbox import CallResult
 
 _KNOWN = ("kind", "message", "file", "line", "code", "documented", "doc", "raised", "exception", "tensor",
           "count", "loop_line", "loop_kind")

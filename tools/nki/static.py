@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from tools.nki import version as V
+import tools.engine.nki.version as V
 
 _KERNEL_DECORATORS = ("jit", "baremetal", "benchmark", "trace", "profile")
 _LOOPS = {"affine_range": "affine", "sequential_range": "sequential", "static_range": "static"}

@@ -1,7 +1,7 @@
 """The numerics probes: what each one feeds the kernel and the defect code it reports.
 
 Every probe is a case derived from the nominal one (same seed and sizes, or the reduced sizes
-from tools/baseline.affordable_params) with input transforms (tools/harness/transforms.py) or a
+from tools/baseline.affordable_params) with input transforms (tools/engine/harness/transforms.py) or a
 dtype; its id is ``numerics-<name>`` so ``kreview probe --tool numerics --case JSON`` knows which
 probe it reruns. Transforms touch the call inputs only (a KernelBench model's weights are not
 inputs), identically for the reference and the submission.
@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from tools.base import ToolContext
-from tools.baseline import Baseline
-from tools.harness.case import Case, Transform
+from tools.engine.tool import ToolContext
+from tools.engine.baseline import Baseline
+from tools.engine.harness.case import Case, Transform
 
 
 @dataclass(frozen=True)

@@ -18,13 +18,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tools.backends.base import CheckMode
-from tools.backends.pallas import INSTRUMENT
-from tools.base import Tool, ToolContext, failure_details
-from tools.cases import nominal_cases
-from tools.compare import compare_outputs
-from tools.harness.case import Case
-from tools.outcomes import classify_failure, input_elements
+from tools.engine.backends.base import CheckMode
+from tools.engine.backends.pallas import INSTRUMENT
+from tools.engine.tool import Tool, ToolContext, failure_details
+from tools.engine.cases import nominal_cases
+from tools.engine.compare import compare_outputs
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import classify_failure, input_elements
 
 # Rationale: two sizes per blocked dimension (1 padded element, and an odd count near half a
 # block) and at most four cases keep the probe within seconds under the interpreters.
@@ -107,7 +107,7 @@ class PallasPaddingTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if ctx.builds_failed():
             return
-        from tools.compat import jax_untested
+        from tools.engine.compat import jax_untested
 
         untested = jax_untested()
         if untested:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import torch
 
-from reviewer.drafting.grounding import check_span
-from tools.base import ToolContext
-from tools.correctness import CorrectnessTool
-from tools.harness.case import Case
-from tools.harness.tensors import flatten
+from reviewer.core.spans import check_span
+from tools.engine.checking import compare_case
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.harness.case import Case
+from tools.engine.harness.tensors import flatten
 from tools.probes.spec import VALUE_TRANSFORMS, PlannedProbe, ProbeRequest, criterion_for, describe, to_case
 
 
@@ -55,11 +55,16 @@ def plan_probes(requests: list[ProbeRequest], ctx: ToolContext, limit: int) -> t
     return planned, dropped
 
 
-class ProbesTool(CorrectnessTool):
+class ProbesTool(Tool):
     name = "probes"
     criteria = ("generality", "correctness")
     after = ("correctness",)
     description = "the planner's targeted inputs (shapes, strides, dtypes, value ranges) vs the reference"
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        if not ctx.setup.can_run:
+            return ctx.setup.why_not
+        return None
 
     def run(self, ctx: ToolContext) -> None:
         if ctx.builds_failed():
@@ -84,7 +89,7 @@ class ProbesTool(CorrectnessTool):
                              reason="probe drives the reference out of range", rerun=ctx.rerun(self.name, case),
                              inputs={"case": case.model_dump()})
         else:
-            super().probe(ctx, case)
+            compare_case(ctx, self, case)
         # The planner's words stay under inputs["probe"]: evidence spans are only what a tool measured.
         probe_info = {"assumption": planned.assumption, "finding": planned.finding, "proposed_by": "planner",
                       "span": planned.span.model_dump() if planned.span else None}

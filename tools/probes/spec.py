@@ -3,7 +3,7 @@ the harness can run, or into a reason it cannot.
 
 A proposal may change only what the harness already varies: size constants (KernelBench) or
 generator kwargs (GPU MODE, manifest) that the nominal cases define, the dtype of floating inputs,
-and registered input transforms (tools/harness/transforms.py) with bounded arguments. The planner
+and registered input transforms (tools/engine/harness/transforms.py) with bounded arguments. The planner
 never supplies values, outputs or verdicts; the probes tool runs the case against the reference.
 """
 
@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewer.ingest.submission import Submission
-from reviewer.models import SourceSpan
-from tools.harness.case import Case, Transform
-from tools.harness.transforms import TRANSFORMS
+from reviewer.core.submission import Submission
+from reviewer.core.models import SourceSpan
+from tools.engine.harness.case import Case, Transform
+from tools.engine.harness.transforms import TRANSFORMS
 
 ProbeCriterion = Literal["generality", "correctness"]
 

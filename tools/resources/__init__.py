@@ -2,7 +2,7 @@
 registers, spills, shared memory and occupancy against each architecture's limits.
 
 Triton: the launches captured by the ``triton_launches`` instrument are compiled in a sandbox child
-without the interpreter (triton_static.py); CUDA C: the sources found by tools/cuda_sources.py are
+without the interpreter (triton_static.py); CUDA C: the sources found by tools/engine/cuda_sources.py are
 compiled with nvcc (cuda_static.py). Targets: ``[target] arch = [...]`` in kreview.toml, else the
 architecture of ``[target] gpu``, else sm_90 and sm_80.
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewer.models import Evidence
-from tools.base import Tool, ToolContext
-from tools.cases import nominal_cases
-from tools.cuda_sources import CudaSource, find_cuda_sources, launch_bounds, launch_sites
-from tools.harness.case import Case
-from tools.resources import toolchain
+from reviewer.core.models import Evidence
+from tools.engine.tool import Tool, ToolContext
+from tools.engine.cases import nominal_cases
+from tools.engine.cuda_sources import CudaSource, find_cuda_sources, launch_bounds, launch_sites
+from tools.engine.harness.case import Case
+import tools.engine.compilers.toolchain as toolchain
 from tools.resources.assess import Assessment, assess
 from tools.resources.cuda_static import CudaCompile, compile_source, demangle
 from tools.resources.triton_static import (
@@ -28,7 +28,7 @@ from tools.resources.triton_static import (
     parse_target,
     select_launches,
 )
-from tools.roofline.devices import find_device
+from tools.engine.gpus import find_device
 
 DEFAULT_TARGETS = ("sm_90", "sm_80")
 # Rationale: compiling with PyTorch's headers takes tens of seconds per architecture on two cores.
@@ -162,7 +162,7 @@ class ResourcesTool(Tool):
         sub = ctx.submission
         workdir = ctx.session.root / "triton-compile"
         src = workdir / "src"
-        from tools.session import _copy_tree  # the same copy rules as the run children
+        from tools.engine.session import _copy_tree  # the same copy rules as the run children
 
         _copy_tree(sub.root_path, src)
         compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tools.resources.ptxas import KernelUsage
+from tools.engine.compilers.ptxas import KernelUsage
 
 # Rationale: 64 KiB of LDS per workgroup on CDNA3 (AMD Instinct MI300 ISA reference, "Local Data Share").
 LDS_PER_WORKGROUP = 65536

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer.models import Outcome
+from reviewer.core.models import Outcome
 from tools.resources.occupancy import Occupancy, limits_for, occupancy
-from tools.resources.ptxas import KernelUsage
+from tools.engine.compilers.ptxas import KernelUsage
 
 # Rationale: below half the SM's warp slots a memory-bound kernel usually cannot hide DRAM latency;
 # above it, low occupancy is a legitimate design choice and only worth an info note.

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.cuda_sources import CudaSource, translation_unit
-from tools.resources import toolchain
+from tools.engine.cuda_sources import CudaSource, translation_unit
+import tools.engine.compilers.toolchain as toolchain
 from tools.resources.cuda_unit import device_only_unit
-from tools.resources.ptxas import PtxasReport, parse_cuobjdump_resources, parse_ptxas
+from tools.engine.compilers.ptxas import PtxasReport, parse_cuobjdump_resources, parse_ptxas
 
 # torch.utils.cpp_extension: COMMON_NVCC_FLAGS and the C++ standard of its JIT builds (torch 2.13)
 TORCH_NVCC_FLAGS = ("-std=c++20", "-D__CUDA_NO_HALF_OPERATORS__", "-D__CUDA_NO_HALF_CONVERSIONS__",
@@ -78,7 +78,7 @@ def _torch_includes() -> list[str] | None:
         dirs.append(py)
     # Rationale: the same stand-in for the header a CPU-only torch lacks (cuda_cmake_macros.h) as
     # the lowering check uses, searched last: lowering and resources compile the same source alike.
-    dirs.append(str(Path(__file__).resolve().parents[1] / "backends" / "cuda_include"))
+    dirs.append(str(Path(__file__).resolve().parents[1] / "engine" / "backends" / "cuda_include"))
     return dirs
 
 

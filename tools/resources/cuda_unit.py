@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from tools.cuda_sources import launch_sites, strip_comments
+from tools.engine.cuda_sources import launch_sites, strip_comments
 
 PRELUDE = ("#include <cuda.h>", "#include <cuda_runtime.h>", "#include <cuda_fp16.h>", "#include <cuda_bf16.h>",
            "#include <cstdint>", "#include <cstddef>", "#include <cmath>", "#include <cfloat>", "#include <climits>",

@@ -20,7 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict
 
-_LIMITS_FILE = Path(__file__).with_name("gpu_limits.yaml")
+_LIMITS_FILE = Path(__file__).resolve().parents[1] / "engine" / "gpu_limits.yaml"
 
 Limiter = Literal["warps", "blocks", "registers", "shared_memory", "none"]
 

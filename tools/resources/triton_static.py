@@ -3,7 +3,7 @@
 1. The launches come from the ``triton_launches`` instrument (grid, argument dtypes/strides,
    constexprs, num_warps/num_stages of each distinct launch) recorded while the submission ran.
 2. A dedicated sandbox child without ``TRITON_INTERPRET`` imports the submission and compiles each
-   launch for each target (tools/resources/triton_child.py); TTGIR, PTX and cubin land in the run's
+   launch for each target (tools/engine/compilers/triton_child.py); TTGIR, PTX and cubin land in the run's
    artifacts.
 3. This process runs ptxas ``-v`` on that PTX itself (Triton's flags) and parses the report: registers,
    spills, static shared memory. Dynamic shared memory is Triton's ``metadata.shared``.
@@ -17,9 +17,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.resources import amdgcn, toolchain
-from tools.resources.ptxas import KernelUsage, parse_ptxas
-from tools.sandbox import SandboxLimits, SandboxWorker
+import tools.engine.compilers.toolchain as toolchain
+import tools.resources.amdgcn as amdgcn
+from tools.engine.compilers.ptxas import KernelUsage, parse_ptxas
+from tools.engine.sandbox import SandboxLimits, SandboxWorker
 
 MAX_CONFIGS_PER_KERNEL = 3
 
@@ -114,10 +115,10 @@ class TritonStaticCompiler:
         self.fmt = fmt
         self.recorded_root = recorded_root
         self.limits = limits
-        preludes = (["tools.harness.cuda_shim"] if cuda_shim else []) + ["tools.resources.triton_child"]
+        preludes = (["tools.engine.harness.cuda_shim"] if cuda_shim else []) + ["tools.engine.compilers.triton_child"]
         # Rationale: importing a submission that asks Triton's driver for its device at module level
         # (every current tutorial does) needs the same virtual device as the run children.
-        preludes += ["tools.harness.virtual_gpu"] if virtual_gpu else []
+        preludes += ["tools.engine.harness.virtual_gpu"] if virtual_gpu else []
         # No TRITON_INTERPRET here: compiling for a GPU target needs the real JIT path.
         self.worker = SandboxWorker("triton-compile", workdir, limits, preludes=preludes,
                                     child_config={"device": "cpu", "cuda_shim": cuda_shim,

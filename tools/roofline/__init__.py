@@ -4,18 +4,11 @@ skipped work, cached results, or the timing was tampered with)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from reviewer.models import Evidence
-from tools.base import Tool, ToolContext, failure_details
-from tools.cases import nominal_cases
-from tools.harness.case import Case
-from tools.roofline.devices import Device, devices, find_device
-from tools.roofline.floor import Bound, Work, speed_of_light
-
-
-def _fmt_time(seconds: float) -> str:
-    return f"{seconds * 1e6:.3g} us" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
+from tools.engine.tool import Tool, ToolContext, failure_details
+from tools.engine.cases import nominal_cases
+from tools.engine.harness.case import Case
+from tools.engine.gpus import Device, devices, find_device
+from tools.engine.roofline import Work, check_time, claim_bound, fmt_time, speed_of_light
 
 
 def _fmt_bytes(n: float) -> str:
@@ -38,51 +31,6 @@ def target_devices(ctx: ToolContext) -> tuple[list[Device], str]:
     if ctx.submission.target.gpu:
         note = f"target {ctx.submission.target.gpu!r} is not in the device table; floors for every device"
     return list(devices().values()), note
-
-
-def bound_here(roof: dict[str, Any], device_name: str) -> Bound:
-    """The floor for a time measured on ``device_name``: its own if the table knows it, else the
-    smallest floor of the whole table (a faster GPU's floor is still a floor)."""
-    dev = find_device(device_name)
-    if dev is not None:
-        return roof["bounds"].get(dev.key) or speed_of_light(roof["work"], dev)
-    return min((speed_of_light(roof["work"], d) for d in devices().values()), key=lambda b: b.cold_floor_s)
-
-
-def claim_bound(bounds: dict[str, Bound], gpu: str | None) -> Bound:
-    """The bound a claim is held to: its GPU's, else the smallest floor of all (never a false alarm)."""
-    dev = find_device(gpu)
-    if dev is not None and dev.key in bounds:
-        return bounds[dev.key]
-    return min(bounds.values(), key=lambda b: (b.floor_s, b.cold_floor_s))
-
-
-def check_time(ctx: ToolContext, *, seconds: float, what: str, bound: Bound, case: Case | None,
-               rerun: str, cold_cache: bool = False, extra: dict[str, Any] | None = None) -> Evidence:
-    """``what`` ("the claimed time", "the measured median") of ``seconds`` against ``bound``'s floor;
-    ``cold_cache``: the time was measured with L2 flushed before each repetition."""
-    floor = bound.cold_floor_s if cold_cache else bound.floor_s
-    memory = floor > bound.compute_floor_s
-    why = (f"{bound.device}, {'memory' if memory else 'compute'}-bound: {_fmt_time(bound.compute_floor_s)} at the "
-           f"{bound.floor_format} peak" + (f", {_fmt_time(floor)} at HBM bandwidth" if memory else "")
-           + ("" if cold_cache or bound.memory_floor_applies else "; the data fit in L2, so only compute bounds it"))
-    result = {"seconds": seconds, "floor_s": floor, "cold_cache": cold_cache,
-              "ratio_to_floor": seconds / floor if floor else None, "bound": bound.describe(), **(extra or {})}
-    inputs = {"case": case.model_dump()} if case is not None else {}
-    if floor > 0 and seconds < floor:
-        return ctx.add_evidence("roofline", criteria=["integrity", "performance"], outcome="fail",
-                                defect="impossible_speed",
-                                summary=f"{what} {_fmt_time(seconds)} is below the speed-of-light floor of "
-                                        f"{_fmt_time(floor)} ({why}): no kernel can do the reference's work that fast",
-                                check="time vs speed-of-light floor", inputs=inputs, result=result,
-                                config={"sources": bound.sources}, rerun=rerun)
-    # Rationale: a time above the floor proves nothing about integrity (a fake can be slow), so this is
-    # a measurement for the reader, never a pass that could settle the criterion on its own.
-    return ctx.add_evidence("roofline", criteria=["integrity"], outcome="info",
-                            summary=f"{what} {_fmt_time(seconds)} is at or above the speed-of-light floor of "
-                                    f"{_fmt_time(floor)} ({why})",
-                            check="time vs speed-of-light floor", inputs=inputs, result=result,
-                            config={"sources": bound.sources}, rerun=rerun)
 
 
 class RooflineTool(Tool):
@@ -115,7 +63,7 @@ class RooflineTool(Tool):
         ops = ", ".join(f"{k.split('.')[-1]} {v / 1e9:.3g} GFLOP" for k, v in work.flops_by_op.items()) or "none counted"
         shown = sorted(bounds.values(), key=lambda b: b.cold_floor_s)
         floors = "; ".join(
-            f"{b.device} {_fmt_time(b.cold_floor_s)}" + (f" (roofline at {b.native_format} {_fmt_time(b.roofline_s)}, "
+            f"{b.device} {fmt_time(b.cold_floor_s)}" + (f" (roofline at {b.native_format} {fmt_time(b.roofline_s)}, "
                                                          f"{b.bound_by}-bound)" if b.roofline_s is not None else "")
             for b in shown)
         ctx.add_evidence(self, criteria=["performance"], outcome="info",
@@ -123,7 +71,7 @@ class RooflineTool(Tool):
                                  f"{_fmt_bytes(work.bytes)} (read {_fmt_bytes(work.read_bytes)}, write "
                                  f"{_fmt_bytes(work.write_bytes)}); speed-of-light floor with a flushed L2: {floors}",
                          check="torch.utils.flop_counter on the reference; bytes = inputs read once + outputs "
-                               "written once; floors from tools/roofline/devices.yaml",
+                               "written once; floors from tools/engine/gpus.yaml",
                          inputs={"case": case.model_dump(), "tensors": ref.meta.get("inputs", [])},
                          config={"devices": note, "sources": {b.device: b.sources for b in shown}},
                          result={"work": work.model_dump(), "bounds": {k: b.describe() for k, b in bounds.items()}},

@@ -10,14 +10,15 @@ Criterion: ``correctness`` (a race or an invalid access is wrong even when this 
 
 from __future__ import annotations
 
-from tools.backends import backend_for
-from tools.backends.base import CheckMode, ModeRun
-from tools.base import Tool, ToolContext, failure_details, user_frame_line
-from tools.cases import nominal_cases
-from tools.compare import compare_outputs, judge, needs_budget
-from tools.evaluate import budget_for, default_tolerance
-from tools.harness.case import Case
-from tools.outcomes import classify_failure, input_elements
+from tools.engine.registry import backend_for
+from tools.engine.backends.base import CheckMode, ModeRun
+from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
+from tools.engine.cases import nominal_cases
+from tools.engine.compare import compare_outputs, needs_budget
+import tools.engine.compare.judge as judge
+from tools.engine.evaluate import budget_for, default_tolerance
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import classify_failure, input_elements
 
 
 class SanitizersTool(Tool):
@@ -102,7 +103,7 @@ class SanitizersTool(Tool):
         atol, rtol = ctx.tolerance()
         cmp = compare_outputs(got.outputs, expected, atol=atol, rtol=rtol)
         result = {"comparison": cmp.model_dump(), "data": data}
-        # Rationale: the same rule as correctness (tools/compare/judge.py): outside the default
+        # Rationale: the same rule as correctness (tools/engine/compare/judge.py): outside the default
         # element-wise table but as accurate as the reference against float64 is correct.
         dflt = default_tolerance(ctx)
         budget = budget_for(ctx, case, got.outputs, expected) if needs_budget(cmp, "correctness", dflt) else None

@@ -1,0 +1,121 @@
+"""The parsed submission: where its files are, what format and framework it is, what it claims."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewer.core.config import Tolerance
+from reviewer.core.models import Format, Framework, SubmissionInfo
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ManifestEntry(_Strict):
+    file: str
+    entry: str | None = None
+
+
+class ManifestReference(ManifestEntry):
+    inputs: str | None = Field(None, description="input generator: 'name' in the reference file, or 'file.py:name'")
+
+
+class ManifestCase(_Strict):
+    params: dict[str, Any] = Field(default_factory=dict)
+    seed: int | None = None
+    label: str = ""
+
+
+class Target(_Strict):
+    gpu: str | None = None
+    arch: list[str] = Field(default_factory=list)
+
+
+class Claims(_Strict):
+    speedup: float | None = Field(None, gt=0)
+    time_us: float | None = Field(None, gt=0)
+    baseline: Literal["eager", "compile"] = "eager"
+    notes: str = ""
+    script: str | None = None  # the benchmark script the claim was measured with (read by tools/methodology)
+
+
+class Manifest(_Strict):
+    """``kreview.toml``. Alone it describes a function-style submission; beside a KernelBench or
+    GPU MODE directory it only adds facts (target, claims, tolerance, dtype, cases)."""
+
+    name: str | None = None
+    format: Format | None = None
+    framework: Framework | None = None
+    submission: ManifestEntry | None = None
+    reference: ManifestReference | None = None
+    cases: list[ManifestCase] = Field(default_factory=list)
+    dtype: str | None = None
+    tolerance: Tolerance = Field(default_factory=Tolerance)
+    target: Target = Field(default_factory=Target)
+    claims: Claims = Field(default_factory=Claims)
+    determinism_required: bool = False
+
+
+class NominalCase(_Strict):
+    params: dict[str, Any] = Field(default_factory=dict)
+    seed: int | None = None
+    label: str = ""
+
+
+class Submission(_Strict):
+    root: str
+    name: str
+    format: Format
+    framework: Framework
+    frameworks_seen: list[str] = Field(default_factory=list)
+    reference_file: str
+    submission_file: str
+    inputs_file: str | None = None
+    entries: dict[str, str] = Field(default_factory=dict)
+    nominal_cases: list[NominalCase] = Field(default_factory=list)
+    benchmarks: list[NominalCase] = Field(default_factory=list)
+    size_constants: dict[str, Any] = Field(default_factory=dict)
+    tolerance: Tolerance = Field(default_factory=Tolerance)
+    tolerance_source: str = ""
+    dtype: str | None = None
+    target: Target = Field(default_factory=Target)
+    claims: Claims = Field(default_factory=Claims)
+    determinism_required: bool = False
+    source_files: list[str] = Field(default_factory=list)
+    syntax_error: dict[str, Any] | None = None
+    manifest_file: str | None = None
+
+    @property
+    def root_path(self) -> Path:
+        return Path(self.root)
+
+    def path(self, rel: str) -> Path:
+        return self.root_path / rel
+
+    def source(self, rel: str | None = None) -> str:
+        try:
+            return self.path(rel or self.submission_file).read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def info(self) -> SubmissionInfo:
+        return SubmissionInfo(root=self.root, format=self.format, framework=self.framework,
+                              reference_file=self.reference_file, submission_file=self.submission_file,
+                              name=self.name)
+
+    def child_spec(self, root: Path) -> dict[str, Any]:
+        """Paths and entry names for the sandbox child, whose copy of the files lives at ``root``."""
+        spec: dict[str, Any] = {
+            "reference_path": str(root / self.reference_file),
+            "submission_path": str(root / self.submission_file),
+            "entry": self.entries.get("submission"),
+        }
+        if self.format == "manifest":
+            spec["reference_entry"] = self.entries["reference"]
+            spec["inputs_entry"] = self.entries["inputs"]
+            spec["inputs_path"] = str(root / (self.inputs_file or self.reference_file))
+        return spec

@@ -1,0 +1,139 @@
+"""The backend interface: what the reviewer needs to know about, and do with, a kernel framework.
+
+One small interface per framework (Triton, Pallas, CUDA, NKI, plain torch; a fifth one is a class of
+the same shape registered under the ``kreview.backends`` entry-point group):
+
+- detection: ``markers`` and ``priority`` (``detect``);
+- capability flags: ``supports_cpu_run``, ``supports_static_compile``, ``supports_sanitizer``;
+- run: ``run_setup(device)`` -> ``RunSetup`` (environment, preludes, whether it is interpreted,
+  or why it cannot run here);
+- compile/lower: ``lower(ctx)`` -> ``Lowered`` results for the targets the kernel is written for,
+  compiled without a device (``None``: the backend has no such hook);
+- dynamic checks: ``check_modes(ctx)`` lists the ways to run one case under a sanitizer or another
+  interpreter, ``run_mode(ctx, mode, case, ref)`` runs it;
+- static analysis: ``static_findings(submission)``, source-only observations.
+
+Backends return typed data; the generic tools (``lowering``, ``sanitizers``) turn it into evidence,
+so rerun commands, comparison and failure classification stay the same for every framework.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+from tools.engine.runsetup import DeviceInfo, RunSetup
+
+if TYPE_CHECKING:
+    from reviewer.core.submission import Submission
+    from tools.engine.tool import ToolContext
+    from tools.engine.harness.case import Case
+    from tools.engine.sandbox import CallResult
+    from tools.engine.session import ReferenceRun
+
+
+@dataclass(frozen=True)
+class CheckMode:
+    """One way of running a case that checks more than the plain run (a sanitizer, an interpreter
+    with stricter semantics). Unavailable modes still appear, so their absence is reported."""
+
+    name: str
+    title: str
+    available: bool = True
+    why_not: str = ""
+    options: dict[str, Any] = field(default_factory=dict)
+    required: bool = True
+    """An unavailable required mode leaves its criterion unverified; an optional one (a sanitizer
+    that is simply not installed) is reported as information."""
+
+
+@dataclass(frozen=True)
+class Defect:
+    """Something a check mode reported besides the outputs (a race, an invalid access)."""
+
+    code: str
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class ModeRun:
+    """What running one case under a ``CheckMode`` produced. ``outputs`` is None when the call failed."""
+
+    call: CallResult
+    outputs: Any = None
+    defects: list[Defect] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+    not_applicable: str = ""
+    """Set when the mode turned out not to apply to this kernel (e.g. a GPU-style Pallas kernel
+    under the TPU interpreter): reported as information, never as a pass."""
+
+
+LoweringStatus = Literal["ok", "rejected", "unsupported", "unavailable"]
+
+
+@dataclass
+class Lowered:
+    """One kernel compiled (or not) for one target without a device.
+
+    ``rejected``: the compiler refused the kernel (its fault, e.g. a block-shape rule);
+    ``unsupported``: the target cannot express this kind of kernel (not the kernel's fault);
+    ``unavailable``: the compiler could not be run here (missing toolchain, timeout)."""
+
+    kernel: str
+    target: str
+    status: LoweringStatus
+    intended: bool
+    """Whether the kernel is written for this target (its compiler params, the manifest's target)."""
+    message: str = ""
+    rule: str | None = None
+    file: str | None = None
+    line: int | None = None
+    artifacts: dict[str, str] = field(default_factory=dict)
+    """file name -> text (IR, PTX) kept in the run directory."""
+    details: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class StaticFinding:
+    category: str
+    message: str
+    line: int | None = None
+    severity: Literal["info", "warning", "error"] = "warning"
+
+
+class Backend(ABC):
+    name: ClassVar[str]
+    #: regexes over the submission's source; the backend with the most hits wins
+    markers: ClassVar[tuple[str, ...]] = ()
+    #: priority among backends with hits (a Triton kernel called from PyTorch is Triton, not torch)
+    priority: ClassVar[int] = 0
+    supports_cpu_run: ClassVar[bool] = False
+    supports_static_compile: ClassVar[bool] = False
+    supports_sanitizer: ClassVar[bool] = False
+
+    def detect(self, source: str) -> int:
+        return sum(len(re.findall(m, source, flags=re.MULTILINE)) for m in self.markers)
+
+    # -- run ---------------------------------------------------------------------------------
+    def run_setup(self, device: DeviceInfo) -> RunSetup:
+        return RunSetup(can_run=True)
+
+    # -- compile / lower ---------------------------------------------------------------------
+    def lower(self, ctx: ToolContext) -> list[Lowered] | None:
+        """Compile the submission's kernels for their targets without a device; None: no hook."""
+        return None
+
+    # -- dynamic checks ----------------------------------------------------------------------
+    def check_modes(self, ctx: ToolContext) -> list[CheckMode]:
+        return []
+
+    def run_mode(self, ctx: ToolContext, mode: CheckMode, case: Case, ref: ReferenceRun) -> ModeRun:
+        raise NotImplementedError(f"backend {self.name!r} has no check mode {mode.name!r}")
+
+    # -- static analysis ---------------------------------------------------------------------
+    def static_findings(self, submission: Submission) -> list[StaticFinding]:
+        return []

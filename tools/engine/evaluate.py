@@ -1,0 +1,200 @@
+"""Running one case end to end and judging it: reference, submission, comparison, error budget.
+
+Shared by the correctness, generality and numerics tools so that all three say "correct" the same
+way (tools/engine/compare/judge.py). The float64 reference is run only when the verdict needs it, on
+inputs generated from the same case and checked bit for bit against the submission's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tools.engine.tool import ToolContext, failure_details, user_frame_line
+from tools.engine.compare import ErrorBudget, bitwise_equal, compare_outputs, error_budget, needs_budget
+import tools.engine.compare.judge as judge
+from tools.engine.compare.budget import unavailable
+from tools.engine.compare.compare import Comparison
+from tools.engine.compare.judge import Judgement, Mode
+from tools.engine.compare.reference_exact import describe as describe_inexact
+from tools.engine.compare.reference_exact import patch_inexact
+import tools.engine.harness.tensors as tensors
+from tools.engine.harness.case import Case
+from tools.engine.outcomes import Classified, classify_failure, deliberate_rejection, input_elements
+from tools.engine.session import ReferenceRun, SubmissionRun
+
+Status = Literal["reference_failed", "rejected", "failed", "wrong", "ok"]
+
+
+def tolerance_config(ctx: ToolContext) -> dict[str, Any]:
+    """The tolerance in force and where it comes from, for ``Evidence.config``."""
+    sub = ctx.submission
+    atol, rtol = ctx.tolerance()
+    if (atol, rtol) == (None, None):
+        source = "per-dtype defaults"
+    elif (atol, rtol) == (sub.tolerance.atol, sub.tolerance.rtol) and sub.tolerance_source:
+        source = sub.tolerance_source
+    else:
+        source = "--atol/--rtol"
+    return {"atol": atol, "rtol": rtol, "tolerance_source": source}
+
+
+def default_tolerance(ctx: ToolContext) -> bool:
+    return ctx.tolerance() == (None, None)
+
+
+@dataclass
+class Evaluation:
+    case: Case
+    ref: ReferenceRun
+    run: SubmissionRun | None = None
+    classified: Classified | None = None
+    rejection: str | None = None
+    comparison: Comparison | None = None
+    budget: ErrorBudget | None = None
+    judgement: Judgement | None = None
+    inexact_reference: list[dict[str, Any]] | None = None
+    """Outputs where the reference was non-finite, float64 finite, and float64 judged."""
+
+    @property
+    def status(self) -> Status:
+        if not self.ref.ok:
+            return "reference_failed"
+        if self.rejection is not None:
+            return "rejected"
+        if self.classified is not None:
+            return "failed"
+        assert self.judgement is not None
+        return "ok" if self.judgement.ok else "wrong"
+
+    @property
+    def duration_s(self) -> float:
+        return self.run.call.duration_s if self.run is not None else 0.0
+
+    def inputs_record(self) -> dict[str, Any]:
+        return {"case": self.case.model_dump(), "tensors": self.ref.meta.get("inputs", [])}
+
+    def result_record(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"duration_s": round(self.duration_s, 3)}
+        if self.run is not None and not self.run.ok:
+            out.update(failure_details(self.run.call))
+        if self.comparison is not None:
+            out["comparison"] = self.comparison.model_dump()
+        if self.budget is not None:
+            out["error_budget"] = self.budget.model_dump()
+        if self.judgement is not None:
+            out["basis"] = self.judgement.basis
+        if self.rejection is not None:
+            out["rejection"] = self.rejection
+        if self.inexact_reference:
+            out["inexact_reference"] = self.inexact_reference
+        return out
+
+    def summary(self) -> str:
+        """A one-line account of what happened (no verdict wording beyond the facts)."""
+        if self.status == "reference_failed":
+            return f"the reference fails on {self.case.label}: {self.ref.call.failure_text()[:200]}"
+        if self.status == "rejected":
+            return f"rejected {self.case.label} with its own error ({self.rejection})"
+        if self.status == "failed":
+            assert self.classified is not None
+            return self.classified.reason
+        assert self.judgement is not None
+        return self.judgement.summary
+
+    def short_summary(self) -> str:
+        """Like ``summary`` but a wrong answer is only its comparison line (the budget stays in the
+        result record)."""
+        if self.status == "wrong" and self.comparison is not None and self.judgement is not None \
+                and self.judgement.basis in ("tolerance", "structure", "nonfinite"):
+            return self.comparison.reason
+        return self.summary()
+
+    def error_line(self, ctx: ToolContext) -> int | None:
+        return user_frame_line(self.run.call, ctx.submission.submission_file) if self.run is not None else None
+
+
+def exact_outputs(ctx: ToolContext, case: Case) -> tuple[Any, str]:
+    """The reference's outputs computed in float64 on the case's inputs, or (None, why not)."""
+    if case.dtype == "float64":
+        return None, "the case already runs in float64"
+    native = ctx.session.reference(case)
+    wide = ctx.session.reference(case.model_copy(update={"reference_dtype": "float64"}))
+    if not wide.ok:
+        return None, f"the reference does not run in float64: {wide.call.failure_text()[:200]}"
+    if native.inputs_path is None or wide.inputs_path is None:
+        return None, "reference inputs missing"
+    same = bitwise_equal(tensors.load(str(native.inputs_path)), tensors.load(str(wide.inputs_path)))
+    if not same:
+        return None, "the reference's input generator is not reproducible under a fixed seed"
+    return wide.outputs, ""
+
+
+def budget_for(ctx: ToolContext, case: Case, actual: Any, expected: Any) -> ErrorBudget:
+    exact, why = exact_outputs(ctx, case)
+    if exact is None:
+        return unavailable(why)
+    return error_budget(actual, expected, exact)
+
+
+def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instruments: list[str] | None = None,
+             timeout: float | None = None, expected_s: float | None = None, allow_rejection: bool = False,
+             keep_inputs_after: bool = False, nan_strict: bool = True, want_budget: bool = False,
+             estimate_is_bound: bool = True, options: dict[str, dict[str, Any]] | None = None) -> Evaluation:
+    """Run ``case`` on both sides and judge it. Never raises for the submission's behaviour.
+
+    ``want_budget``: measure the error budget even when the verdict does not need it (so later
+    tools can read it from the evidence)."""
+    ref = ctx.session.reference(case)
+    ev = Evaluation(case=case, ref=ref)
+    if not ref.ok:
+        return ev
+    run = ctx.session.run_submission(case, ref, instruments=instruments, timeout=timeout,
+                                     keep_inputs_after=keep_inputs_after, options=options)
+    ev.run = run
+    if not run.ok:
+        sub = ctx.submission
+        if allow_rejection and run.loaded:
+            ev.rejection = deliberate_rejection(run.call, sub.submission_file, sub.source())
+            if ev.rejection is not None:
+                return ev
+        ev.classified = classify_failure(
+            run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
+            on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label or case.id}",
+            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s,
+            estimate_is_bound=estimate_is_bound)
+        return ev
+    atol, rtol = ctx.tolerance()
+    dflt = default_tolerance(ctx)
+    if case.dtype is not None and case.dtype != ctx.submission.dtype:
+        # Rationale: a task's explicit tolerance was chosen for its own dtype; a probe in another
+        # dtype is judged by that dtype's defaults and the error budget, or 1 ULP of fp16 "fails".
+        atol, rtol, dflt = None, None, True
+    ev.comparison = compare_outputs(run.outputs, ref.outputs, atol=atol, rtol=rtol, nan_strict=nan_strict)
+    if want_budget or needs_budget(ev.comparison, mode, dflt):
+        ev.budget = budget_for(ctx, case, run.outputs, ref.outputs)
+    ev.judgement = judge(ev.comparison, ev.budget, mode=mode, default_tolerance=dflt)
+    if not ev.judgement.ok and ev.judgement.basis == "nonfinite":
+        _judge_by_float64(ctx, ev, mode, atol, rtol, dflt, nan_strict)
+    return ev
+
+
+def _judge_by_float64(ctx: ToolContext, ev: Evaluation, mode: Mode, atol: float | None, rtol: float | None,
+                      dflt: bool, nan_strict: bool) -> None:
+    """Where the reference is non-finite but float64 is not, float64 judges (tools/engine/compare/reference_exact.py);
+    the judgement changes only when the submission then passes everywhere."""
+    assert ev.run is not None
+    exact, _ = exact_outputs(ctx, ev.case)
+    if exact is None:
+        return
+    patched, found = patch_inexact(ev.run.outputs, ev.ref.outputs, exact)
+    if not found:
+        return
+    cmp = compare_outputs(ev.run.outputs, patched, atol=atol, rtol=rtol, nan_strict=nan_strict)
+    budget = error_budget(ev.run.outputs, patched, exact) if (mode == "accuracy" or ev.budget is not None) else None
+    again = judge(cmp, budget, mode=mode, default_tolerance=dflt)
+    if not again.ok:
+        return
+    ev.comparison, ev.budget = cmp, budget
+    ev.judgement = again.model_copy(update={"summary": f"{describe_inexact(found)}; {again.summary}"})
+    ev.inexact_reference = [f.model_dump() for f in found]

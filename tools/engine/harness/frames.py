@@ -1,0 +1,91 @@
+"""Telling the submission's own code from library and harness code by a frame's file name.
+
+Instruments use it to say *where* in the user's files something happened (a torch operator, a
+file opened) and to ignore what the harness and the libraries do on their own.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+from pathlib import Path
+from types import FrameType
+
+_HARNESS = str(Path(__file__).resolve().parents[2]) + os.sep  # the ``tools`` package
+
+
+def _library_roots() -> tuple[str, ...]:
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        path = sysconfig.get_paths().get(key)
+        if path:
+            roots.add(path)
+    for name in ("torch", "triton", "numpy", "jax"):
+        mod = sys.modules.get(name)
+        if mod is not None and getattr(mod, "__file__", None):
+            roots.add(str(Path(mod.__file__).resolve().parents[1]))
+    return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r))
+
+
+# Rationale: code generated into the child's private caches (Inductor's modules, Triton's launchers)
+# is the libraries' doing, not the submission's.
+_GENERATED = tuple(p.rstrip(os.sep) + os.sep for p in (
+    os.environ.get("TMPDIR"), os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"),
+    os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
+_ROOTS = _library_roots() + _GENERATED
+
+
+def library_roots() -> tuple[str, ...]:
+    return _ROOTS
+
+
+def kind_of(filename: str) -> str:
+    """``harness``, ``library`` or ``user`` for a code object's file name.
+
+    Frozen modules are library; other pseudo-files (``<string>`` from exec) are user code."""
+    if filename.startswith(("<frozen", "<built-in")):
+        return "library"
+    if filename.startswith("<"):
+        return "user"
+    if filename.startswith(_HARNESS):
+        return "harness"
+    if filename.startswith(_ROOTS):
+        return "library"
+    return "user"
+
+
+def origin(frame: FrameType | None, root: str | None = None, *, skip: frozenset[str] = frozenset(),
+           depth: int = 64) -> tuple[str, dict[str, object] | None]:
+    """Who did what is happening at ``frame``: walking outwards past library frames (and files in
+    ``skip``), the first frame that is the user's (``("user", site)``) or the harness's
+    (``("harness", None)``). The import system reading modules is ``("import", None)``."""
+    while frame is not None and depth > 0:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            return "import", None
+        if name not in skip:
+            kind = kind_of(name)
+            if kind == "user":
+                return "user", {"file": relative(name, root), "line": frame.f_lineno,
+                                "function": frame.f_code.co_name}
+            if kind == "harness":
+                return "harness", None
+        frame = frame.f_back
+        depth -= 1
+    return "none", None
+
+
+def user_site(frame: FrameType | None, root: str | None = None) -> dict[str, object] | None:
+    """The innermost user frame at or above ``frame`` if no harness frame comes first."""
+    kind, site = origin(frame, root)
+    return site if kind == "user" else None
+
+
+def relative(path: str, root: str | None) -> str:
+    if root and not path.startswith("<"):
+        try:
+            return str(Path(path).resolve().relative_to(Path(root).resolve()))
+        except ValueError:
+            return path
+    return path if path.startswith("<") else os.path.basename(path)

@@ -1,0 +1,315 @@
+"""``torch_ops``: the torch operators a call ran, as the dispatcher saw them.
+
+A ``TorchDispatchMode`` sees every aten operator (including those that C++ extensions call through
+the dispatcher); a ``TorchFunctionMode`` names the Python API that issued it (``torch.softmax``,
+``F.linear``, ``Tensor.__matmul__``). Per distinct (operator, call site): the count, the shapes and
+dtypes of the largest invocation, an estimate of the work done (``cost``, in elementary operations:
+multiply-adds for matrix products and convolutions, elements touched otherwise) and the kind:
+
+- ``view``: metadata only (views, aliases, detach);
+- ``alloc``: allocation or constant fill, no input data read;
+- ``movement``: copies and gathers (clone, cat, pad, dtype casts);
+- ``compute``: everything else.
+
+Operators issued while a Triton kernel is being launched (the interpreter copies arguments with
+torch) are counted apart, not attributed to the caller. The recorder also follows which tensors a
+kernel launch touched, through later operators, so a caller can ask whether an output derives from
+any launch at all (``derived_from_launch``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+from collections.abc import Iterator
+from typing import Any, Self
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+import tools.engine.harness.frames as frames
+from tools.engine.harness.instruments import instrument
+
+_MAX_DISTINCT = 200
+_SELF = frozenset({__file__})
+
+# Rationale: a matrix product's work is M*N*K multiply-adds, far more than the elements it touches;
+# without this the share of work a library call does would be understated by a factor K.
+_MATMUL = {"mm", "addmm", "_addmm_activation", "bmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "vdot",
+           "matmul", "linear", "_scaled_mm", "einsum", "tensordot", "inner", "bilinear"}
+_CONV = {"convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+         "conv_transpose3d", "mkldnn_convolution", "_slow_conv2d_forward", "slow_conv3d_forward",
+         "_conv_depthwise2d", "cudnn_convolution", "cudnn_convolution_transpose", "slow_conv_transpose2d",
+         "slow_conv_transpose3d", "slow_conv_dilated2d", "slow_conv_dilated3d", "miopen_convolution"}
+# Rationale: these read no input values (or only metadata), so they are glue whatever the task is.
+_VIEW = {"alias", "detach", "lift_fresh", "_unsafe_view", "set_", "resize_", "as_strided", "_reshape_alias",
+         "view", "expand", "t", "transpose", "permute", "squeeze", "unsqueeze", "select", "slice", "split",
+         "split_with_sizes", "chunk", "unbind", "narrow", "unfold", "diagonal", "view_as_real",
+         "view_as_complex", "_conj", "_neg_view", "real", "imag", "movedim", "unflatten", "flatten",
+         "reshape", "_nested_view_from_buffer", "_local_scalar_dense", "sym_size", "sym_stride",
+         "sym_numel", "sym_storage_offset", "is_same_size", "_has_compatible_shallow_copy_type",
+         "record_stream", "_resize_output_", "resize_as_",
+         # Rationale: metadata queries and DLPack hand-offs (torch <-> JAX/NumPy interop) read no
+         # element values: they are plumbing, whatever the tensor's size.
+         "is_pinned", "_is_zerotensor", "is_conj", "is_neg", "is_coalesced", "is_set_to", "is_complex",
+         "is_floating_point", "is_signed", "is_inference", "is_contiguous", "resolve_conj", "resolve_neg",
+         "_to_dlpack", "to_dlpack", "_from_dlpack", "from_dlpack", "__dlpack__", "__dlpack_device__"}
+_ALLOC_PREFIX = ("empty", "new_empty", "new_zeros", "new_ones", "new_full", "zeros", "ones", "full",
+                 "scalar_tensor", "arange", "linspace", "logspace", "eye", "fill", "zero", "rand", "randn",
+                 "randint", "randperm", "normal", "uniform", "bernoulli", "random", "exponential",
+                 "cauchy", "log_normal", "geometric", "tril_indices", "triu_indices")
+_MOVEMENT = {"clone", "copy", "_to_copy", "_copy_from", "_copy_from_and_resize", "cat", "stack", "hstack",
+             "vstack", "constant_pad_nd", "reflection_pad1d", "reflection_pad2d", "reflection_pad3d",
+             "replication_pad1d", "replication_pad2d", "replication_pad3d", "flip", "roll", "repeat",
+             "tile", "index_select", "gather", "index", "_unsafe_index", "masked_select", "take",
+             "narrow_copy", "select_scatter", "slice_scatter", "as_strided_scatter", "unfold_copy",
+             "split_with_sizes_copy", "expand_copy", "permute_copy", "view_copy", "transpose_copy",
+             "t_copy", "_reshape_copy", "contiguous", "to", "tril", "triu", "index_put", "scatter",
+             "masked_fill", "where", "_pin_memory", "pad"}
+
+
+def base_name(name: str) -> str:
+    """``aten::_softmax.default`` / ``_softmax`` / ``add_`` -> a family name (``softmax``, ``add``)."""
+    name = name.split("::")[-1].split(".")[0]
+    if name.endswith("_") and not name.endswith("__"):
+        name = name[:-1]
+    name = name.lstrip("_")
+    for prefix in ("native_", "cudnn_", "miopen_", "mkldnn_"):
+        name = name.removeprefix(prefix)
+    for suffix in ("_forward", "_out", "_impl_index", "_legit", "_legit_no_training", "_functional"):
+        name = name.removesuffix(suffix)
+    if name in _MATMUL or name.lstrip("_") in _MATMUL:
+        return "matmul"
+    if name in _CONV or name.startswith("conv"):
+        return "convolution"
+    if "scaled_dot_product" in name:
+        return "scaled_dot_product_attention"
+    return name
+
+
+def kind_of(packet: str, func: Any = None) -> str:
+    plain = packet.split("::")[-1].split(".")[0]
+    stem = plain.rstrip("_") if not plain.endswith("__") else plain
+    if plain in _VIEW or stem in _VIEW or (func is not None and getattr(func, "is_view", False)):
+        return "view"
+    if stem.lstrip("_").startswith(_ALLOC_PREFIX):
+        return "alloc"
+    if stem in _MOVEMENT or stem.lstrip("_") in _MOVEMENT:
+        return "movement"
+    return "compute"
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    leaves, _ = tree_flatten(value)
+    return [x for x in leaves if isinstance(x, torch.Tensor)]
+
+
+def _prod(xs: Any) -> int:
+    return int(math.prod(int(x) for x in xs)) if xs else 1
+
+
+def op_cost(packet: str, args: tuple[Any, ...], out: Any) -> float:
+    """Elementary operations one invocation performs (see the module docstring)."""
+    family = base_name(packet)
+    ins = [a for a in args if isinstance(a, torch.Tensor)]
+    outs = _tensors(out)
+    try:
+        if family == "matmul" and len(ins) >= 2:
+            a, b = ins[-2], ins[-1]
+            if a.dim() == 1 and b.dim() == 1:
+                return float(a.numel())
+            k = int(a.shape[-1])
+            return float(max((o.numel() for o in outs), default=0) * k)
+        if family == "convolution" and len(ins) >= 2:
+            x, w = ins[0], ins[1]
+            transposed = bool(args[6]) if len(args) > 6 and isinstance(args[6], bool) else False
+            base = x.numel() if transposed else max((o.numel() for o in outs), default=0)
+            return float(base * _prod(w.shape[1:]))
+        if family == "scaled_dot_product_attention" and len(ins) >= 3:
+            q, k, v = ins[0], ins[1], ins[2]
+            rows = q.numel() // max(int(q.shape[-1]), 1)
+            return float(rows * int(k.shape[-2]) * (int(q.shape[-1]) + int(v.shape[-1])))
+    except (IndexError, RuntimeError, TypeError, ValueError):
+        pass
+    sizes = [t.numel() for t in ins + outs]
+    return float(max(sizes, default=0))
+
+
+def _spec(t: torch.Tensor) -> dict[str, Any]:
+    return {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch.")}
+
+
+def _api_name(func: Any) -> str:
+    name = getattr(func, "__name__", None) or str(func)
+    qual = getattr(func, "__qualname__", "") or ""
+    module = getattr(func, "__module__", "") or ""
+    if qual.startswith(("TensorBase.", "Tensor.", "_TensorBase.")) or module == "torch._tensor":
+        return f"Tensor.{name}"
+    if module in ("torch._C._nn", "torch.nn.functional"):
+        return f"F.{name}"
+    if module in ("torch", "torch._C._VariableFunctions", "torch.functional") or not module:
+        return f"torch.{name}"
+    return f"{module.removeprefix('torch._C.')}.{name}"
+
+
+def _storage_key(t: torch.Tensor) -> int | None:
+    try:
+        return int(t.untyped_storage().data_ptr())
+    except (RuntimeError, NotImplementedError, TypeError):
+        return None
+
+
+class OpRecorder:
+    """Records operators while active (``with recorder:``); ``data`` is JSON-able."""
+
+    def __init__(self, root: str | None = None, *, follow_launches: bool = True) -> None:
+        self.root = root
+        self.follow_launches = follow_launches
+        self.data: dict[str, Any] = {"ops": [], "total": 0, "inside_launch": 0, "harness": 0, "launches": 0,
+                                     "truncated": False}
+        self._index: dict[tuple[str, str, str, int], dict[str, Any]] = {}
+        self._api: list[str] = []
+        self._launch_depth = 0
+        self._touched: set[int] = set()
+        self._stack = contextlib.ExitStack()
+
+    # -- the two modes -----------------------------------------------------------------------
+    def _on_function(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        self._api.append(_api_name(func))
+        try:
+            return func(*args, **(kwargs or {}))
+        finally:
+            self._api.pop()
+
+    def _on_dispatch(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        out = func(*args, **(kwargs or {}))
+        try:
+            self._record(func, args, kwargs or {}, out)
+        except Exception as exc:  # noqa: BLE001 - observing must never break the call
+            self.data.setdefault("record_errors", []).append(repr(exc)[:200])
+        return out
+
+    def _record(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], out: Any) -> None:
+        self.data["total"] += 1
+        flat_in = _tensors((args, kwargs))
+        if self._touched and any(_storage_key(t) in self._touched for t in flat_in):
+            for t in _tensors(out):
+                key = _storage_key(t)
+                if key is not None:
+                    self._touched.add(key)
+        if self._launch_depth:
+            self.data["inside_launch"] += 1
+            return
+        who, site = frames.origin(sys._getframe(2), self.root, skip=_SELF)
+        if who == "harness":
+            self.data["harness"] += 1  # the harness's own glue (cloning inputs), not the program's
+            return
+        packet = str(func.name()) if hasattr(func, "name") else str(func)
+        packet = packet.split(".")[0]
+        kind = kind_of(packet, func)
+        cost = op_cost(packet, tuple(args), out) if kind in ("compute", "movement") else 0.0
+        api = self._api[0] if self._api else None
+        key = (packet, api or "", str(site["file"]) if site else "", int(site["line"]) if site else 0)  # type: ignore[arg-type]
+        entry = self._index.get(key)
+        if entry is None:
+            if len(self._index) >= _MAX_DISTINCT:
+                self.data["truncated"] = True
+                return
+            entry = {"op": packet, "family": base_name(packet), "kind": kind, "api": api, "site": site,
+                     "count": 0, "cost": 0.0, "largest": None, "largest_numel": -1}
+            self._index[key] = entry
+            self.data["ops"].append(entry)
+        entry["count"] += 1
+        entry["cost"] += cost
+        numel = max((t.numel() for t in flat_in), default=0)
+        if numel > entry["largest_numel"]:
+            entry["largest_numel"] = numel
+            entry["largest"] = {"args": [_spec(t) for t in flat_in[:4]],
+                                "out": [_spec(t) for t in _tensors(out)[:2]]}
+
+    # -- kernel launches ---------------------------------------------------------------------
+    def _wrap_launcher(self, original: Any) -> Any:
+        recorder = self
+
+        def run(self_: Any, *args: Any, grid: Any = None, warmup: Any = False, **kwargs: Any) -> Any:
+            if not warmup:
+                recorder.data["launches"] += 1
+                for value in list(args) + list(kwargs.values()):
+                    if isinstance(value, torch.Tensor):
+                        key = _storage_key(value)
+                        if key is not None:
+                            recorder._touched.add(key)
+            recorder._launch_depth += 1
+            try:
+                return original(self_, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                recorder._launch_depth -= 1
+
+        return run
+
+    def _patch_launchers(self) -> None:
+        if not self.follow_launches:
+            return
+        try:
+            from triton.runtime import interpreter, jit
+        except ImportError:
+            return
+        for cls in (jit.JITFunction, interpreter.InterpretedFunction):
+            original = cls.run
+            cls.run = self._wrap_launcher(original)
+            self._stack.callback(setattr, cls, "run", original)
+
+    def derived_from_launch(self, value: Any) -> bool | None:
+        """Whether every tensor in ``value`` shares storage with something a launch touched
+        (directly or through later operators). None when nothing was launched."""
+        if not self.data["launches"]:
+            return None
+        keys = [_storage_key(t) for t in _tensors(value)]
+        return bool(keys) and all(k in self._touched for k in keys)
+
+    def __enter__(self) -> Self:
+        self._patch_launchers()
+        self._stack.enter_context(_Function(self))
+        self._stack.enter_context(_Dispatch(self))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stack.close()
+        for entry in self.data["ops"]:
+            entry.pop("largest_numel", None)
+            entry["cost"] = float(entry["cost"])
+
+
+class _Dispatch(TorchDispatchMode):
+    def __init__(self, recorder: OpRecorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # Rationale: the default wraps __torch_dispatch__ in dynamo.disable, whose first use imports
+        # torch._dynamo (1-5 s per child); this recorder never runs under torch.compile's tracing.
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return self.recorder._on_dispatch(func, types, args, kwargs)
+
+
+class _Function(TorchFunctionMode):
+    def __init__(self, recorder: OpRecorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return self.recorder._on_function(func, types, args, kwargs)
+
+
+@instrument("torch_ops")
+@contextlib.contextmanager
+def torch_ops(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    recorder = OpRecorder(payload.get("user_root"))
+    with recorder:
+        yield recorder.data

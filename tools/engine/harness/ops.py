@@ -1,0 +1,182 @@
+"""The requests a sandbox child answers.
+
+``load``            build the reference or submission program (imports user code)
+``reference_case``  make a case's inputs, save them, run the reference, save its outputs
+``run_submission``  load a case's inputs, run the submission (under instruments), save outputs
+``check``           run the task's own checker on a candidate output (reference role only)
+``reference_work``  FLOPs and minimum bytes of one reference call (tools/engine/counting.py)
+
+Instruments (``tools.engine.harness.instruments``) observe a submission call and return JSON-able data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+import tools.engine.harness.arrays as arrays
+import tools.engine.harness.instruments as instruments
+import tools.engine.harness.programs as programs
+import tools.engine.harness.tensors as tensors
+import tools.engine.harness.transforms as transforms
+from tools.engine.harness.case import Case
+from tools.engine.harness.programs import CaseData
+
+# Formats register themselves on import.
+for _fmt in ("kernelbench", "gpumode", "manifest"):
+    importlib.import_module(f"tools.engine.harness.{_fmt}")
+
+class ChildState:
+    def __init__(self, config: dict[str, Any]) -> None:
+        self.config = config
+        self.device: str = config.get("device", "cpu")
+        self.reference: programs.ReferenceProgram | None = None
+        self.submission: programs.SubmissionProgram | None = None
+
+
+OPS: dict[str, Callable[[dict[str, Any], ChildState], dict[str, Any]]] = {}
+
+
+def op(name: str):
+    def deco(fn):
+        OPS[name] = fn
+        return fn
+
+    return deco
+
+
+def dispatch(name: str, payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if name not in OPS:
+        raise KeyError(f"unknown request {name!r}")
+    return OPS[name](payload, state)
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda") and torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+@op("ping")
+def _ping(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    return {"pong": True}
+
+
+@op("load")
+def _load(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    fmt = payload["format"]
+    t0 = time.perf_counter()
+    if payload["role"] == "reference":
+        state.reference = programs.REFERENCES[fmt](payload["spec"], state.device)
+    else:
+        state.submission = programs.SUBMISSIONS[fmt](payload["spec"], state.device)
+    return {"loaded": payload["role"], "seconds": time.perf_counter() - t0}
+
+
+def _prepared(base: list[Any], case: Case, device: str) -> list[Any]:
+    return transforms.apply(tensors.move(base, device), case.transforms)
+
+
+def _restored(init: list[Any], inputs: list[Any], kinds: dict[str, str]) -> CaseData:
+    restored = tensors.restore([init, inputs], kinds)
+    return CaseData(init=restored[0], inputs=restored[1])
+
+
+@op("reference_case")
+def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.reference is None:
+        raise RuntimeError("reference not loaded")
+    case = Case.model_validate(payload["case"])
+    t0 = time.perf_counter()
+    data = state.reference.make_case(case)
+    # JAX/numpy inputs travel as tensors; each side gets them back as the kind they were made as.
+    (init, inputs), kinds = tensors.normalise([data.init, data.inputs])
+    tensors.save({"init": init, "inputs": inputs, "kinds": kinds}, payload["inputs_path"])
+    t1 = time.perf_counter()
+    run_data = _restored(init, _prepared(inputs, case, state.device), kinds)
+    with arrays.wide_floats(case.reference_dtype):
+        out = state.reference.run(case, run_data)
+        _sync(state.device)
+    t2 = time.perf_counter()
+    tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])
+    return {
+        "inputs": tensors.describe(run_data.inputs),
+        "input_kinds": kinds,
+        "init": [repr(x)[:80] for x in data.init],
+        "outputs": tensors.describe(out),
+        "make_seconds": t1 - t0,
+        "run_seconds": t2 - t1,
+    }
+
+
+@contextlib.contextmanager
+def _instruments(names: list[str], payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    collected: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        for name in names:
+            collected[name] = stack.enter_context(instruments.get(name)(payload))
+        yield collected
+
+
+@op("run_submission")
+def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.submission is None:
+        raise RuntimeError("submission not loaded")
+    case = Case.model_validate(payload["case"])
+    saved = tensors.load(payload["inputs_path"])
+    data = _restored(saved["init"], _prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
+    calls = int(payload.get("calls", 1))
+    t0 = time.perf_counter()
+    with _instruments(payload.get("instruments", []), payload) as observed:
+        try:
+            for _ in range(calls):
+                out = state.submission.run(case, data)
+            _sync(state.device)
+        except BaseException as exc:
+            # what the instruments saw before the failure travels with the error (child._error)
+            with contextlib.suppress(Exception):
+                exc.kreview_instruments = observed
+            raise
+    t1 = time.perf_counter()
+    described = tensors.describe(out)
+    tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])
+    if payload.get("inputs_after_path"):
+        tensors.save(data.inputs, payload["inputs_after_path"])
+    return {"outputs": described, "run_seconds": t1 - t0, "instruments": observed}
+
+
+@op("check")
+def _check(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.reference is None:
+        raise RuntimeError("reference not loaded")
+    case = Case.model_validate(payload["case"])
+    saved = tensors.load(payload["inputs_path"])
+    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    candidate = tensors.load(payload["candidate_path"])
+    if isinstance(candidate, list) and len(candidate) == 1:
+        candidate = candidate[0]
+    verdict = state.reference.check(data, candidate)
+    return {"checker": verdict}
+
+
+@op("reference_work")
+def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.reference is None:
+        raise RuntimeError("reference not loaded")
+    from tools.engine.counting import count_work
+
+    case = Case.model_validate(payload["case"])
+    saved = tensors.load(payload["inputs_path"])
+    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    with count_work(data.inputs) as work:
+        out = state.reference.run(case, data)
+    _sync(state.device)
+    return work.finish(out)
+
+# Integrity probes register their requests here; importing them at child start also arms the
+# harness guard (baseline of watched functions, audit hook) before any user code is loaded.
+importlib.import_module("tools.engine.harness.integrity_probes")

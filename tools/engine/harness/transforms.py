@@ -1,0 +1,178 @@
+"""Deterministic input transforms, applied identically in the reference and submission children.
+
+Layout transforms keep every value and the logical shape and change only strides or storage
+offset, so the reference's answer is unchanged and any difference is the submission's. Value
+transforms change the data before either side sees it (``expand`` is both: a stride-0 view whose
+rows repeat the first one). Value transforms return contiguous tensors: list them before layout
+transforms. Each transform names the input leaves it
+touches by index (``inputs: [0, 2]``); without ``inputs`` it touches every floating-point tensor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from tools.engine.harness.case import Transform
+
+TransformFn = Callable[[torch.Tensor, dict[str, Any]], torch.Tensor]
+TRANSFORMS: dict[str, TransformFn] = {}
+
+
+def transform(name: str) -> Callable[[TransformFn], TransformFn]:
+    def deco(fn: TransformFn) -> TransformFn:
+        TRANSFORMS[name] = fn
+        return fn
+
+    return deco
+
+
+@transform("transpose_layout")
+def _transpose_layout(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values, column-major strides in the last two dims (a transposed, re-transposed view)."""
+    if t.dim() < 2:
+        return t
+    return t.transpose(-1, -2).contiguous().transpose(-1, -2)
+
+
+@transform("strided_slice")
+def _strided_slice(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values as a view taking every ``step``-th element of a larger buffer along ``dim``."""
+    if t.dim() == 0:
+        return t
+    step = int(args.get("step", 2))
+    dim = int(args.get("dim", -1)) % t.dim()
+    shape = list(t.shape)
+    shape[dim] *= step
+    big = torch.zeros(shape, dtype=t.dtype, device=t.device)
+    index = [slice(None)] * t.dim()
+    index[dim] = slice(None, None, step)
+    view = big[tuple(index)]
+    view.copy_(t)
+    return view
+
+
+@transform("storage_offset")
+def _storage_offset(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Same values, contiguous, but starting ``offset`` elements into its storage."""
+    offset = int(args.get("offset", 1))
+    flat = torch.zeros(t.numel() + offset, dtype=t.dtype, device=t.device)
+    view = flat[offset:].view(t.shape)
+    view.copy_(t)
+    return view
+
+
+@transform("expand")
+def _expand(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """A stride-0 view along dim 0: every row is the tensor's first row (values change, identically
+    on both sides). Tensors with fewer than two dims are left alone."""
+    if t.dim() < 2 or t.shape[0] < 2:
+        return t
+    return t[:1].expand(t.shape)
+
+
+def _special(value: str, dtype: torch.dtype) -> float:
+    if value == "nan":
+        return float("nan")
+    if value == "inf":
+        return float("inf")
+    if value == "-inf":
+        return float("-inf")
+    if value == "-0":
+        return -0.0
+    if value == "subnormal":
+        return float(torch.finfo(dtype).tiny) / 4
+    raise ValueError(f"unknown special value {value!r}; known: nan, inf, -inf, -0, subnormal")
+
+
+@transform("inject")
+def _inject(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Set ``count`` elements (chosen by ``seed``) to a special value: nan, inf, -inf, -0 or
+    subnormal (a quarter of the dtype's smallest normal, sign kept from the element)."""
+    if not t.is_floating_point() or t.numel() == 0:
+        return t
+    value = str(args.get("value", "nan"))
+    count = min(int(args.get("count", 1)), t.numel())
+    gen = torch.Generator().manual_seed(int(args.get("seed", 0)))
+    where = torch.randperm(t.numel(), generator=gen)[:count].to(t.device)
+    out = t.detach().clone().contiguous()
+    flat = out.view(-1)
+    special = _special(value, t.dtype)
+    if value == "subnormal":
+        flat[where] = torch.where(flat[where] < 0, -special, special).to(t.dtype)
+    else:
+        flat[where] = special
+    return out
+
+
+@transform("scale")
+def _scale(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Large (or small) magnitudes: every element times ``factor``."""
+    return t * float(args.get("factor", 1000.0))
+
+
+@transform("shift")
+def _shift(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """A mean far from zero with the same spread: catastrophic cancellation in E[x^2]-E[x]^2."""
+    return t + float(args.get("offset", 1000.0))
+
+
+@transform("round_to")
+def _round_to(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Values rounded to a narrower format and kept in their dtype: ``format`` is ``tf32`` (10
+    mantissa bits, round to nearest even, as a GPU's TF32 conversion), ``float16``, ``bfloat16`` or
+    ``float8`` (e4m3).
+    Used to estimate what a precision downgrade would cost, by running the reference on it."""
+    fmt = str(args.get("format", "tf32"))
+    if fmt == "tf32":
+        if t.dtype != torch.float32:
+            return t
+        bits = t.contiguous().view(torch.int32)
+        # round-to-nearest-even on the 13 dropped mantissa bits; inf/nan keep their bits
+        lsb = (bits >> 13) & 1
+        rounded = ((bits + 0xFFF + lsb) & ~0x1FFF).view(torch.float32)
+        return torch.where(torch.isfinite(t), rounded, t).view(t.shape)
+    target = {"float16": torch.float16, "bfloat16": torch.bfloat16, "float8": torch.float8_e4m3fn}[fmt]
+    if torch.finfo(t.dtype).bits <= torch.finfo(target).bits:
+        return t
+    return t.to(target).to(t.dtype)
+
+
+def _selected(i: int, t: torch.Tensor, args: dict[str, Any]) -> bool:
+    wanted = args.get("inputs")
+    if wanted is None:
+        return t.is_floating_point()
+    return i in wanted
+
+
+def _map_tensors(value: Any, fn: Callable[[int, torch.Tensor], torch.Tensor], counter: list[int]) -> Any:
+    if isinstance(value, torch.Tensor):
+        i = counter[0]
+        counter[0] += 1
+        return fn(i, value)
+    if isinstance(value, list):
+        return [_map_tensors(v, fn, counter) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_map_tensors(v, fn, counter) for v in value)
+    if isinstance(value, dict):
+        return {k: _map_tensors(v, fn, counter) for k, v in value.items()}
+    return value
+
+
+def apply(inputs: list[Any], transforms: list[Transform]) -> list[Any]:
+    """Apply ``transforms`` in order to the tensors of ``inputs`` (nested structures included).
+
+    Tensor leaves are numbered in depth-first order; ``args.inputs`` selects by that number."""
+    out = list(inputs)
+    for tr in transforms:
+        fn = TRANSFORMS.get(tr.kind)
+        if fn is None:
+            raise ValueError(f"unknown input transform {tr.kind!r}; known: {sorted(TRANSFORMS)}")
+
+        def one(i: int, t: torch.Tensor, fn: TransformFn = fn, tr: Transform = tr) -> torch.Tensor:
+            return fn(t, tr.args) if _selected(i, t, tr.args) else t
+
+        out = _map_tensors(out, one, [0])
+    return out

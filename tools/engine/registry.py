@@ -1,0 +1,74 @@
+"""Discovery of tools and backends through entry points, built-ins included.
+
+Built-in tools and backends are declared in this project's ``pyproject.toml`` under the same
+entry-point groups a third-party package would use (``kreview.tools``, ``kreview.backends``), so
+there is one way in; the reviewer finds plugins only here.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib.metadata import entry_points
+
+from reviewer.core.errors import ToolError
+from tools.engine.backends.base import Backend
+from tools.engine.tool import Tool
+
+TOOLS_GROUP = "kreview.tools"
+
+
+@functools.cache
+def tools() -> dict[str, type[Tool]]:
+    found: dict[str, type[Tool]] = {}
+    for ep in entry_points(group=TOOLS_GROUP):
+        cls = ep.load()
+        if not (isinstance(cls, type) and issubclass(cls, Tool)):
+            raise ToolError(f"entry point {ep.name!r} in {TOOLS_GROUP} is not a Tool class")
+        if getattr(cls, "name", None) != ep.name:
+            raise ToolError(f"entry point {ep.name!r} loads a tool named {getattr(cls, 'name', None)!r}")
+        found[ep.name] = cls
+    if not found:
+        raise ToolError("no tools registered: is kernel-reviewer installed (pip install .)?")
+    return found
+
+
+def ordered_tools() -> list[type[Tool]]:
+    """Tools in dependency order (``Tool.after``), ties broken by name for reproducibility."""
+    table = tools()
+    done: list[type[Tool]] = []
+    seen: set[str] = set()
+
+    def visit(name: str, stack: tuple[str, ...]) -> None:
+        if name in seen:
+            return
+        if name in stack:
+            raise ToolError(f"tool ordering cycle: {' -> '.join((*stack, name))}")
+        for dep in sorted(table[name].after):
+            if dep in table:
+                visit(dep, (*stack, name))
+        seen.add(name)
+        done.append(table[name])
+
+    for name in sorted(table):
+        visit(name, ())
+    return done
+
+
+BACKENDS_GROUP = "kreview.backends"
+
+
+@functools.cache
+def backends() -> dict[str, Backend]:
+    found: dict[str, Backend] = {}
+    for ep in entry_points(group=BACKENDS_GROUP):
+        backend = ep.load()()
+        if not isinstance(backend, Backend):
+            raise ToolError(f"entry point {ep.name!r} in {BACKENDS_GROUP} is not a Backend")
+        found[ep.name] = backend
+    return found
+
+
+def backend_for(framework: str) -> Backend:
+    """The registered backend of ``framework``; plain torch for an unknown framework."""
+    table = backends()
+    return table.get(framework) or table["torch"]

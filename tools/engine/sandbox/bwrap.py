@@ -1,0 +1,154 @@
+"""The bubblewrap command line that encloses one sandbox child.
+
+The child gets: a new user namespace (also when the reviewer is root: without it a root child keeps
+CAP_SYS_ADMIN and can unmount or remount its way out), no capabilities, new PID/IPC/UTS/network/
+cgroup namespaces, no further user namespaces, its own session, death with its parent, the seccomp
+filter of tools/engine/sandbox/seccomp_filter.py, and a filesystem holding only what it needs:
+
+- read-only: ``/usr`` (and the ``/bin``, ``/lib*``, ``/sbin`` links or directories), the Python
+  installation and virtual environment, the reviewer's own packages (not the rest of its checkout:
+  no tests, no eval-set answer keys), a few files of ``/etc`` the dynamic loader and compilers read,
+  CPU topology under ``/sys``;
+- writable: the child's own directories (scratch, transfer folder), a private ``/tmp`` and
+  ``/dev/shm`` (tmpfs, gone with the child);
+- a minimal ``/dev`` (null, zero, random, ...) plus the GPU device nodes when the review uses a GPU;
+- a fresh ``/proc`` of its own PID namespace;
+- nothing else: no home directory, no ``/root``, no ``/run`` (agent and docker sockets), no host
+  ``/tmp`` or ``/dev/shm``, no other runs.
+
+Paths keep their host names inside, so the paths in requests need no translation.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+_PACKAGE_ROOT = Path(__file__).resolve().parents[3]
+# the reviewer's packages a child imports (tools.engine.harness, tools.engine.sandbox, reviewer.core.errors, ...)
+_PACKAGES = ("tools", "reviewer")
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf")
+_SYS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
+_GPU_DEVICES = ("nvidia*", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "nvidia-caps",
+                "dri", "kfd", "neuron*", "accel")
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.lru_cache(maxsize=1)
+def _help() -> str:
+    exe = bwrap_path()
+    if exe is None:
+        return ""
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout + out.stderr
+
+
+def supports(option: str) -> bool:
+    return option in _help()
+
+
+def _top_links() -> list[str]:
+    """``/bin``, ``/lib``, ``/lib64``, ``/sbin``, ``/lib32``: the same links (merged /usr) or the
+    same directories, read-only, as on the host."""
+    args: list[str] = []
+    for name in ("bin", "sbin", "lib", "lib64", "lib32", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def _python_roots() -> list[Path]:
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
+             Path(os.path.realpath(sys.executable)).parent.parent}
+    for p in sys.path:
+        # site-packages outside the prefixes (a user site, a PYTHONPATH entry the venv relies on)
+        if p and "site-packages" in p and Path(p).is_dir():
+            roots.add(Path(p))
+    return sorted(r for r in roots if str(r) not in ("/", "/usr") and r.exists())
+
+
+def _extra_readonly(wrapper: Iterable[str]) -> list[Path]:
+    out = []
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        v = os.environ.get(var)
+        if v and Path(v).is_dir():
+            out.append(Path(v).resolve())
+    for word in wrapper:
+        exe = shutil.which(word) if os.sep not in word else word
+        if exe and Path(exe).exists() and not str(Path(exe).resolve()).startswith("/usr/"):
+            # a sanitizer outside /usr: its whole installation (bin/.. holds its libraries)
+            out.append(Path(exe).resolve().parent.parent)
+    return out
+
+
+def gpu_device_nodes() -> list[str]:
+    found: list[str] = []
+    for pattern in _GPU_DEVICES:
+        found += [str(p) for p in sorted(Path("/dev").glob(pattern))]
+    return found
+
+
+def _ro(paths: Iterable[Path | str]) -> list[str]:
+    args: list[str] = []
+    for p in paths:
+        if os.path.lexists(p):
+            args += ["--ro-bind", str(p), str(p)]
+    return args
+
+
+def passwd_file(folder: Path) -> Path:
+    """A one-line /etc/passwd for the child's uid (getpass/torch caches look the user up), so the
+    host's account list is not shown."""
+    folder.mkdir(parents=True, exist_ok=True)
+    uid, gid = os.getuid(), os.getgid()
+    p = folder / "passwd"
+    p.write_text(f"kreview:x:{uid}:{gid}:kreview sandbox:/nonexistent:/usr/sbin/nologin\n")
+    g = folder / "group"
+    g.write_text(f"kreview:x:{gid}:\n")
+    return folder
+
+
+def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: Path, etc_dir: Path,
+            seccomp_fd: int | None, gpu: bool, wrapper: Iterable[str] = ()) -> list[str]:
+    exe = bwrap_path()
+    if exe is None:
+        raise FileNotFoundError("bwrap")
+    args = [exe, "--unshare-all", "--unshare-user", "--cap-drop", "ALL", "--die-with-parent", "--new-session"]
+    if supports("--disable-userns"):
+        args += ["--disable-userns"]
+    args += ["--ro-bind", "/usr", "/usr", *_top_links()]
+    args += _ro(Path("/etc") / n for n in _ETC)
+    args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp"]
+    if gpu:
+        for node in gpu_device_nodes():
+            args += ["--dev-bind", node, node]
+        args += _ro(["/sys"])
+    else:
+        args += _ro(_SYS)
+    args += _ro([*_python_roots(), *(_PACKAGE_ROOT / n for n in _PACKAGES), *_extra_readonly(wrapper),
+                 *readonly])
+    for p in writable:
+        p = Path(p)
+        p.mkdir(parents=True, exist_ok=True)
+        args += ["--bind", str(p), str(p)]
+    # the root tmpfs bwrap builds the tree on: read-only too, so nothing but the binds above is writable
+    args += ["--remount-ro", "/", "--chdir", str(chdir)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
+    return args

@@ -1,0 +1,82 @@
+"""Child side of a sandbox worker. Run as a script: ``python -I child.py REQ_FD RESP_FD CONFIG_JSON``.
+
+Everything here runs in the untrusted process, so nothing it reports is taken on trust by the
+parent: tensors come back as files the parent loads with ``weights_only=True`` and compares itself.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import json
+import os
+import sys
+import traceback
+
+
+def _send(fd: int, msg: dict) -> None:
+    data = (json.dumps(msg, default=str) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        view = view[n:]
+
+
+def _error(exc: BaseException) -> dict:
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    out = {"type": type(exc).__name__, "message": str(exc)[:4000], "traceback": tb[-12000:]}
+    observed = getattr(exc, "kreview_instruments", None)
+    if isinstance(observed, dict):
+        out["instruments"] = observed
+    return out
+
+
+def main(argv: list[str]) -> int:
+    req_fd, resp_fd, config = int(argv[1]), int(argv[2]), json.loads(argv[3])
+    faulthandler.enable()
+    root = config.get("package_root")
+    if root and root not in sys.path:
+        sys.path.insert(0, root)
+    os.set_inheritable(req_fd, False)
+    os.set_inheritable(resp_fd, False)
+    try:
+        measured = None
+        if config.get("measure") is not None:
+            # first thing, before any module the task or the submission brings: what isolation holds
+            from tools.engine.sandbox.measure import measure
+
+            measured = measure(config["measure"])
+        for name in config.get("preludes", []):
+            importlib.import_module(name).install(config)
+        import torch
+
+        torch.set_num_threads(int(config.get("threads", 1)))
+        import tools.engine.harness.ops as ops
+
+        state = ops.ChildState(config)
+        ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
+                 "isolation": measured}
+        _send(resp_fd, {"id": 0, "ok": True, "result": ready})
+    except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
+        _send(resp_fd, {"id": 0, "ok": False, "error": _error(exc)})
+        return 1
+    with os.fdopen(req_fd, "rb", buffering=0) as requests:
+        buf = b""
+        while True:
+            chunk = requests.read(1 << 16)
+            if not chunk:
+                return 0
+            buf += chunk
+            while b"\n" in buf:
+                line, _, buf = buf.partition(b"\n")
+                req = json.loads(line)
+                try:
+                    result = ops.dispatch(req["op"], req.get("payload") or {}, state)
+                    msg = {"id": req["id"], "ok": True, "result": result}
+                except BaseException as exc:  # noqa: BLE001 - SystemExit from user code included
+                    msg = {"id": req["id"], "ok": False, "error": _error(exc)}
+                _send(resp_fd, msg)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

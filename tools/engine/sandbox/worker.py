@@ -1,0 +1,456 @@
+"""Parent side of a sandbox child: start it, send it requests, survive anything it does.
+
+A worker is one child process that stays up across requests (importing torch takes ~2 s, so a fresh
+process per case would dominate a review). Requests and answers are JSON lines on two private
+pipes; tensors travel as files whose paths the parent chooses. A timeout, a signal, an ``os._exit``
+or garbage on the pipe ends in a typed ``ChildCrash``, never in an exception or a hang of the parent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+import tools.engine.sandbox.bwrap as bwrap
+from tools.engine.sandbox.env import scrubbed_env
+from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
+from reviewer.core.limits import SandboxLimits
+from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
+from tools.engine.sandbox.seccomp_filter import filter_fd
+
+CHILD_ENTRY = Path(__file__).with_name("child.py")
+_PACKAGE_ROOT = Path(__file__).resolve().parents[3]
+_MAX_MESSAGE = 16 * 2**20
+_TAIL = 4000
+# child logs: trimmed to their last LOG_KEEP bytes before a call once they pass LOG_CAP
+LOG_CAP = 64 * 2**20
+LOG_KEEP = 1 * 2**20
+# Rationale: the reviewer's own secret values, removed from all text a child sends back (answers,
+# stdout/stderr tails): a backstop for machines where the child cannot be put in namespaces and so
+# can read its ancestors' /proc/<pid>/environ (tools/engine/sandbox/isolation.py).
+_SECRETS = secret_values()
+
+CrashKind = Literal["timeout", "signal", "exit", "protocol", "startup", "oom"]
+
+_OOM_MARKERS = ("std::bad_alloc", "MemoryError", "can't allocate memory", "Cannot allocate memory",
+                "out of memory")
+
+
+class ChildCrash(BaseModel):
+    """The child stopped answering: how, and what it printed last."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: CrashKind
+    message: str
+    exit_code: int | None = None
+    signal: str | None = None
+    stderr_tail: str = ""
+    stdout_tail: str = ""
+
+
+class CallResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    answered: bool
+    ok: bool = False
+    result: dict[str, Any] = {}
+    error: dict[str, Any] | None = None
+    crash: ChildCrash | None = None
+    duration_s: float = 0.0
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+
+    def failure_text(self) -> str:
+        if self.crash is not None:
+            return self.crash.message
+        if self.error is not None:
+            return f"{self.error.get('type')}: {self.error.get('message')}"
+        return ""
+
+
+def _set_pdeathsig() -> None:
+    # Rationale: if the reviewer dies, its children must die too, not run on as orphans.
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: PidsCgroup | None = None,
+                 nproc: int | None = None) -> None:
+    if cgroup is not None:
+        cgroup.enter()
+    if nproc is not None:
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    # Rationale: a bounded number of open files (the default hard limit can be a million)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096))
+    if address_space:
+        mem = limits.memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    fsize = limits.file_size_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    # Rationale: a backstop for grandchildren that leave the process group (setsid) and so escape
+    # the wall-clock kill; generous because one worker serves a whole review.
+    cpu = int(max(600.0, limits.call_timeout_s * 20))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    _set_pdeathsig()
+
+
+def _tail(path: Path, start: int) -> str:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            end = fh.tell()
+            fh.seek(max(start, end - _TAIL))
+            return redact(fh.read().decode("utf-8", "replace"), _SECRETS)
+    except OSError:
+        return ""
+
+
+def log_tail(path: Path, keep: int) -> bytes:
+    """A child log's last ``keep`` bytes, after a line saying how much before them was cut."""
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if size <= keep:
+            return fh.read()
+        fh.seek(size - keep)
+        return f"[kreview: first {size - keep} bytes of this log cut]\n".encode() + fh.read(keep)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+class SandboxWorker:
+    """One untrusted child process.
+
+    ``preludes`` are module names (ours, trusted) whose ``install(config)`` runs in the child before
+    any submission code is imported: backend setup such as ``TRITON_INTERPRET`` or the CUDA shim.
+    ``wrapper`` is a command the child runs under (e.g. ``compute-sanitizer --tool memcheck``).
+    ``address_space_limit=False`` drops RLIMIT_AS (CUDA children: see ``SandboxSession``).
+    ``writable``: where the child may write besides ``workdir`` (nothing else of the host is
+    writable, and little is visible: tools/engine/sandbox/bwrap.py). ``gpu``: bind the GPU device nodes
+    (default: when the address-space limit is off, which is what CUDA children need).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        workdir: Path,
+        limits: SandboxLimits,
+        *,
+        env_extra: dict[str, str] | None = None,
+        preludes: list[str] | None = None,
+        child_config: dict[str, Any] | None = None,
+        python: str | None = None,
+        wrapper: list[str] | None = None,
+        address_space_limit: bool = True,
+        writable: list[Path] | None = None,
+        gpu: bool | None = None,
+    ) -> None:
+        self.name = name
+        self.workdir = Path(workdir)
+        self.limits = limits
+        self.env_extra = dict(env_extra or {})
+        self.preludes = list(preludes or [])
+        self.child_config = dict(child_config or {})
+        self.python = python or sys.executable
+        self.wrapper = list(wrapper or [])
+        self.address_space_limit = address_space_limit
+        self.writable = [self.workdir, *(Path(p) for p in writable or [])]
+        self.gpu = (not address_space_limit) if gpu is None else gpu
+        self._cgroup: PidsCgroup | None = None
+        self.isolation: dict[str, Any] = {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self._req_w: int | None = None
+        self._resp_r: int | None = None
+        self._buf = b""
+        self.starts = 0
+        self.ready_info: dict[str, Any] = {}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def stdout_path(self) -> Path:
+        return self.workdir / "stdout.log"
+
+    @property
+    def stderr_path(self) -> Path:
+        return self.workdir / "stderr.log"
+
+    def start(self) -> CallResult:
+        """Start the child and wait for its ready message (preludes and torch imported)."""
+        self.close()
+        iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        env = scrubbed_env(self.workdir, threads=self.limits.threads, extra=self.env_extra)
+        req_r, req_w = os.pipe()
+        resp_r, resp_w = os.pipe()
+        config = {
+            "name": self.name,
+            "preludes": self.preludes,
+            "threads": self.limits.threads,
+            "package_root": str(_PACKAGE_ROOT),
+            **self.child_config,
+        }
+        prefix: list[str] = []
+        fds = [req_r, resp_w]
+        cgroup: PidsCgroup | None = None
+        nproc: int | None = None
+        if iso.sandboxed:
+            # private scratch of the child for the files bwrap binds (its own /etc/passwd)
+            etc = bwrap.passwd_file(self.workdir / ".etc")
+            fds.append(filter_fd())
+            prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
+                                   gpu=self.gpu, wrapper=self.wrapper)
+            config["measure"] = probe_paths(self.workdir)
+            cgroup = PidsCgroup.create()
+            if cgroup is None and os.geteuid() != 0:
+                nproc = user_task_count() + PIDS_MAX
+        cmd = [*prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
+               json.dumps(config)]
+        out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
+        limits, address_space = self.limits, self.address_space_limit
+        try:
+            with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
+                self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
+                    cmd,
+                    pass_fds=tuple(fds),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                    cwd=self.workdir,
+                    env=env,
+                    start_new_session=True,
+                    preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc),  # noqa: PLW1509
+                )
+        except BaseException:
+            if cgroup is not None:
+                cgroup.kill_and_remove()
+            raise
+        finally:
+            for fd in fds:
+                os.close(fd)
+        self._cgroup = cgroup
+        self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
+        self.starts += 1
+        t0 = time.monotonic()
+        msg, crash = self._read_message(self.limits.startup_timeout_s, out_start, err_start)
+        dt = time.monotonic() - t0
+        if crash is not None:
+            crash = crash.model_copy(update={"kind": "startup" if crash.kind != "timeout" else "timeout",
+                                             "message": "sandbox child failed to start: " + crash.message})
+            return CallResult(answered=False, crash=crash, duration_s=dt,
+                              stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
+        assert msg is not None
+        self.ready_info = msg.get("result", {})
+        measured = self.ready_info.get("isolation") if isinstance(self.ready_info, dict) else None
+        if iso.sandboxed and msg.get("ok"):
+            # Rationale: the promise is checked in every child, not only in the probe: a child whose
+            # measurement falls short is stopped before it is sent any request.
+            bad = problems(measured) if isinstance(measured, dict) else ["no measurement"]
+            if bad:
+                self._kill()
+                crash = ChildCrash(kind="startup", message="sandbox child failed to start: the sandbox did not hold: "
+                                   + "; ".join(bad))
+                return CallResult(answered=False, crash=crash, duration_s=dt)
+            self.isolation = measured
+        return CallResult(answered=True, ok=bool(msg.get("ok")), result=self.ready_info,
+                          error=msg.get("error"), duration_s=dt)
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self._kill()
+        for fd in (self._req_w, self._resp_r):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._req_w = self._resp_r = None
+        self.proc = None
+
+    def shutdown(self, timeout: float) -> int | None:
+        """End the child by closing its request pipe (it exits 0), so a wrapper can write its final
+        report; killed after ``timeout``. Returns the exit code, None if it had to be killed."""
+        code: int | None = None
+        if self._req_w is not None:
+            try:
+                os.close(self._req_w)
+            except OSError:
+                pass
+            self._req_w = None
+        if self.proc is not None:
+            try:
+                code = self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                code = None
+        self.close()
+        return code
+
+    def remove(self) -> None:
+        self.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> SandboxWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _kill(self) -> None:
+        proc = self.proc
+        cgroup, self._cgroup = self._cgroup, None
+        if cgroup is not None:
+            cgroup.kill_and_remove()
+        if proc is None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.kill()
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+    # -- requests ----------------------------------------------------------------------------
+    def call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
+        """Send one request and wait for its answer, or for the child's death, or the timeout."""
+        if not self.alive:
+            started = self.start()
+            if not started.answered or not started.ok:
+                return started
+        assert self._req_w is not None
+        # Rationale: unpredictable ids, so code in the child cannot cheaply forge the next answer.
+        rid = secrets.randbits(62) or 1
+        line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
+        self._trim_logs()
+        out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
+        t0 = time.monotonic()
+        try:
+            view = memoryview(line)
+            while view:
+                n = os.write(self._req_w, view)
+                view = view[n:]
+        except OSError:
+            crash = self._crash_after_eof(out_start, err_start)
+            return CallResult(answered=False, crash=crash, duration_s=time.monotonic() - t0,
+                              stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
+        msg, crash = self._read_message(timeout or self.limits.call_timeout_s, out_start, err_start, rid)
+        dt = time.monotonic() - t0
+        out_tail = _tail(self.stdout_path, out_start)
+        err_tail = _tail(self.stderr_path, err_start)
+        if crash is not None:
+            return CallResult(answered=False, crash=crash, duration_s=dt,
+                              stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
+        assert msg is not None
+        return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
+                          error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
+
+    def _trim_logs(self) -> None:
+        """Keep the child's stdout/stderr logs bounded across calls: a submission that floods them
+        (each call may write up to RLIMIT_FSIZE) must not fill the reviewer's disk over a review.
+        Between calls only the last part is kept; the child appends (O_APPEND), so it goes on
+        writing at the new end."""
+        for path in (self.stdout_path, self.stderr_path):
+            if _size(path) <= LOG_CAP:
+                continue
+            try:
+                path.write_bytes(log_tail(path, LOG_KEEP))
+            except OSError:
+                pass
+
+    def _read_message(
+        self, timeout: float, out_start: int, err_start: int, want_id: int | None = 0
+    ) -> tuple[dict[str, Any] | None, ChildCrash | None]:
+        assert self._resp_r is not None
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self._buf:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._kill()
+                return None, ChildCrash(
+                    kind="timeout",
+                    message=f"no answer within {timeout:g}s; the child was killed",
+                    stdout_tail=_tail(self.stdout_path, out_start),
+                    stderr_tail=_tail(self.stderr_path, err_start),
+                )
+            ready, _, _ = select.select([self._resp_r], [], [], min(remaining, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self._resp_r, 1 << 16)
+            if not chunk:
+                return None, self._crash_after_eof(out_start, err_start)
+            self._buf += chunk
+            if len(self._buf) > _MAX_MESSAGE:
+                self._kill()
+                return None, self._protocol_crash("answer larger than 16 MiB", out_start, err_start)
+        line, _, self._buf = self._buf.partition(b"\n")
+        if _SECRETS:
+            line = redact(line.decode("utf-8", "replace"), _SECRETS).encode()
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            self._kill()
+            return None, self._protocol_crash(f"answer is not JSON: {line[:200]!r}", out_start, err_start)
+        if not isinstance(msg, dict) or (want_id is not None and msg.get("id") != want_id):
+            self._kill()
+            return None, self._protocol_crash(f"unexpected answer: {str(msg)[:200]}", out_start, err_start)
+        return msg, None
+
+    def _protocol_crash(self, why: str, out_start: int, err_start: int) -> ChildCrash:
+        return ChildCrash(kind="protocol", message=f"protocol violation: {why}",
+                          stdout_tail=_tail(self.stdout_path, out_start),
+                          stderr_tail=_tail(self.stderr_path, err_start))
+
+    def _crash_after_eof(self, out_start: int, err_start: int) -> ChildCrash:
+        proc = self.proc
+        code: int | None = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._kill()
+                code = proc.returncode
+        # the child may have left grandchildren behind in its session
+        self._kill()
+        err = _tail(self.stderr_path, err_start)
+        out = _tail(self.stdout_path, out_start)
+        oom = any(m in err for m in _OOM_MARKERS)
+        if code is not None and code < 0:
+            sig = signal.Signals(-code).name
+            kind: CrashKind = "oom" if oom else "signal"
+            message = f"child killed by {sig}" + (" (out of memory)" if oom else "")
+            return ChildCrash(kind=kind, message=message, exit_code=code, signal=sig,
+                              stderr_tail=err, stdout_tail=out)
+        return ChildCrash(kind="oom" if oom else "exit",
+                          message=f"child exited with status {code} without answering",
+                          exit_code=code, stderr_tail=err, stdout_tail=out)

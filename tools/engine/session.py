@@ -1,0 +1,402 @@
+"""A review's sandbox session: one reference child and one submission child, started lazily.
+
+Order of trust: the reference child writes a case's inputs and outputs; the parent loads the
+outputs into memory and deletes the file *before* the submission child runs on those inputs, so no
+reference answer is on disk while untrusted code runs. The parent compares.
+
+Transfer folders: the reference child reads and writes ``xfer/`` only, every submission-side child
+``xfer-submission/`` only (each sees nothing of the other's: tools/engine/sandbox/bwrap.py binds only a
+child's own folders). The parent keeps its own copy of each case's inputs in ``parent/`` (bound into
+no child) and gives the submission a fresh copy before every call, so nothing the parent reads back
+as *inputs* was ever writable by submission code; what it reads from ``xfer-submission/`` is the
+submission's own output, loaded with ``weights_only=True``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reviewer.core.submission import Submission
+from tools.engine.runsetup import DeviceInfo, RunSetup
+import tools.engine.harness.tensors as tensors
+import tools.engine.harness.virtual_gpu as virtual_gpu
+from tools.engine.harness.case import Case
+from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
+from tools.engine.sandbox.worker import LOG_KEEP, log_tail
+
+_COPY_LIMIT = 64 * 2**20
+
+
+@dataclass
+class ReferenceRun:
+    case: Case
+    call: CallResult
+    inputs_path: Path | None = None
+    outputs: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    parent_inputs: Path | None = None  # the parent's own copy, bound into no child
+
+    @property
+    def ok(self) -> bool:
+        return self.call.answered and self.call.ok
+
+
+@dataclass
+class SubmissionRun:
+    case: Case
+    call: CallResult
+    load: CallResult | None = None
+    outputs: Any = None
+    outputs_path: Path | None = None
+    inputs_after: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def loaded(self) -> bool:
+        return self.load is None or (self.load.answered and self.load.ok)
+
+    @property
+    def ok(self) -> bool:
+        return self.loaded and self.call.answered and self.call.ok
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    total = 0
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        nonlocal total
+        skipped = {n for n in names if n in {".git", ".kreview", "__pycache__", ".venv", "node_modules"}}
+        for n in names:
+            p = Path(folder) / n
+            if p.is_symlink() or not (p.is_file() or p.is_dir()):
+                # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
+                skipped.add(n)
+            elif p.is_file():
+                total += p.stat().st_size
+                if total > _COPY_LIMIT:
+                    skipped.add(n)
+        return skipped
+
+    shutil.copytree(src, dst, ignore=ignore, symlinks=False, dirs_exist_ok=True)
+
+
+def _remove_stale_roots() -> None:
+    """Sandbox folders left by a reviewer that was killed outright (SIGKILL, OOM killer): copies of a
+    submission, its reference and inputs have no business staying on the machine."""
+    for d in Path(tempfile.gettempdir()).glob("kreview-sandbox-*-*"):
+        pid = d.name.split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(d, ignore_errors=True)
+        except OSError:
+            pass
+
+
+class SandboxSession:
+    def __init__(self, submission: Submission, *, limits: SandboxLimits, device: DeviceInfo,
+                 setup: RunSetup, workroot: Path | None = None, keep_logs_in: Path | None = None) -> None:
+        self.submission = submission
+        self.limits = limits
+        self.device = device
+        self.setup = setup
+        if workroot is None:
+            _remove_stale_roots()
+        # the reviewer's pid in the name: a folder whose reviewer died (SIGKILL) is removed by the next one
+        self.root = Path(workroot or tempfile.mkdtemp(prefix=f"kreview-sandbox-{os.getpid()}-"))
+        self.keep_logs_in = keep_logs_in
+        self.xfer = self.root / "xfer"  # the reference child's
+        self.sub_xfer = self.root / "xfer-submission"  # every submission-side child's
+        self.parent_dir = self.root / "parent"  # the parent's own copies; bound into no child
+        for d in (self.xfer, self.sub_xfer, self.parent_dir):
+            d.mkdir(parents=True, exist_ok=True)
+        self._workers: dict[str, SandboxWorker] = {}
+        self._load_results: dict[str, CallResult] = {}
+        self._ref_cache: dict[str, ReferenceRun] = {}
+        self._counter = 0
+
+    # -- workers -----------------------------------------------------------------------------
+    def child_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"device": "cuda" if self.device.has_gpu else "cpu",
+                                  "cuda_shim": "tools.engine.harness.cuda_shim" in self.setup.preludes}
+        if virtual_gpu.PRELUDE in self.setup.preludes:
+            config["virtual_gpu"] = self.virtual_gpu()
+        return config
+
+    def virtual_gpu(self) -> dict[str, Any]:
+        """The GPU the virtual device answers as (tools/engine/harness/virtual_gpu.py), from the review target."""
+        target = self.submission.target
+        return virtual_gpu.spec_for(target.gpu, tuple(target.arch))
+
+    def _new_worker(self, role: str, *, limits: SandboxLimits | None = None, wrapper: list[str] | None = None,
+                    env_extra: dict[str, str] | None = None) -> SandboxWorker:
+        workdir = self.root / role
+        _copy_tree(self.submission.root_path, workdir / "src")
+        env = dict(self.setup.env)
+        # Rationale: a child sees (and writes) only its own directory and its own transfer folder,
+        # never another role's copy of the task or the other role's transfer folder.
+        writable = [self.xfer_for(role)]
+        if role != "reference":
+            # Rationale: load_inline builds once per review, not once per submission child (a CUDA
+            # extension takes a minute to compile); the reference never shares a build directory.
+            env["TORCH_EXTENSIONS_DIR"] = str(self.root / "submission-extensions")
+            # Inductor's cache likewise, per review: never the host's /tmp/torchinductor_<user>, which
+            # one review's submission could fill with code another review would load
+            env["TORCHINDUCTOR_CACHE_DIR"] = str(self.root / "submission-extensions" / "inductor")
+            writable.append(self.root / "submission-extensions")
+        env.update(env_extra or {})
+        # Rationale: CUDA reserves virtual address space for all host and device memory (UVM), so an
+        # RLIMIT_AS makes CUDA initialisation fail; on a GPU the device bounds kernel memory instead.
+        return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
+                             child_config=self.child_config(), wrapper=wrapper,
+                             address_space_limit=not self.device.has_gpu, writable=writable)
+
+    def xfer_for(self, role: str) -> Path:
+        return self.xfer if role == "reference" else self.sub_xfer
+
+    def for_role(self, path: Path, role: str, *, fresh: bool = True) -> Path:
+        """``path`` (in the reference's transfer folder) as a ``role`` child can reach it: the same
+        path for the reference; for any other role the same place under ``xfer-submission/``, an
+        existing file copied there (afresh each time: a submission may have rewritten its last copy),
+        the parent folder created."""
+        path = Path(path)
+        if role == "reference" or not path.is_relative_to(self.xfer):
+            return path
+        dst = self.sub_xfer / path.relative_to(self.xfer)
+        if path.is_dir():
+            dst.mkdir(parents=True, exist_ok=True)
+        else:
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if path.is_file() and (fresh or not dst.exists()):
+                src = self._parent_copy(path) or path
+                dst.unlink(missing_ok=True)  # a link the submission left there is replaced, not followed
+                shutil.copyfile(src, dst)
+        return dst
+
+    def _parent_copy(self, path: Path) -> Path | None:
+        p = self.parent_dir / path.relative_to(self.xfer)
+        return p if p.is_file() else None
+
+    def _translate(self, value: Any, role: str, dirs: list[tuple[Path, Path]]) -> Any:
+        if isinstance(value, dict):
+            return {k: self._translate(v, role, dirs) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._translate(v, role, dirs) for v in value]
+        if isinstance(value, str) and value.startswith(str(self.xfer) + "/"):
+            mapped = self.for_role(Path(value), role)
+            if Path(value).is_dir():
+                dirs.append((Path(value), mapped))
+            return str(mapped)
+        return value
+
+    @staticmethod
+    def _copy_back(dirs: list[tuple[Path, Path]]) -> None:
+        """Files a submission-side child wrote into a mapped output folder, copied to where the
+        caller looks (never over a file already there: inputs stay the parent's)."""
+        for src, dst in dirs:
+            for f in dst.iterdir() if dst.is_dir() else []:
+                target = src / f.name
+                if f.is_file() and not f.is_symlink() and not target.exists():
+                    shutil.copyfile(f, target)
+
+    def _worker(self, role: str) -> SandboxWorker:
+        w = self._workers.get(role)
+        if w is None:
+            w = self._new_worker(role)
+            self._workers[role] = w
+        return w
+
+    def _ensure_loaded(self, role: str) -> CallResult:
+        """Start the role's child if needed and load its program; cached until the child dies."""
+        w = self._worker(role)
+        cached = self._load_results.get(role)
+        if cached is not None and (w.alive or not (cached.answered and cached.ok)):
+            return cached
+        spec = self.submission.child_spec(w.workdir / "src")
+        res = w.call("load", {"format": self.submission.format, "role": role, "spec": spec},
+                     timeout=self.limits.startup_timeout_s)
+        self._load_results[role] = res
+        return res
+
+    def restart(self, role: str) -> None:
+        w = self._workers.get(role)
+        if w is not None:
+            w.close()
+        self._load_results.pop(role, None)
+
+    def load_submission(self) -> CallResult:
+        return self._ensure_loaded("submission")
+
+    # -- cases -------------------------------------------------------------------------------
+    @staticmethod
+    def case_key(case: Case) -> str:
+        body = case.model_dump(exclude={"id", "label"})
+        return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    def reference(self, case: Case) -> ReferenceRun:
+        """Inputs and expected outputs of ``case`` (memoised: the reference is deterministic)."""
+        key = self.case_key(case)
+        if key in self._ref_cache:
+            return self._ref_cache[key]
+        load = self._ensure_loaded("reference")
+        if not (load.answered and load.ok):
+            run = ReferenceRun(case=case, call=load)
+            self._ref_cache[key] = run
+            return run
+        folder = self.xfer / key
+        folder.mkdir(parents=True, exist_ok=True)
+        inputs_path = folder / "inputs.pt"
+        out_path = folder / "reference-out.pt"
+        call = self._workers["reference"].call("reference_case", {
+            "case": case.model_dump(), "inputs_path": str(inputs_path), "outputs_path": str(out_path)})
+        run = ReferenceRun(case=case, call=call)
+        if call.answered and call.ok:
+            run.inputs_path = inputs_path
+            run.outputs = tensors.load(str(out_path))
+            run.meta = call.result
+            run.parent_inputs = self.parent_dir / key / "inputs.pt"
+            run.parent_inputs.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(inputs_path, run.parent_inputs)
+        out_path.unlink(missing_ok=True)
+        if not call.answered:
+            self.restart("reference")
+        self._ref_cache[key] = run
+        return run
+
+    def run_submission(self, case: Case, ref: ReferenceRun, *, instruments: list[str] | None = None,
+                       calls: int = 1, keep_inputs_after: bool = True, timeout: float | None = None,
+                       options: dict[str, dict[str, Any]] | None = None) -> SubmissionRun:
+        """Run the submission on ``ref``'s inputs; restarts its child after a crash.
+
+        ``options`` maps an instrument name to its options (e.g. the Pallas interpreter mode)."""
+        load = self._ensure_loaded("submission")
+        if not (load.answered and load.ok):
+            return SubmissionRun(case=case, call=load, load=load)
+        return self._submission_call(self._workers["submission"], case, ref, instruments=instruments, calls=calls,
+                                     keep_inputs_after=keep_inputs_after, timeout=timeout, options=options,
+                                     restart_role="submission")
+
+    def _submission_call(self, worker: SandboxWorker, case: Case, ref: ReferenceRun, *, instruments: list[str] | None,
+                         calls: int, keep_inputs_after: bool, timeout: float | None,
+                         options: dict[str, dict[str, Any]] | None, restart_role: str | None) -> SubmissionRun:
+        assert ref.inputs_path is not None
+        self._counter += 1
+        inputs = self.for_role(ref.inputs_path, "submission")
+        folder = inputs.parent
+        out_path = folder / f"submission-out-{self._counter}.pt"
+        after_path = folder / f"inputs-after-{self._counter}.pt"
+        payload = {"case": case.model_dump(), "inputs_path": str(inputs),
+                   "outputs_path": str(out_path), "instruments": instruments or [], "calls": calls,
+                   "instrument_options": options or {},
+                   "inputs_after_path": str(after_path) if keep_inputs_after else None}
+        call = worker.call("run_submission", payload, timeout=timeout)
+        run = SubmissionRun(case=case, call=call)
+        if call.answered and call.ok:
+            try:
+                run.outputs = tensors.load(str(out_path))
+                run.outputs_path = out_path
+                if keep_inputs_after:
+                    run.inputs_after = tensors.load(str(after_path))
+            except Exception as exc:  # noqa: BLE001 - a forged/corrupt file is the submission's failure
+                run.call = call.model_copy(update={"ok": False, "error": {
+                    "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""}})
+            run.meta = call.result
+        else:
+            if not call.answered and restart_role is not None:
+                self.restart(restart_role)
+        after_path.unlink(missing_ok=True)
+        return run
+
+    def side_run(self, role: str, case: Case, ref: ReferenceRun, *, wrapper: list[str],
+                 limits: SandboxLimits | None = None, env_extra: dict[str, str] | None = None,
+                 shutdown_timeout: float = 120.0) -> tuple[SubmissionRun, Path]:
+        """Run the submission on ``ref``'s inputs once, in a fresh child of its own started under
+        ``wrapper`` (a sanitizer) and ended gracefully so the wrapper can write its final report.
+        Returns the run and the child's folder (its working directory, where reports land)."""
+        limits = limits or self.limits
+        worker = self._new_worker(role, limits=limits, wrapper=wrapper, env_extra=env_extra)
+        try:
+            spec = self.submission.child_spec(worker.workdir / "src")
+            load = worker.call("load", {"format": self.submission.format, "role": "submission", "spec": spec},
+                               timeout=limits.startup_timeout_s)
+            if not (load.answered and load.ok):
+                return SubmissionRun(case=case, call=load, load=load), worker.workdir
+            run = self._submission_call(worker, case, ref, instruments=None, calls=1, keep_inputs_after=False,
+                                        timeout=limits.call_timeout_s, options=None, restart_role=None)
+            run.load = load
+        finally:
+            exit_code = worker.shutdown(shutdown_timeout)
+        run.meta = {**run.meta, "exit_code": exit_code}
+        return run, worker.workdir
+
+    def call(self, role: str, op: str, payload: dict[str, Any], *, timeout: float | None = None) -> CallResult:
+        """Send a request registered by a child-side module (e.g. ``tools.engine.harness.integrity_probes``) to the
+        ``role`` child, loading its program first. Returns the load's result if loading failed; a
+        call the child did not answer restarts that child for the next request."""
+        load = self._ensure_loaded(role)
+        if not (load.answered and load.ok):
+            return load
+        dirs: list[tuple[Path, Path]] = []
+        payload = self._translate(payload, role, dirs)
+        call = self._workers[role].call(op, payload, timeout=timeout)
+        self._copy_back(dirs)
+        if not call.answered:
+            self.restart(role)
+        return call
+
+    def task_check(self, case: Case, ref: ReferenceRun, sub: SubmissionRun) -> CallResult | None:
+        """The task's own checker (GPU MODE ``check_implementation``) on the submission's output."""
+        if sub.outputs_path is None or ref.inputs_path is None:
+            return None
+        # the reference child cannot see the submission's folder: a copy of the output goes to its own
+        candidate = ref.inputs_path.parent / f"candidate-{self._counter}.pt"
+        shutil.copyfile(sub.outputs_path, candidate)
+        try:
+            return self._workers["reference"].call("check", {
+                "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
+                "candidate_path": str(candidate)})
+        finally:
+            candidate.unlink(missing_ok=True)
+
+    def reference_call(self, op: str, ref: ReferenceRun, timeout: float | None = None, **payload: Any) -> CallResult:
+        """Another request to the reference child about ``ref``'s case (e.g. ``reference_work``)."""
+        load = self._ensure_loaded("reference")
+        if not (load.answered and load.ok):
+            return load
+        assert ref.inputs_path is not None
+        call = self._workers["reference"].call(op, {"case": ref.case.model_dump(), "inputs_path": str(ref.inputs_path),
+                                                    **payload}, timeout=timeout)
+        if not call.answered:
+            self.restart("reference")
+        return call
+
+    def pristine_inputs(self, ref: ReferenceRun) -> list[Any]:
+        """The case's inputs as the submission received them (transforms applied), from the file."""
+        import tools.engine.harness.transforms as transforms
+
+        assert ref.inputs_path is not None
+        saved = tensors.load(str(ref.parent_inputs or ref.inputs_path))
+        return transforms.apply(saved["inputs"], ref.case.transforms)
+
+    def close(self) -> None:
+        for role, w in self._workers.items():
+            w.close()
+            if self.keep_logs_in is not None:
+                self.keep_logs_in.mkdir(parents=True, exist_ok=True)
+                for name in ("stdout.log", "stderr.log"):
+                    src = w.workdir / name
+                    if src.exists() and src.stat().st_size:
+                        (self.keep_logs_in / f"{role}-{name}").write_bytes(log_tail(src, LOG_KEEP))
+        shutil.rmtree(self.root, ignore_errors=True)
+        self._workers.clear()
+        self._load_results.clear()
+        self._ref_cache.clear()

@@ -1,0 +1,171 @@
+"""The tool interface and the context every tool runs in."""
+
+from __future__ import annotations
+
+import shlex
+import zlib
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from reviewer.core.config import ReviewConfig
+from reviewer.core.submission import Submission
+from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
+from tools.engine.runsetup import DeviceInfo, RunSetup
+from tools.engine.harness.case import Case
+from tools.engine.sandbox import CallResult
+from tools.engine.session import SandboxSession
+
+
+@dataclass
+class ToolContext:
+    submission: Submission
+    config: ReviewConfig
+    run_dir: Path
+    device: DeviceInfo
+    setup: RunSetup
+    master_seed: int
+    session: SandboxSession
+    evidence: list[Evidence] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    plan: dict[str, Any] = field(default_factory=dict)
+    shared: dict[str, Any] = field(default_factory=dict)
+    """Facts one tool leaves for later ones (e.g. captured kernel launches)."""
+
+    # -- seeds and cases ---------------------------------------------------------------------
+    def seeds(self, n: int, purpose: str) -> list[int]:
+        """``n`` seeds derived from the run's master seed and ``purpose``: reproducible with --seed,
+        unknowable to a submission in advance."""
+        rng = np.random.default_rng([self.master_seed, zlib.crc32(purpose.encode())])
+        return [int(s) for s in rng.integers(1, 2**31 - 1, size=n)]
+
+    def tolerance(self) -> tuple[float | None, float | None]:
+        """(atol, rtol) overrides: CLI over manifest/task; ``None`` means the dtype default."""
+        atol = self.config.tolerance.atol if self.config.tolerance.atol is not None else self.submission.tolerance.atol
+        rtol = self.config.tolerance.rtol if self.config.tolerance.rtol is not None else self.submission.tolerance.rtol
+        return atol, rtol
+
+    # -- evidence ----------------------------------------------------------------------------
+    def add_evidence(self, tool: Tool | str, *, outcome: Outcome, summary: str,
+                     criteria: list[str] | None = None, **fields: Any) -> Evidence:
+        name = tool if isinstance(tool, str) else tool.name
+        crit = criteria if criteria is not None else list(tool.criteria if not isinstance(tool, str) else [])
+        n = 1 + sum(1 for e in self.evidence if e.tool == name)
+        ev = Evidence(id=f"{name}-{n}", tool=name, criteria=crit, outcome=outcome, summary=summary, **fields)
+        self.evidence.append(ev)
+        return ev
+
+    def add_finding(self, **fields: Any) -> Finding:
+        f = Finding(id=f"F{len(self.findings) + 1}", **fields)
+        self.findings.append(f)
+        return f
+
+    def prior(self, tool: str) -> list[Evidence]:
+        return [e for e in self.evidence if e.tool == tool]
+
+    def builds_failed(self) -> bool:
+        """Whether the builds check recorded anything but a pass: tools that run the submission
+        then record nothing, and the rubric reports their criteria as not assessed."""
+        return any(e.outcome in ("fail", "unverified") for e in self.prior("builds"))
+
+    def rerun(self, tool: str, case: Case | None = None) -> str:
+        # Rationale: the master seed and the work budget decide every seed and configuration a
+        # tool plans, so a rerun without them is a different check (issue: reruns ran seed 0).
+        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool]
+        if case is not None:
+            parts += ["--case", shlex.quote(case.spec())]
+        parts += ["--seed", str(self.master_seed)]
+        if self.config.budget != 1.0:
+            parts += ["--budget", repr(self.config.budget)]
+        if self.config.target_gpu:
+            parts += ["--target", shlex.quote(self.config.target_gpu)]
+        atol, rtol = self.config.tolerance.atol, self.config.tolerance.rtol
+        if atol is not None:
+            parts += ["--atol", repr(atol)]
+        if rtol is not None:
+            parts += ["--rtol", repr(rtol)]
+        if self.config.device != "auto":
+            parts += ["--device", self.config.device]
+        return " ".join(parts)
+
+    def artifact_dir(self, tool: str) -> Path:
+        d = self.run_dir / "artifacts" / tool
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def environment(self) -> dict[str, Any]:
+        env = {"device": self.device.name, "run_setup": self.setup.note or "native",
+               "cuda_shim": "tools.engine.harness.cuda_shim" in self.setup.preludes,
+               "limits": self.config.limits.describe()}
+        if "tools.engine.harness.virtual_gpu" in self.setup.preludes:
+            from tools.engine.harness.virtual_gpu import spec_for
+
+            spec = spec_for(self.submission.target.gpu, tuple(self.submission.target.arch))
+            env["virtual_gpu"] = f"{spec['name']} ({spec['arch']}); {spec['chosen_by']}"
+        return env
+
+    def submission_span(self, line: int | None, end: int | None = None) -> list[SourceSpan]:
+        """A span of the submission file with its real text quoted, or nothing if out of range."""
+        if not line:
+            return []
+        lines = self.submission.source().splitlines()
+        end = end or line
+        if line < 1 or end > len(lines):
+            return []
+        return [SourceSpan(file=self.submission.submission_file, start_line=line, end_line=end,
+                           quote="\n".join(lines[line - 1:end]))]
+
+
+class Tool(ABC):
+    """One concrete evidence-gathering tool.
+
+    ``criteria`` are the rubric criteria its evidence bears on; ``after`` names tools whose
+    evidence it reads. ``run`` must never raise for a submission's misbehaviour: it records
+    evidence. (If it raises anyway, the graph records an ``unverified`` tool-error item.)"""
+
+    name: ClassVar[str]
+    criteria: ClassVar[tuple[str, ...]]
+    after: ClassVar[tuple[str, ...]] = ()
+    description: ClassVar[str] = ""
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        """``None`` if the tool applies to this submission, else why it does not."""
+        return None
+
+    @abstractmethod
+    def run(self, ctx: ToolContext) -> None: ...
+
+    def probe(self, ctx: ToolContext, case: Case) -> None:
+        """Re-run one case (``kreview probe``). Tools that work case by case override this."""
+        raise NotImplementedError(f"tool {self.name!r} has no single-case probe; rerun the review")
+
+
+def failure_details(call: CallResult) -> dict[str, Any]:
+    """What a failed sandbox call says, in a form fit for ``Evidence.result``."""
+    out: dict[str, Any] = {"duration_s": round(call.duration_s, 3)}
+    if call.crash is not None:
+        out.update(crash=call.crash.kind, message=call.crash.message, exit_code=call.crash.exit_code,
+                   signal=call.crash.signal, stderr_tail=call.crash.stderr_tail[-3000:])
+    elif call.error is not None:
+        out.update(error_type=call.error.get("type"), message=call.error.get("message"),
+                   traceback=(call.error.get("traceback") or "")[-4000:])
+        if call.stderr_tail:
+            out["stderr_tail"] = call.stderr_tail[-2000:]
+    return out
+
+
+def user_frame_line(call: CallResult, filename: str) -> int | None:
+    """The last line of ``filename`` in a traceback, to anchor a finding to the source."""
+    tb = (call.error or {}).get("traceback") or (call.crash.stderr_tail if call.crash else "")
+    line = None
+    needle = f'{filename}", line '
+    for part in tb.split("\n"):
+        if needle in part:
+            try:
+                line = int(part.split(needle, 1)[1].split(",")[0])
+            except ValueError:
+                pass
+    return line

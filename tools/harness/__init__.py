@@ -1,4 +1,0 @@
-"""Code that runs inside sandbox children: load a reference or a submission and run cases.
-
-Nothing here is imported by the parent except ``tools.harness.case`` (the shared ``Case`` model).
-"""
