@@ -14,6 +14,7 @@ import numpy as np
 from reviewer.core.config import ReviewConfig
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
+from tools.engine.facts import Facts
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.sandbox import CallResult
@@ -32,8 +33,8 @@ class ToolContext:
     evidence: list[Evidence] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     plan: dict[str, Any] = field(default_factory=dict)
-    shared: dict[str, Any] = field(default_factory=dict)
-    """Facts one tool leaves for later ones (e.g. captured kernel launches)."""
+    facts: Facts = field(default_factory=Facts)
+    """Typed facts one tool leaves for later ones (tools/engine/facts.py)."""
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:

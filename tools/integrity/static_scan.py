@@ -154,6 +154,12 @@ class Scan:
         return [f for f in self.findings if f.category == category]
 
 
+@dataclass(frozen=True)
+class ScanFact:
+    """The static tool's scan, left for the runtime tool (both of this plugin) so it is read once."""
+    scan: Scan
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 

@@ -16,6 +16,7 @@ import importlib.util
 import re
 from typing import TYPE_CHECKING, Any
 
+from tools.engine.facts import PallasCalls
 from tools.engine.backends.base import (
     Backend,
     CheckMode,
@@ -175,7 +176,8 @@ class PallasBackend(Backend):
                             message=f"the submission did not run, so no pallas_call was traced: "
                                     f"{run.call.failure_text()[:300]}") for t in ("tpu", "triton")]
         data = (run.meta.get("instruments") or {}).get(INSTRUMENT) or {}
-        ctx.shared["pallas_calls"] = {"case": case, "calls": data.get("calls", [])}
+        calls = data.get("calls", [])
+        ctx.facts.put(PallasCalls(case=case, calls=None if calls is None else tuple(calls)))
         if data.get("error"):
             return [Lowered(kernel="?", target=t, status="unavailable", intended=True, message=data["error"])
                     for t in ("tpu", "triton")]
