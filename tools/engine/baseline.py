@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.engine.tool import ToolContext
+from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
@@ -111,7 +112,7 @@ def nominal_case(ctx: ToolContext, purpose: str) -> Case:
 
 
 def instruments_for(ctx: ToolContext) -> list[str]:
-    return ["triton_launches"] if ctx.submission.framework == "triton" else []
+    return list(backend_for(ctx.submission.framework).launch_instruments)
 
 
 def measure(ctx: ToolContext, purpose: str) -> Baseline:

@@ -128,11 +128,11 @@ def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axi
         return None
     notes = []
     others = [d for d in DTYPES if d != native]
-    if ctx.setup.interpreted and sub.framework == "triton" and "bfloat16" in others:
-        others.remove("bfloat16")
-        # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits; a bf16
-        # mismatch there says nothing about the kernel.
-        notes.append("bfloat16 not tried: the Triton CPU interpreter computes bf16 on raw bits")
+    for dtype in list(others):
+        why = ctx.setup.unfaithful(dtype)
+        if why is not None:
+            others.remove(dtype)
+            notes.append(f"{dtype} not tried: {why}")
 
     def describe(cfg: dict[str, Any]) -> str:
         return f"dtype {cfg['dtype'] or native}"

@@ -105,6 +105,7 @@ class PallasBackend(Backend):
     supports_cpu_run = True
     supports_static_compile = True
     supports_sanitizer = True
+    jax_traced = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         from tools.engine.compat import jax_missing
