@@ -39,7 +39,7 @@ class AutotuneTool(Tool):
         sub = ctx.submission
         if "triton" not in (sub.framework, *sub.frameworks_seen):
             return f"no Triton kernel (framework: {sub.framework})"
-        if not re.search(r"\bautotune\b", sub.source()):
+        if not re.search(r"\bautotune\b", ctx.source.text):
             return "no @triton.autotune in the submission"
         if not ctx.setup.can_run:
             return ctx.setup.why_not

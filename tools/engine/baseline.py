@@ -149,7 +149,7 @@ def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
 
     sub = ctx.submission
     if sub.format == "kernelbench":
-        knobs = {k: v for k, v in size_knobs(sub.source(sub.reference_file)).items() if k not in params}
+        knobs = {k: v for k, v in size_knobs(ctx.source.reference).items() if k not in params}
         return knobs | int_kwargs(params)
     return int_kwargs(params)
 

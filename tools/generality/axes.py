@@ -69,7 +69,7 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
     paths: dict[tuple[int, str], dict[str, Any]] = {}
     first: list[dict[str, Any]] = []
     for k, v in sorted(nominal.items()):
-        for value, t in path_sizes(sub.source(), v, sorted(others[k])):
+        for value, t in path_sizes(ctx.source.text, v, sorted(others[k])):
             cfg = {**nominal, k: value}
             entry = paths.setdefault((t.line, t.condition), {**describe_threshold(t), "configs": []})
             entry["configs"].append(cfg)

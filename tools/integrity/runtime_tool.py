@@ -167,7 +167,7 @@ class IntegrityRuntimeTool(Tool):
     @staticmethod
     def _scan(ctx: ToolContext) -> Scan:
         fact = ctx.facts.get(ScanFact)
-        return fact.scan if fact is not None else scan_submission(ctx.submission)
+        return fact.scan if fact is not None else scan_submission(ctx.submission, ctx.source)
 
     @staticmethod
     def _public_seed(ctx: ToolContext, case: Case) -> bool:

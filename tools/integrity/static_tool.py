@@ -38,7 +38,7 @@ class IntegrityStaticTool(Tool):
                              summary=f"{sub.submission_file} does not parse; its source could not be scanned",
                              check="static scan of the submission", rerun=rerun)
             return
-        scan = scan_submission(sub)
+        scan = scan_submission(sub, ctx.source)
         ctx.facts.put(ScanFact(scan))
         failed = False
         for category, check in CATEGORIES.items():

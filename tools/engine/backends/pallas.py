@@ -154,7 +154,7 @@ class PallasBackend(Backend):
             return ModeRun(call=run.call, defects=[Defect("oob_read" if "read" in found.group(0) else "oob_write",
                                                           found.group(0)[:500])])
         if mode.name == "tpu" and err.get("type") == "NotImplementedError" \
-                and _GPU_STYLE.search(ctx.submission.source()):
+                and _GPU_STYLE.search(ctx.source.text):
             return ModeRun(call=run.call, not_applicable=(
                 "the TPU interpreter cannot run this GPU-style kernel "
                 f"({err.get('type')}: {str(err.get('message', ''))[:200]})"))
@@ -186,7 +186,7 @@ class PallasBackend(Backend):
             return [Lowered(kernel="?", target=t, status="unavailable", intended=True,
                             message="the submission ran without calling pallas_call: there is no Pallas kernel "
                                     "to lower (does it use its kernel at all?)") for t in ("tpu", "triton")]
-        source = ctx.submission.source()
+        source = ctx.source.text
         out: list[Lowered] = []
         for call in data.get("calls", []):
             wanted = intended_targets(call.get("family"), ctx.submission, source)
