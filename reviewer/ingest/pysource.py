@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.engine.source import parse as parse_source
+
 
 @dataclass
 class PyFacts:
@@ -22,7 +24,7 @@ class PyFacts:
 def read_facts(path: Path) -> PyFacts:
     text = path.read_text(errors="replace")
     try:
-        tree = ast.parse(text, filename=path.name)
+        tree = parse_source(text, path.name)
     except SyntaxError as exc:
         tb = "".join(traceback.format_exception_only(type(exc), exc))
         return PyFacts(path, None, {"file": path.name, "line": exc.lineno, "offset": exc.offset,

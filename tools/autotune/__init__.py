@@ -6,7 +6,7 @@ config forced through the virtual device (tools/engine/harness/virtual_gpu.py, i
 under the CPU sanitizer (instrument ``triton_sanitizer``), and its outputs are judged against the
 reference in the parent like any correctness case. A config that is wrong, reads or writes out of
 bounds, or cannot launch is named. The launches of every config are handed to the resources tool
-(``ctx.shared["autotune_launches"]``) so each one is compiled for the targets too.
+(fact ``AutotuneLaunches``) so each one is compiled for the targets too.
 
 Every other tool (correctness, generality, numerics...) runs ONE config, chosen deterministically:
 the first one listed. The evidence says which.
@@ -20,6 +20,7 @@ from typing import Any
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.evaluate import evaluate, tolerance_config
+from tools.engine.facts import AutotuneLaunches
 from tools.engine.harness.case import Case
 
 _INSTRUMENTS = ["virtual_gpu", "triton_sanitizer", "triton_launches"]
@@ -38,7 +39,7 @@ class AutotuneTool(Tool):
         sub = ctx.submission
         if "triton" not in (sub.framework, *sub.frameworks_seen):
             return f"no Triton kernel (framework: {sub.framework})"
-        if not re.search(r"\bautotune\b", sub.source()):
+        if not re.search(r"\bautotune\b", ctx.source.text):
             return "no @triton.autotune in the submission"
         if not ctx.setup.can_run:
             return ctx.setup.why_not
@@ -93,7 +94,7 @@ class AutotuneTool(Tool):
                              inputs={"case": case.model_dump()},
                              result={"kernel": kernel, "configs": configs, "wrong": bad, "search_config": 0,
                                      "not_run": skipped}, rerun=rerun)
-        ctx.shared["autotune_launches"] = launches
+        ctx.facts.put(AutotuneLaunches(tuple(launches)))
 
     def _one(self, ctx: ToolContext, case: Case, kernel: str, index: int, label: str, total: int,
              env: dict[str, Any], rerun: str, launches: list[dict[str, Any]]) -> str | None:

@@ -20,7 +20,7 @@ import tools.benchmark.ncu as ncu
 import tools.benchmark.stats as stats
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
-from tools.engine.roofline import bound_here, check_time, claim_bound
+from tools.engine.roofline import RooflineFact, bound_here, check_time, claim_bound
 from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4
@@ -42,12 +42,12 @@ class BenchmarkTool(Tool):
 
     def probe(self, ctx: ToolContext, case: Case) -> None:
         rerun = ctx.rerun(self.name, case)
-        roof = ctx.shared.get("roofline")
-        floor_info = ({k: b.describe() for k, b in roof["bounds"].items()} if roof else None)
+        roof = ctx.facts.get(RooflineFact)
+        floor_info = ({k: b.describe() for k, b in roof.bounds.items()} if roof else None)
         if not ctx.device.has_gpu:
             floor = ""
             if roof:
-                b = claim_bound(roof["bounds"], ctx.submission.target.gpu)
+                b = claim_bound(roof.bounds, ctx.submission.target.gpu)
                 floor = (f"; speed-of-light floor on {b.device} with a flushed L2: {b.cold_floor_s * 1e6:.3g} us"
                          + (f", roofline at {b.native_format}: {b.roofline_s * 1e6:.3g} us" if b.roofline_s else ""))
             claims = ctx.submission.claims
@@ -96,7 +96,7 @@ class BenchmarkTool(Tool):
                           f"{sum(events):.3g}s in a {res.duration_s:.3g}s call)")
         return out, ""
 
-    def _measure(self, ctx: ToolContext, case: Case, rerun: str, roof: dict[str, Any] | None) -> None:
+    def _measure(self, ctx: ToolContext, case: Case, rerun: str, roof: RooflineFact | None) -> None:
         cases = [case.model_copy(update={"seed": s, "id": f"{case.id}-b{i}"})
                  for i, s in enumerate(ctx.seeds(INPUT_SETS, "benchmark-inputs"))]
         refs = [ctx.session.reference(c) for c in cases]
@@ -155,7 +155,7 @@ class BenchmarkTool(Tool):
 
     def _judge(self, ctx: ToolContext, case: Case, rerun: str, env: dict[str, Any],
                timings: dict[str, dict[str, Any]], summaries: dict[str, stats.Summary],
-               roof: dict[str, Any] | None) -> None:
+               roof: RooflineFact | None) -> None:
         claims = ctx.submission.claims
         seed = ctx.seeds(1, "benchmark-bootstrap")[0]
         base = "reference/compile" if claims.baseline == "compile" and "reference/compile" in timings else "reference/eager"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.engine.tool import ToolContext
+from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
@@ -92,6 +93,13 @@ def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Baselines:
+    """The nominal runs measured so far, by purpose: tools that measure for the same purpose
+    (generality and numerics both use ``probes``) share one run."""
+    by_purpose: dict[str, Baseline]
+
+
 def nominal_case(ctx: ToolContext, purpose: str) -> Case:
     """The first nominal case under a seed of the run for ``purpose``."""
     nc = ctx.submission.nominal_cases[0]
@@ -104,14 +112,14 @@ def nominal_case(ctx: ToolContext, purpose: str) -> Case:
 
 
 def instruments_for(ctx: ToolContext) -> list[str]:
-    return ["triton_launches"] if ctx.submission.framework == "triton" else []
+    return list(backend_for(ctx.submission.framework).launch_instruments)
 
 
 def measure(ctx: ToolContext, purpose: str) -> Baseline:
-    """Run the nominal case once (memoised per review in ``ctx.shared``)."""
-    key = f"baseline:{purpose}"
-    if key in ctx.shared:
-        return ctx.shared[key]
+    """Run the nominal case once (memoised per review and purpose in the fact ``Baselines``)."""
+    known = ctx.facts.get(Baselines)
+    if known is not None and purpose in known.by_purpose:
+        return known.by_purpose[purpose]
     case = nominal_case(ctx, purpose)
     seen = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s]
     # Rationale: correctness already timed nominal calls; a nominal call ten times slower is stuck.
@@ -131,7 +139,7 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
             and sizes((e.inputs.get("case") or {}).get("params") or {}) == sizes(case.params)]
     base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
                     seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
-    ctx.shared[key] = base
+    ctx.facts.put(Baselines({**(known.by_purpose if known is not None else {}), purpose: base}))
     return base
 
 
@@ -141,7 +149,7 @@ def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
 
     sub = ctx.submission
     if sub.format == "kernelbench":
-        knobs = {k: v for k, v in size_knobs(sub.source(sub.reference_file)).items() if k not in params}
+        knobs = {k: v for k, v in size_knobs(ctx.source.reference).items() if k not in params}
         return knobs | int_kwargs(params)
     return int_kwargs(params)
 

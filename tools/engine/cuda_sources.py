@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tools.engine.source import parse as parse_source
+
 # What load_inline prepends (torch/utils/cpp_extension.py, unless no_implicit_headers=True).
 IMPLICIT_CUDA_HEADERS = ("#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>")
 IMPLICIT_CPP_HEADERS = ("#include <torch/extension.h>",)
@@ -243,7 +245,7 @@ def _strings(ev: _Evaluator, node: ast.expr | None) -> tuple[str, ...]:
 def extract_from_python(text: str, filename: str, root: Path | None = None) -> list[CudaSource]:
     """CUDA sources of the load_inline/load calls in one Python file (``filename`` relative to root)."""
     try:
-        tree = ast.parse(text, filename=filename)
+        tree = parse_source(text, filename)
     except SyntaxError:
         return []
     module_scope = _collect(tree.body)

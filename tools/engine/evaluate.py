@@ -155,7 +155,7 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
     if not run.ok:
         sub = ctx.submission
         if allow_rejection and run.loaded:
-            ev.rejection = deliberate_rejection(run.call, sub.submission_file, sub.source())
+            ev.rejection = deliberate_rejection(run.call, sub.submission_file, ctx.source.text)
             if ev.rejection is not None:
                 return ev
         ev.classified = classify_failure(

@@ -14,6 +14,7 @@ from reviewer.core.models import Outcome
 from tools.engine.harness.tensors import flatten
 from tools.engine.nki.interp.errors import UNSUPPORTED_MARK
 from tools.engine.sandbox import CallResult
+from tools.engine.source import parse as parse_source
 
 # Rationale: under the Triton/Pallas interpreters a program instance costs ~1 ms, so a large case
 # can honestly exceed the time limit; on inputs this small it cannot, and a timeout is a hang.
@@ -167,7 +168,7 @@ def deliberate_rejection(call: CallResult, filename: str, source: str) -> str | 
 
 def _is_raise_line(source: str, line: int) -> bool:
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return False
     for node in ast.walk(tree):

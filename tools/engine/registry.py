@@ -12,6 +12,7 @@ from importlib.metadata import entry_points
 
 from reviewer.core.errors import ToolError
 from tools.engine.backends.base import Backend
+from tools.engine.backends.frameworks import UnknownBackend
 from tools.engine.tool import Tool
 
 TOOLS_GROUP = "kreview.tools"
@@ -69,6 +70,11 @@ def backends() -> dict[str, Backend]:
 
 
 def backend_for(framework: str) -> Backend:
-    """The registered backend of ``framework``; plain torch for an unknown framework."""
-    table = backends()
-    return table.get(framework) or table["torch"]
+    """The registered backend of ``framework``; for an unknown one, a backend that runs it like plain
+    torch (``UnknownBackend``)."""
+    return backends().get(framework) or _unknown()
+
+
+@functools.cache
+def _unknown() -> Backend:
+    return UnknownBackend()

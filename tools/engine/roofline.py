@@ -15,6 +15,7 @@ Two numbers per device:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -82,6 +83,15 @@ class Bound(BaseModel):
                 "roofline_us": None if self.roofline_s is None else round(self.roofline_s * 1e6, 3)}
 
 
+@dataclass(frozen=True)
+class RooflineFact:
+    """What the roofline tool left for the benchmark: the reference's work on ``case`` and the
+    speed-of-light bound per device key."""
+    work: Work
+    bounds: dict[str, Bound]
+    case: Case
+
+
 def _peak(device: Device, formats: tuple[str, ...]) -> tuple[float, str] | None:
     best = [(device.peak(f), f) for f in formats if device.peak(f) is not None]
     return max(best) if best else None  # type: ignore[return-value, type-var]
@@ -127,13 +137,13 @@ def fmt_time(seconds: float) -> str:
     return f"{seconds * 1e6:.3g} us" if seconds < 1e-3 else f"{seconds * 1e3:.3g} ms"
 
 
-def bound_here(roof: dict[str, Any], device_name: str) -> Bound:
+def bound_here(roof: RooflineFact, device_name: str) -> Bound:
     """The floor for a time measured on ``device_name``: its own if the table knows it, else the
     smallest floor of the whole table (a faster GPU's floor is still a floor)."""
     dev = find_device(device_name)
     if dev is not None:
-        return roof["bounds"].get(dev.key) or speed_of_light(roof["work"], dev)
-    return min((speed_of_light(roof["work"], d) for d in devices().values()), key=lambda b: b.cold_floor_s)
+        return roof.bounds.get(dev.key) or speed_of_light(roof.work, dev)
+    return min((speed_of_light(roof.work, d) for d in devices().values()), key=lambda b: b.cold_floor_s)
 
 
 def claim_bound(bounds: dict[str, Bound], gpu: str | None) -> Bound:

@@ -26,3 +26,10 @@ class RunSetup:
     preludes: tuple[str, ...] = ()
     interpreted: bool = False
     note: str = ""
+    unfaithful_dtypes: tuple[tuple[str, str], ...] = ()
+    """(dtype, why) for dtypes this setup does not compute faithfully: a mismatch in one says nothing
+    about the kernel, so the probes do not try it."""
+
+    def unfaithful(self, dtype: str) -> str | None:
+        """Why ``dtype`` is not computed faithfully here, or None."""
+        return dict(self.unfaithful_dtypes).get(dtype)

@@ -16,6 +16,8 @@ import ast
 from collections.abc import Iterable
 from typing import Any
 
+from tools.engine.source import parse as parse_source
+
 # Rationale: 1 exposes empty-tail and single-element paths; odd primes are never multiples of
 # any block size, so any kernel that needs divisibility shows it on them.
 SMALL_PRIMES = (1, 2, 3, 5, 7, 13)
@@ -31,7 +33,7 @@ def _names(node: ast.AST) -> set[str]:
 def size_knobs(reference_source: str) -> dict[str, int]:
     """Module-level int constants read by get_inputs/get_init_inputs (transitively), with values."""
     try:
-        tree = ast.parse(reference_source)
+        tree = parse_source(reference_source)
     except SyntaxError:
         return {}
     assigned: dict[str, ast.expr] = {}
@@ -74,7 +76,7 @@ def _pow2(v: int) -> bool:
 def source_blocks(source: str) -> set[int]:
     """Power-of-two integer literals in a source that look like tile sizes."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return set()
     return {n.value for n in ast.walk(tree)

@@ -14,9 +14,11 @@ import numpy as np
 from reviewer.core.config import ReviewConfig
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
+from tools.engine.facts import Facts
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.sandbox import CallResult
+from tools.engine.source import SourceView
 from tools.engine.session import SandboxSession
 
 
@@ -32,8 +34,16 @@ class ToolContext:
     evidence: list[Evidence] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     plan: dict[str, Any] = field(default_factory=dict)
-    shared: dict[str, Any] = field(default_factory=dict)
-    """Facts one tool leaves for later ones (e.g. captured kernel launches)."""
+    facts: Facts = field(default_factory=Facts)
+    """Typed facts one tool leaves for later ones (tools/engine/facts.py)."""
+    _source: SourceView | None = field(default=None, repr=False)
+
+    @property
+    def source(self) -> SourceView:
+        """The submission's texts and syntax trees, each read and parsed once per review."""
+        if self._source is None or self._source.submission is not self.submission:
+            self._source = SourceView(self.submission)
+        return self._source
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:
@@ -111,7 +121,7 @@ class ToolContext:
         """A span of the submission file with its real text quoted, or nothing if out of range."""
         if not line:
             return []
-        lines = self.submission.source().splitlines()
+        lines = self.source.lines
         end = end or line
         if line < 1 or end > len(lines):
             return []

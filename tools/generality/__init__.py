@@ -132,7 +132,7 @@ class GeneralityTool(Tool):
 
     def _device_paths(self, ctx: ToolContext) -> None:
         """Device-dependent host branches: unverified without a GPU (tools/generality/device_paths.py)."""
-        found = device_branches(ctx.submission.source())
+        found = device_branches(ctx.source.text)
         if not found or ctx.device.has_gpu:
             return
         spans = [s for d in found[:5] for s in ctx.submission_span(d.line, d.end_line)]
@@ -149,7 +149,7 @@ class GeneralityTool(Tool):
         return ctx.rerun(self.name, case)
 
     def _blocks(self, ctx: ToolContext, base: Baseline) -> set[int]:
-        return launch_blocks(base.launches) | source_blocks(ctx.submission.source())
+        return launch_blocks(base.launches) | source_blocks(ctx.source.text)
 
     # -- one axis --------------------------------------------------------------------------
     def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget):
@@ -434,7 +434,7 @@ class GeneralityTool(Tool):
                 out.append(pattern)
                 literal = axis.base[knob] if "only at its nominal value" in pattern else explain.threshold(pattern)
                 if literal is not None:
-                    lines = explain.literal_lines(ctx.submission.source(), literal)
+                    lines = explain.literal_lines(ctx.source.text, literal)
                     for line in lines[:3]:
                         spans += ctx.submission_span(line)
                     if lines:
@@ -445,7 +445,7 @@ class GeneralityTool(Tool):
     # -- probe -----------------------------------------------------------------------------
     def probe(self, ctx: ToolContext, case: Case) -> None:
         ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True)
-        self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.submission.source()))
+        self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.source.text))
 
     def _report_case(self, ctx: ToolContext, ev: Evaluation, label: str, blocks: set[int]) -> None:
         status = ev.status

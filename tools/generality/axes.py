@@ -69,7 +69,7 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
     paths: dict[tuple[int, str], dict[str, Any]] = {}
     first: list[dict[str, Any]] = []
     for k, v in sorted(nominal.items()):
-        for value, t in path_sizes(sub.source(), v, sorted(others[k])):
+        for value, t in path_sizes(ctx.source.text, v, sorted(others[k])):
             cfg = {**nominal, k: value}
             entry = paths.setdefault((t.line, t.condition), {**describe_threshold(t), "configs": []})
             entry["configs"].append(cfg)
@@ -128,11 +128,11 @@ def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axi
         return None
     notes = []
     others = [d for d in DTYPES if d != native]
-    if ctx.setup.interpreted and sub.framework == "triton" and "bfloat16" in others:
-        others.remove("bfloat16")
-        # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits; a bf16
-        # mismatch there says nothing about the kernel.
-        notes.append("bfloat16 not tried: the Triton CPU interpreter computes bf16 on raw bits")
+    for dtype in list(others):
+        why = ctx.setup.unfaithful(dtype)
+        if why is not None:
+            others.remove(dtype)
+            notes.append(f"{dtype} not tried: {why}")
 
     def describe(cfg: dict[str, Any]) -> str:
         return f"dtype {cfg['dtype'] or native}"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from tools.engine.source import parse as parse_source
+
 _ATTRS = {"is_cuda", "is_cpu", "is_mps", "is_xpu"}
 
 
@@ -36,7 +38,7 @@ def _device_test(node: ast.AST) -> bool:
 def device_branches(source: str) -> list[DevicePath]:
     """Conditions (``if``, ``elif``, ``while``, conditional expressions) that test the device."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return []
     out: list[DevicePath] = []

@@ -16,6 +16,7 @@ import torch
 
 from tools.engine.compare.compare import mismatch_mask
 from tools.engine.harness.tensors import flatten
+from tools.engine.source import parse as parse_source
 
 
 def _leaves(value: Any) -> list[tuple[str, Any]]:
@@ -111,7 +112,7 @@ def threshold(pattern: str) -> int | None:
 def literal_lines(source: str, value: int) -> list[int]:
     """Lines of ``source`` holding the integer literal ``value``."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return []
     return sorted({n.lineno for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is int

@@ -17,6 +17,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from tools.engine.source import parse as parse_source
+
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
         ast.Pow: lambda a, b: a ** b if 0 <= b <= 64 else None, ast.LShift: lambda a, b: a << b if 0 <= b <= 62 else None,
         ast.FloorDiv: lambda a, b: a // b if b else None}
@@ -55,7 +57,7 @@ def _is_kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def thresholds(source: str) -> list[Threshold]:
     """Integer thresholds that host code compares a value with in a branch condition."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return []
     names: dict[str, int] = {}

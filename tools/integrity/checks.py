@@ -12,6 +12,8 @@ from typing import Any
 import torch
 
 from reviewer.core.models import Outcome
+from tools.engine.backends.base import Backend
+from tools.engine.registry import backend_for
 from tools.engine.compare import compare_outputs, output_spread
 from tools.engine.harness.tensors import flatten
 from tools.integrity.static_scan import Finding, Scan
@@ -61,6 +63,11 @@ class Probe:
     budget_ok: dict[int, bool] = field(default_factory=dict)
     """Call index -> within the float64 error budget against the reference for its inputs, for
     calls outside the default tolerance (a correct reordering at large K is; tools/engine/evaluate.py)."""
+
+    @property
+    def backend(self) -> Backend:
+        """The framework's backend: what launch counts and traces say about its kernels."""
+        return backend_for(self.framework)
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -236,18 +243,19 @@ def check_launches(p: Probe) -> Check:
               "derived_from_launch": first.get("derived_from_launch")}
     torch_ops = sum(e.get("count", 0) for e in _ops(p.sub.get("trace", {}), ("compute", "movement")))
     jax_seen = (p.sub.get("trace") or {}).get("jax") or {}
-    if p.framework == "pallas" and jax_seen.get("error"):
+    backend = p.backend
+    if backend.jax_traced and jax_seen.get("error"):
         return Check(name, "unverified", f"the JAX work of forward could not be observed: {jax_seen['error']}",
                      what, defect="observer_error", reason=str(jax_seen["error"]), result=result)
-    if p.framework == "pallas" and jax_seen.get("available"):
+    if backend.jax_traced and jax_seen.get("available"):
         return _pallas_launches(p, jax_seen, result)
-    if p.framework in ("pallas", "nki") or (p.framework == "cuda" and n == 0):
+    if backend.launch_count == "not_judged" or (backend.launch_count == "uncounted" and n == 0):
         kernels = p.scan.kernels
         return Check(name, "info", f"launches are counted for Triton only; the {p.framework} kernel's launch was "
                      f"not counted at run time ({len(kernels)} kernel definition(s) found statically)", what,
                      result=result)
     if n == 0:
-        if p.framework == "torch" and not p.scan.kernels:
+        if not backend.custom_kernel and not p.scan.kernels:
             return Check(name, "fail", f"no custom kernel: the submission is plain PyTorch (no Triton, CUDA, "
                          f"Pallas or NKI kernel in its source, none launched; forward ran {torch_ops} torch "
                          "operator call(s))", what, defect="no_custom_kernel", result=result)
@@ -348,7 +356,7 @@ def check_replay(p: Probe) -> Check:
         elif not cmp.ok and not (label == "in_place" and not ref_changes):
             how = "same tensors, new values" if label == "in_place" else "new tensors, the first values"
             wrong.append(f"call {k + 1} ({how}) does not match the reference: {cmp.reason[:200]}")
-        if n1 > 0 and launches == 0 and p.framework in ("triton", "torch"):
+        if n1 > 0 and launches == 0 and p.backend.launches_show_skipped_work:
             problems.append(("skipped_work", (
                 f"call {k + 1} ({'same tensors, new values' if label == 'in_place' else 'new tensors, same values'}) "
                 f"launched no kernel (the first launched {n1}) yet returned "

@@ -20,7 +20,7 @@ from tools.engine.evaluate import budget_for
 import tools.engine.harness.tensors as tensors
 from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
-from tools.integrity.static_scan import Scan, scan_submission
+from tools.integrity.static_scan import Scan, ScanFact, scan_submission
 from tools.engine.outcomes import classify_failure, input_elements
 from tools.engine.session import ReferenceRun
 
@@ -166,8 +166,8 @@ class IntegrityRuntimeTool(Tool):
 
     @staticmethod
     def _scan(ctx: ToolContext) -> Scan:
-        scan = ctx.shared.get("integrity_scan")
-        return scan if isinstance(scan, Scan) else scan_submission(ctx.submission)
+        fact = ctx.facts.get(ScanFact)
+        return fact.scan if fact is not None else scan_submission(ctx.submission, ctx.source)
 
     @staticmethod
     def _public_seed(ctx: ToolContext, case: Case) -> bool:

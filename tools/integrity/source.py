@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from tools.engine.source import parse as parse_source
+
 # Rationale: a call guarded by the device is a CPU fallback, not a size threshold: on a GPU the
 # kernel path runs, on a CPU-only reviewer the library path runs and the kernel is not exercised.
 _DEVICE_WORDS = ("is_cuda", "device", "cuda.is_available", "is_available", "TRITON_INTERPRET", "is_cpu",
@@ -59,7 +61,7 @@ class SourceFile:
 
 def parse(name: str, text: str) -> SourceFile | None:
     try:
-        tree = ast.parse(text, filename=name)
+        tree = parse_source(text, name)
     except SyntaxError:
         return None
     src = SourceFile(name=name, text=text, tree=tree)

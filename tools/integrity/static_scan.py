@@ -28,6 +28,7 @@ from typing import Any
 
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
+from tools.engine.source import SourceView
 import tools.integrity.source as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
@@ -152,6 +153,12 @@ class Scan:
 
     def by_category(self, category: str) -> list[Finding]:
         return [f for f in self.findings if f.category == category]
+
+
+@dataclass(frozen=True)
+class ScanFact:
+    """The static tool's scan, left for the runtime tool (both of this plugin) so it is read once."""
+    scan: Scan
 
 
 def _snake(name: str) -> str:
@@ -582,10 +589,12 @@ def _scan_cpp(name: str, text: str, first_line: int, scan: Scan, quote_src: S.So
                                      detail={"family": fam, "target": m.group(0), "cpp": True}))
 
 
-def scan_submission(sub: Submission) -> Scan:
-    """Scan the submission's own files against its reference."""
+def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
+    """Scan the submission's own files against its reference (read through ``source``, the
+    review's parsed view, when given)."""
+    view = source if source is not None else SourceView(sub)
     scan = Scan()
-    ref_src = S.parse(sub.reference_file, sub.source(sub.reference_file))
+    ref_src = S.parse(sub.reference_file, view.file(sub.reference_file))
     ref_entry = sub.entries.get("reference") if sub.format == "manifest" else None
     if ref_src is not None:
         scan.reference_families = reference_families(ref_src, sub.format, ref_entry)
@@ -599,7 +608,7 @@ def scan_submission(sub: Submission) -> Scan:
         own.insert(0, sub.submission_file)
     ref_stem = Path(sub.reference_file).stem
     for name in own:
-        text = sub.source(name)
+        text = view.file(name)
         scan.files.append(name)
         scan.lines += text.count("\n") + 1
         if not name.endswith(".py"):

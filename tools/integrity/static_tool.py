@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext
-from tools.integrity.static_scan import Finding, Scan, scan_submission
+from tools.integrity.static_scan import Finding, Scan, ScanFact, scan_submission
 
 # category -> what the check looked for (shown as the evidence's ``check``)
 CATEGORIES = {
@@ -38,8 +38,8 @@ class IntegrityStaticTool(Tool):
                              summary=f"{sub.submission_file} does not parse; its source could not be scanned",
                              check="static scan of the submission", rerun=rerun)
             return
-        scan = scan_submission(sub)
-        ctx.shared["integrity_scan"] = scan
+        scan = scan_submission(sub, ctx.source)
+        ctx.facts.put(ScanFact(scan))
         failed = False
         for category, check in CATEGORIES.items():
             items = scan.by_category(category)

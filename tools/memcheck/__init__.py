@@ -51,7 +51,7 @@ class MemcheckTool(Tool):
             nominal = nominal_cases(ctx, 1, self.name)
             runs = [run_case(session, case, nominal=True) for case in nominal]
             first = next((r for r in runs if r.status != "reference_failed"), None)
-            blocks = block_sizes(ctx.submission.source(), first.launches if first else None)
+            blocks = block_sizes(ctx.source.text, first.launches if first else None)
             for case in boundary_cases(ctx.submission, nominal, first.numel if first else 0, blocks,
                                        ctx.seeds(1, f"{self.name}-boundary")[0]):
                 runs.append(run_case(session, case, nominal=False))

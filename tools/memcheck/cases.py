@@ -15,6 +15,7 @@ from typing import Any
 
 from reviewer.core.submission import Submission
 from tools.engine.harness.case import Case
+from tools.engine.source import parse as parse_source
 
 # Rationale: the interpreter costs ~1 ms per program instance and the sanitizer adds to it; 2^16
 # input elements keep a boundary case to about a second at the usual block sizes.
@@ -84,7 +85,7 @@ def input_constants(reference_source: str, constants: dict[str, Any]) -> dict[st
     """The size constants that ``get_inputs``/``get_init_inputs`` read, directly or through derived
     module-level names (``dim = 2 * hidden``): rebinding any other constant changes the problem."""
     try:
-        tree = ast.parse(reference_source)
+        tree = parse_source(reference_source)
     except SyntaxError:
         return {}
     derived: dict[str, set[str]] = {}

@@ -18,6 +18,7 @@ from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.memcheck.runs import CaseRun
 from tools.engine.outcomes import classify_failure
+from tools.engine.source import parse as parse_source
 
 _DIRECTION = {"past_end": "past the end", "before_start": "before the start"}
 _VERB = {"oob_load": "loads", "oob_store": "stores", "oob_atomic": "atomically updates"}
@@ -52,13 +53,13 @@ def span(ctx: ToolContext, path: str | None, line: int | None) -> list[SourceSpa
     rel = _rel(ctx, path)
     if rel is None or not line:
         return []
-    text = ctx.submission.source(rel)
+    text = ctx.source.file(rel)
     lines = text.splitlines()
     if not 1 <= line <= len(lines):
         return []
     start = end = line
     try:
-        tree = ast.parse(text)
+        tree = parse_source(text)
         best = None
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt) and not isinstance(node, _COMPOUND) \

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
+from tools.engine.source import parse as parse_source
+
 HOST_CLOCKS = {"time.perf_counter", "time.time", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
                "time.monotonic_ns", "timeit.default_timer", "perf_counter", "default_timer"}
 _COMPILE = {"torch.compile", "triton.compile", "load_inline", "cpp_extension.load", "torch.utils.cpp_extension.load",
@@ -148,7 +150,7 @@ def _is_device_sync(c: _Call) -> bool:
 def lint(source: str) -> list[Fault]:
     """The methodology faults in a benchmark script, one per (code, line), in line order."""
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError as exc:
         return [Fault(code="unparsable", line=exc.lineno or 1, message=f"the script does not parse: {exc.msg}")]
     faults: dict[tuple[str, int], Fault] = {}

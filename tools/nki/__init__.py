@@ -31,7 +31,7 @@ class NkiTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         from tools.nki.static import check_source
 
-        findings = check_source(ctx.submission.source(), ctx.submission.submission_file)
+        findings = check_source(ctx.source.text, ctx.submission.submission_file)
         report = None
         if ctx.submission.syntax_error is None and ctx.setup.can_run:
             report = self._dynamic(ctx, nominal_cases(ctx, 1, purpose="nki")[0])

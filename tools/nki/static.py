@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 import tools.engine.nki.version as V
+from tools.engine.source import parse as parse_source
 
 _KERNEL_DECORATORS = ("jit", "baremetal", "benchmark", "trace", "profile")
 _LOOPS = {"affine_range": "affine", "sequential_range": "sequential", "static_range": "static"}
@@ -328,7 +329,7 @@ class _Kernel:
 
 def check_source(source: str, filename: str = "<submission>") -> list[StaticFinding]:
     try:
-        tree = ast.parse(source, filename=filename)
+        tree = parse_source(source, filename)
     except SyntaxError:
         return []
     lang, isa = _aliases(tree)

@@ -94,7 +94,7 @@ class NumericsTool(Tool):
 
     # -- static: low-precision accumulators --------------------------------------------------
     def _accumulators(self, ctx: ToolContext) -> None:
-        for acc in low_precision_accumulators(ctx.submission.source()):
+        for acc in low_precision_accumulators(ctx.source.text):
             ctx.add_finding(origin="tool", category="low_precision_accumulator", severity="warning",
                             message=accumulator_message(acc), spans=ctx.submission_span(acc.line))
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from tools.engine.source import parse as parse_source
+
 _CTORS = {"zeros", "full", "zeros_like", "full_like"}
 _LOW = {"float16", "bfloat16", "float8e4nv", "float8e5", "float8e4b15"}
 
@@ -62,7 +64,7 @@ def _is_jit(fn: ast.FunctionDef) -> bool:
 
 def low_precision_accumulators(source: str) -> list[Accumulator]:
     try:
-        tree = ast.parse(source)
+        tree = parse_source(source)
     except SyntaxError:
         return []
     out: list[Accumulator] = []

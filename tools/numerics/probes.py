@@ -111,8 +111,7 @@ def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[Probe, Ca
         native = sub.dtype or _input_dtype(base) or "float32"
         if native == "float32":
             out.append(case("float16", dtype="float16"))
-            # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits.
-            if not (ctx.setup.interpreted and sub.framework == "triton"):
+            if ctx.setup.unfaithful("bfloat16") is None:  # e.g. the Triton interpreter (NOTES.md)
                 out.append(case("bfloat16", dtype="bfloat16"))
         if native in ("float32", "float16"):
             shift = Transform(kind="shift", args={"offset": range_offset(base)})

@@ -23,6 +23,7 @@ from tools.engine.backends.pallas import INSTRUMENT
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.compare import compare_outputs
+from tools.engine.facts import PallasCalls
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import classify_failure, input_elements
 
@@ -115,7 +116,8 @@ class PallasPaddingTool(Tool):
                              summary=f"not checked: {untested}"[:500], check="partial-block padding under the "
                              "TPU interpreter", rerun=ctx.rerun(self.name))
             return
-        calls = (ctx.shared.get("pallas_calls") or {}).get("calls")
+        fact = ctx.facts.get(PallasCalls)
+        calls = list(fact.calls) if fact is not None and fact.calls is not None else None
         if calls is None:
             calls = self._trace(ctx)
         plans = plan_cases(calls or [], size_parameters(ctx))

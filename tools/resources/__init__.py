@@ -15,6 +15,7 @@ from typing import Any
 from reviewer.core.models import Evidence
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import AutotuneLaunches, TritonLaunches
 from tools.engine.cuda_sources import CudaSource, find_cuda_sources, launch_bounds, launch_sites
 from tools.engine.harness.case import Case
 import tools.engine.compilers.toolchain as toolchain
@@ -116,9 +117,9 @@ class ResourcesTool(Tool):
 
     # -- Triton ------------------------------------------------------------------------------
     def _launches(self, ctx: ToolContext, case: Case) -> tuple[dict[str, Any] | None, str]:
-        cached = ctx.shared.get("triton_launches")
-        if cached is not None and not cached.get("error"):
-            return cached, ""
+        cached = ctx.facts.get(TritonLaunches)
+        if cached is not None and not cached.report.get("error"):
+            return cached.report, ""
         if not ctx.setup.can_run:
             return None, ctx.setup.why_not
         failed = [e for e in ctx.prior("builds") if e.outcome in ("fail", "unverified")]
@@ -133,7 +134,7 @@ class ResourcesTool(Tool):
         data = run.meta.get("instruments", {}).get("triton_launches")
         if not isinstance(data, dict) or data.get("error"):
             return None, f"the triton_launches instrument reported nothing usable: {str(data)[:200]}"
-        ctx.shared["triton_launches"] = data
+        ctx.facts.put(TritonLaunches(data))
         return data, ""
 
     def _triton(self, ctx: ToolContext, case: Case, targets: list[Target], declared: bool) -> None:
@@ -155,7 +156,8 @@ class ResourcesTool(Tool):
         chosen, skipped = select_launches(launches)
         # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
         # compiled for every target too, not only the one the run happened to use.
-        for entry in ctx.shared.get("autotune_launches") or []:
+        tuned = ctx.facts.get(AutotuneLaunches)
+        for entry in tuned.launches if tuned is not None else ():
             key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
             if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
                 chosen.append(entry)

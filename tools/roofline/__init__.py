@@ -8,7 +8,7 @@ from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
 from tools.engine.gpus import Device, devices, find_device
-from tools.engine.roofline import Work, check_time, claim_bound, fmt_time, speed_of_light
+from tools.engine.roofline import RooflineFact, Work, check_time, claim_bound, fmt_time, speed_of_light
 
 
 def _fmt_bytes(n: float) -> str:
@@ -59,7 +59,7 @@ class RooflineTool(Tool):
         work = Work.model_validate(call.result)
         targets, note = target_devices(ctx)
         bounds = {d.key: speed_of_light(work, d) for d in targets}
-        ctx.shared["roofline"] = {"work": work, "bounds": bounds, "case": case}
+        ctx.facts.put(RooflineFact(work=work, bounds=bounds, case=case))
         ops = ", ".join(f"{k.split('.')[-1]} {v / 1e9:.3g} GFLOP" for k, v in work.flops_by_op.items()) or "none counted"
         shown = sorted(bounds.values(), key=lambda b: b.cold_floor_s)
         floors = "; ".join(

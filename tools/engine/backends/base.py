@@ -5,6 +5,8 @@ the same shape registered under the ``kreview.backends`` entry-point group):
 
 - detection: ``markers`` and ``priority`` (``detect``);
 - capability flags: ``supports_cpu_run``, ``supports_static_compile``, ``supports_sanitizer``;
+- what generic checks need to know: ``custom_kernel``, ``launch_instruments``, ``launch_count``,
+  ``launches_show_skipped_work``, ``jax_traced``; the run setup's ``unfaithful_dtypes``;
 - run: ``run_setup(device)`` -> ``RunSetup`` (environment, preludes, whether it is interpreted,
   or why it cannot run here);
 - compile/lower: ``lower(ctx)`` -> ``Lowered`` results for the targets the kernel is written for,
@@ -114,6 +116,19 @@ class Backend(ABC):
     supports_cpu_run: ClassVar[bool] = False
     supports_static_compile: ClassVar[bool] = False
     supports_sanitizer: ClassVar[bool] = False
+    #: False for plain PyTorch: a submission in it has no kernel of its own
+    custom_kernel: ClassVar[bool] = True
+    #: instruments that capture this framework's kernel launches when the nominal case is measured
+    launch_instruments: ClassVar[tuple[str, ...]] = ()
+    #: what the run-time launch count (Triton launches) says about this framework's kernels:
+    #: "counted": every launch is counted, so none counted means no kernel ran; "uncounted": its own
+    #: launches are not counted, but launches that are counted are still judged; "not_judged": launch
+    #: counts say nothing about its kernels
+    launch_count: ClassVar[Literal["counted", "uncounted", "not_judged"]] = "not_judged"
+    #: whether a later call that launched nothing, where the first launched kernels, skipped its work
+    launches_show_skipped_work: ClassVar[bool] = False
+    #: whether the integrity trace observes this framework's work through JAX (``pallas_call``)
+    jax_traced: ClassVar[bool] = False
 
     def detect(self, source: str) -> int:
         return sum(len(re.findall(m, source, flags=re.MULTILINE)) for m in self.markers)

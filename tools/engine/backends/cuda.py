@@ -260,6 +260,7 @@ class CudaBackend(Backend):
     priority = 30
     supports_static_compile = True
     supports_sanitizer = True
+    launch_count = "uncounted"
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if not device.has_gpu:

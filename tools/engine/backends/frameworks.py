@@ -1,4 +1,5 @@
-"""The built-in backends without modules of their own (torch, Triton, NKI). Pallas and CUDA live in
+"""The built-in backends without modules of their own (torch, Triton, and the fallback for an
+unrecognised framework). Pallas and CUDA live in
 tools/engine/backends/pallas.py and tools/engine/backends/cuda.py."""
 
 from __future__ import annotations
@@ -18,11 +19,23 @@ class TorchBackend(Backend):
     markers = (r"^\s*import torch", r"^\s*from torch")
     priority = 0
     supports_cpu_run = True
+    custom_kernel = False
+    launch_count = "counted"
+    launches_show_skipped_work = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if device.has_gpu:
             return RunSetup(can_run=True)
         return RunSetup(can_run=True, preludes=(_SHIM,), note="device='cuda' requests mapped to CPU")
+
+
+class UnknownBackend(TorchBackend):
+    """A submission whose framework was not recognised (no backend's markers in its source): it runs
+    like plain torch, but nothing says it has no kernel of its own, and a call that launched nothing
+    is not taken for skipped work. Not registered: ``backend_for`` falls back to it."""
+
+    custom_kernel = True
+    launches_show_skipped_work = False
 
 
 class TritonBackend(Backend):
@@ -32,6 +45,9 @@ class TritonBackend(Backend):
     supports_cpu_run = True
     supports_static_compile = True
     supports_sanitizer = True
+    launch_instruments = ("triton_launches",)
+    launch_count = "counted"
+    launches_show_skipped_work = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if device.has_gpu:
@@ -39,6 +55,9 @@ class TritonBackend(Backend):
         return RunSetup(
             can_run=True,
             env=(("TRITON_INTERPRET", "1"),),
+            # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits; a bf16
+            # mismatch there says nothing about the kernel.
+            unfaithful_dtypes=(("bfloat16", "the Triton CPU interpreter computes bf16 on raw bits"),),
             preludes=(_SHIM, _VIRTUAL_GPU),
             interpreted=True,
             note="Triton interpreter (TRITON_INTERPRET=1) on CPU; device='cuda' requests mapped to CPU; "

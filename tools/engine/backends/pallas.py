@@ -16,6 +16,7 @@ import importlib.util
 import re
 from typing import TYPE_CHECKING, Any
 
+from tools.engine.facts import PallasCalls
 from tools.engine.backends.base import (
     Backend,
     CheckMode,
@@ -104,6 +105,7 @@ class PallasBackend(Backend):
     supports_cpu_run = True
     supports_static_compile = True
     supports_sanitizer = True
+    jax_traced = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         from tools.engine.compat import jax_missing
@@ -152,7 +154,7 @@ class PallasBackend(Backend):
             return ModeRun(call=run.call, defects=[Defect("oob_read" if "read" in found.group(0) else "oob_write",
                                                           found.group(0)[:500])])
         if mode.name == "tpu" and err.get("type") == "NotImplementedError" \
-                and _GPU_STYLE.search(ctx.submission.source()):
+                and _GPU_STYLE.search(ctx.source.text):
             return ModeRun(call=run.call, not_applicable=(
                 "the TPU interpreter cannot run this GPU-style kernel "
                 f"({err.get('type')}: {str(err.get('message', ''))[:200]})"))
@@ -175,7 +177,8 @@ class PallasBackend(Backend):
                             message=f"the submission did not run, so no pallas_call was traced: "
                                     f"{run.call.failure_text()[:300]}") for t in ("tpu", "triton")]
         data = (run.meta.get("instruments") or {}).get(INSTRUMENT) or {}
-        ctx.shared["pallas_calls"] = {"case": case, "calls": data.get("calls", [])}
+        calls = data.get("calls", [])
+        ctx.facts.put(PallasCalls(case=case, calls=None if calls is None else tuple(calls)))
         if data.get("error"):
             return [Lowered(kernel="?", target=t, status="unavailable", intended=True, message=data["error"])
                     for t in ("tpu", "triton")]
@@ -183,7 +186,7 @@ class PallasBackend(Backend):
             return [Lowered(kernel="?", target=t, status="unavailable", intended=True,
                             message="the submission ran without calling pallas_call: there is no Pallas kernel "
                                     "to lower (does it use its kernel at all?)") for t in ("tpu", "triton")]
-        source = ctx.submission.source()
+        source = ctx.source.text
         out: list[Lowered] = []
         for call in data.get("calls", []):
             wanted = intended_targets(call.get("family"), ctx.submission, source)

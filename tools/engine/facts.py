@@ -1,0 +1,61 @@
+"""Typed facts one tool leaves for later ones in the same review.
+
+A fact is a frozen dataclass; ``ctx.facts`` holds at most one per type. A producer puts it
+(``ctx.facts.put(PallasCalls(...))``), a consumer asks for the type (``ctx.facts.get(PallasCalls)``,
+``None`` if no tool left one). Both import the type from the engine, never each other.
+
+The facts whose fields are plain engine data are declared here; a fact that carries a type of one
+engine module is declared next to that type (``tools/engine/roofline.py``: ``RooflineFact``;
+``tools/engine/baseline.py``: ``Baselines``), and a fact private to one plugin in that plugin.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from tools.engine.harness.case import Case
+
+F = TypeVar("F")
+
+
+class Facts:
+    """At most one fact per type, for the length of one review."""
+
+    def __init__(self) -> None:
+        self._by_type: dict[type, object] = {}
+
+    def put(self, fact: object) -> None:
+        """Record ``fact``, replacing an earlier fact of its type."""
+        params = getattr(type(fact), "__dataclass_params__", None)
+        if not dataclasses.is_dataclass(fact) or params is None or not params.frozen:
+            raise TypeError(f"a fact is a frozen dataclass, not {type(fact).__name__}")
+        self._by_type[type(fact)] = fact
+
+    def get(self, kind: type[F]) -> F | None:
+        fact = self._by_type.get(kind)
+        return fact if isinstance(fact, kind) else None
+
+    def __contains__(self, kind: type) -> bool:
+        return kind in self._by_type
+
+
+@dataclass(frozen=True)
+class PallasCalls:
+    """The ``pallas_call``s a Pallas submission made on ``case`` (instrument ``pallas_calls``)."""
+    case: Case
+    calls: tuple[dict[str, Any], ...] | None
+
+
+@dataclass(frozen=True)
+class TritonLaunches:
+    """What the ``triton_launches`` instrument reported for one run of the nominal case."""
+    report: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AutotuneLaunches:
+    """Triton launches of every ``@triton.autotune`` config the autotune tool forced in turn, each
+    with its ``autotune_config`` index: each one is compiled for the targets too."""
+    launches: tuple[dict[str, Any], ...]
