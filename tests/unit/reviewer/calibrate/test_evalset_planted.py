@@ -10,8 +10,9 @@ import sys
 from pathlib import Path
 
 from reviewer.calibrate.evalset import load_eval_set
+from tests.conftest import ROOT
 
-PLANTED = Path(__file__).resolve().parent.parent / "eval_sets" / "planted"
+PLANTED = ROOT / "eval_sets" / "planted"
 VERIFY = PLANTED / "_verify.py"
 CRITERIA = ("builds", "correctness", "generality", "numerics", "integrity")
 # one case per kind of grade: correct, and a defect seen by each of four criteria

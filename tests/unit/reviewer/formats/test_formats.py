@@ -14,8 +14,9 @@ from reviewer.formats.github import annotations
 from reviewer.formats.junit import to_junit
 from reviewer.formats.sarif import to_sarif
 from reviewer.core.models import Review
+from tests.conftest import DATA
 
-SCHEMAS = Path(__file__).parent / "data" / "schemas"
+SCHEMAS = DATA / "schemas"
 SARIF = jsonschema.Draft7Validator(json.loads((SCHEMAS / "sarif-2.1.0-subset.schema.json").read_text()))
 JUNIT = xmlschema.XMLSchema(SCHEMAS / "junit.xsd")
 

@@ -11,10 +11,11 @@ import pytest
 
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
+from tests.conftest import DATA
 from tests.kernelfiles import KERNELS, materialize
 from tools.methodology.lint import lint
 
-SCRIPTS = sorted((Path(__file__).parent / "data" / "methodology").glob("*.py"))
+SCRIPTS = sorted((DATA / "methodology").glob("*.py"))
 
 
 def expected(path: Path) -> set[str]:

@@ -8,16 +8,16 @@ import importlib.util
 import sys
 import types
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import torch
 
 from reviewer.core.errors import SanitizerIncompatible
+from tests.kernelfiles import KERNELS
 from tools.engine.harness.instruments import get
 
-KFILE = Path(__file__).parent / "kernels" / "memcheck" / "unit_kernels.py"
+KFILE = KERNELS / "memcheck" / "unit_kernels.py"
 LINES = {line.split("# at: ")[1].strip(): i for i, line in enumerate(KFILE.read_text().splitlines(), 1)
          if "# at: " in line}
 

@@ -13,7 +13,7 @@ from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
-from tests.kernelfiles import expectations, materialize, submissions
+from tests.kernelfiles import KERNELS, expectations, materialize, submissions
 from tools.engine.nki.version import INTERPRETER_LABEL
 
 FILES = [p for fam in ("nki/add", "nki/matmul", "nki/rmsnorm") for p in submissions(fam)]
@@ -77,7 +77,7 @@ def test_nki_example_verdicts(name: str, tmp_path: Path, config: ReviewConfig) -
 
 
 def test_documented_compiler_message_reaches_the_review(tmp_path: Path, config: ReviewConfig) -> None:
-    r = review(materialize(Path(__file__).parent / "kernels/nki/add/partition_256.py", tmp_path / "sub"), config)
+    r = review(materialize(KERNELS / "nki/add/partition_256.py", tmp_path / "sub"), config)
     [item] = [e for e in r.evidence if e.tool == "nki" and e.outcome == "fail"]
     assert "SyntaxError: Size of partition dimension 256 exceeds architecture limitation of 128." in item.summary
     assert item.result["message_source"] == "wording of the NKI documentation"
@@ -93,7 +93,7 @@ def test_rerun_command_reproduces_the_item(tmp_path: Path, config: ReviewConfig)
 
     from reviewer.cli import app
 
-    sub = materialize(Path(__file__).parent / "kernels/nki/matmul/psum_not_zeroed.py", tmp_path / "sub")
+    sub = materialize(KERNELS / "nki/matmul/psum_not_zeroed.py", tmp_path / "sub")
     r = review(sub, config)
     [item] = [e for e in r.evidence if e.tool == "nki" and e.outcome == "fail"]
     argv = shlex.split(item.rerun)

@@ -9,7 +9,7 @@ import pytest
 
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize
+from tests.kernelfiles import KERNELS, expectations, materialize
 from tests.probekernels import family_files, review_file, verdicts
 
 FILES = family_files("good_")
@@ -33,7 +33,7 @@ def test_good_kernel_passes(path: Path, tmp_path: Path, config: ReviewConfig) ->
 def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, config: ReviewConfig) -> None:
     """A correct K-blocked matmul leaves the fp32 table on near-zero outputs; the budget says it is
     as accurate as torch, so correctness passes on that basis (not by loosening the table)."""
-    path = Path(__file__).parent / "kernels" / "matmul_longk" / "good_matmul_blocked_k.py"
+    path = KERNELS / "matmul_longk" / "good_matmul_blocked_k.py"
     review = start_review(materialize(path, tmp_path / "sub"),
                           config.model_copy(update={"only_tools": ["builds", "correctness"]}))
     items = [e for e in review.evidence if e.tool == "correctness"]
@@ -47,7 +47,7 @@ def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, c
 
 @pytest.mark.slow
 def test_a_dtype_refused_loudly_is_info_not_a_failure(tmp_path: Path, config: ReviewConfig) -> None:
-    path = Path(__file__).parent / "kernels" / "elementwise" / "good_fp32_only_math.py"
+    path = KERNELS / "elementwise" / "good_fp32_only_math.py"
     review = review_file(path, tmp_path, config)
     refused = [e for e in review.evidence if e.defect == "unsupported_dtype"]
     assert {e.tool for e in refused} == {"generality", "numerics"}, [f"{e.id}: {e.summary}" for e in review.evidence]

@@ -13,10 +13,11 @@ from pathlib import Path
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
+from tests.conftest import DATA
 from tests.kernelfiles import KERNELS
 from tools.engine.harness.case import Case
 
-DATA = Path(__file__).parent / "data" / "sandbox"
+DATA = DATA / "sandbox"
 
 
 def _ctx(tmp_path: Path, name: str, config, **limits):

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import DATA
 from tools.engine.compilers import toolchain
 from tools.engine.compilers.ptxas import parse_cuobjdump_resources, parse_ptxas
 
-DATA = Path(__file__).parent / "data" / "ptxas"
+DATA = DATA / "ptxas"
 
 
 def _read(name: str) -> str:

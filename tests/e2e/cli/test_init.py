@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 from reviewer.ingest import load_submission
+from tests.conftest import EXAMPLES
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "fused_softmax_tutorial"
+EXAMPLE = EXAMPLES / "fused_softmax_tutorial"
 
 
 def _init(*args: str) -> subprocess.CompletedProcess[str]:
@@ -33,7 +34,7 @@ def test_init_refuses_a_kernel_without_modelnew(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
-GPUMODE = Path(__file__).resolve().parents[1] / "examples" / "gpumode_vectoradd"
+GPUMODE = EXAMPLES / "gpumode_vectoradd"
 
 
 def test_init_writes_a_gpumode_directory_with_its_task(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLES
+from tests.conftest import DATA, EXAMPLES
 
 KREVIEW = [sys.executable, "-m", "reviewer.cli"]
 
@@ -113,7 +113,7 @@ def test_progress_off_a_terminal_is_one_plain_line_per_tool(buggy_review) -> Non
     assert "\x1b[" not in proc.stderr  # no terminal control codes in a log
 
 
-SCHEMAS = Path(__file__).parent / "data" / "schemas"
+SCHEMAS = DATA / "schemas"
 
 
 def test_show_as_sarif_junit_and_github_annotations(buggy_review) -> None:

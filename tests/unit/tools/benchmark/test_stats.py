@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.conftest import EXAMPLES
 from tools.benchmark import stats
 from tools.benchmark.child import fresh_inputs, time_loop
 
@@ -101,7 +102,7 @@ def test_benchmark_on_gpu_example(tmp_path: Path) -> None:
     from reviewer.api import start_review
     from reviewer.core.config import ReviewConfig
 
-    root = Path(__file__).resolve().parents[1] / "examples" / "softmax_triton"
+    root = EXAMPLES / "softmax_triton"
     review = start_review(root, ReviewConfig(runs_dir=tmp_path / "runs", seed=5, signoff=False,
                                              only_tools=["builds", "correctness", "roofline", "benchmark"]))
     bench = [e for e in review.evidence if e.tool == "benchmark"]

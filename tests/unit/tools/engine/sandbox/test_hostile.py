@@ -19,11 +19,12 @@ import pytest
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
+from tests.conftest import DATA
 from tests.kernelfiles import KERNELS
 from tools.engine.harness.case import Case
 from tools.engine.sandbox.isolation import isolation
 
-HOSTILE = Path(__file__).parent / "data" / "sandbox" / "hostile"
+HOSTILE = DATA / "sandbox" / "hostile"
 MARK = "KREVIEW-HOSTILE "
 
 pytestmark = pytest.mark.skipif(not isolation().sandboxed, reason=f"no sandbox here: {isolation().why}")
@@ -253,7 +254,7 @@ def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_ex
     d = tmp_path / "sub"
     d.mkdir()
     shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
-    shutil.copy(Path(__file__).parent / "data" / "sandbox" / "spawn_sleeper.py", d / "submission.py")
+    shutil.copy(DATA / "sandbox" / "spawn_sleeper.py", d / "submission.py")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     runs = tmp_path / "runs"

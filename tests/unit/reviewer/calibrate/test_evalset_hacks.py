@@ -3,11 +3,11 @@ overall grade follows from its criteria (accept only when every graded criterion
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from reviewer.calibrate.evalset import load_eval_set
+from tests.conftest import ROOT
 
-HACKS = Path(__file__).resolve().parent.parent / "eval_sets" / "hacks"
+HACKS = ROOT / "eval_sets" / "hacks"
 
 
 def test_hacks_set_is_well_formed() -> None:
