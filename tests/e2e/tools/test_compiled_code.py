@@ -1,19 +1,13 @@
 """Every file under tests/kernels/compiled_* gets the compiled-code concerns its docstring names
 (``Compiled: code, ...`` or ``none``), each quoting IR lines and its source line, and the verdicts its
-``Expect:`` line names: a compiled-code concern never changes a verdict."""
+``Expect:`` line names: a compiled-code concern never changes a verdict. The reviews run in
+tests/e2e/test_kernel_verdicts.py, which calls ``check_compiled_code`` on each."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from reviewer.api import start_review
-from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize, submissions
-
-FILES = submissions("compiled_matmul") + submissions("compiled_fp8") + submissions("compiled_colsum")
-
+from tests.kernelfiles import Reviewed
 
 def compiled_expectation(path: Path) -> set[str]:
     for line in path.read_text().splitlines()[:40]:
@@ -23,14 +17,9 @@ def compiled_expectation(path: Path) -> set[str]:
     raise AssertionError(f"{path} has no 'Compiled:' line in its docstring")
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_compiled_code_findings(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    want = expectations(path)
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "resources",
-                                                                        "compiled_code"]}))
-    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
-    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+def check_compiled_code(run: Reviewed) -> None:
+    """Reviewed with builds, resources, compiled_code (tests/e2e/test_kernel_verdicts.py)."""
+    path, review = run.path, run.review
     items = [e for e in review.evidence if e.tool == "compiled_code"]
     resources = [e for e in review.evidence if e.tool == "resources" and e.outcome in ("pass", "fail")]
     assert items and len(items) == len(resources), [e.summary for e in review.evidence]

@@ -23,17 +23,10 @@ GOOD, BUGGY = EXAMPLES / "scaled_add_cuda", EXAMPLES / "scaled_add_cuda_buggy"
 RUN_TOOLS = ["builds", "correctness", "sanitizers"]
 
 
-def _cpu_expectations(path: Path) -> dict[str, str]:
-    for line in path.read_text().splitlines()[:40]:
-        if line.strip().startswith("Expect on CPU:"):
-            return dict(p.strip().split("=", 1) for p in line.split(":", 1)[1].split(",") if p.strip())
-    raise AssertionError(f"{path} has no 'Expect on CPU:' line")
-
-
 @pytest.mark.parametrize("example", [GOOD, BUGGY], ids=["good", "buggy"])
 def test_without_a_gpu_every_run_criterion_is_unverified_with_the_reason(example: Path, config: ReviewConfig) -> None:
     review = start_review(example, config.model_copy(update={"only_tools": RUN_TOOLS, "device": "cpu"}))
-    want = _cpu_expectations(example / "submission.py")
+    want = expectations(example / "submission.py", on_cpu=True)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want
     for cid in ("builds", "correctness", "generality", "numerics"):

@@ -1,6 +1,7 @@
 """Failure diagnosis: each file under tests/kernels/diagnosis fails in one class and is diagnosed with
 that code (``Diagnosis:`` docstring line), its explanation, fix, kept message and source line; the good
-file gets no diagnosis. The table itself is checked on messages produced live by PyTorch and on the
+file gets no diagnosis (``check_diagnosis``, called on each review by tests/e2e/test_kernel_verdicts.py).
+The table itself is checked on messages produced live by PyTorch and on the
 verbatim messages of the CUDA runtime, ptxas and Triton that this CPU-only machine cannot raise."""
 
 from __future__ import annotations
@@ -10,14 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from reviewer.api import start_review
-from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize, submissions
+from tests.kernelfiles import Reviewed
 from tools.diagnosis import source_line
 from tools.diagnosis.table import classify, codes
-
-FILES = submissions("diagnosis")
-
 
 def diagnosis_expectation(path: Path) -> set[str]:
     for line in path.read_text().splitlines()[:40]:
@@ -27,14 +23,9 @@ def diagnosis_expectation(path: Path) -> set[str]:
     raise AssertionError(f"{path} has no 'Diagnosis:' line")
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_diagnosis_kernels(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "lowering", "resources",
-                                                                        "diagnosis"]}))
-    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
-    want = expectations(path)
-    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+def check_diagnosis(run: Reviewed) -> None:
+    """Reviewed with builds, lowering, resources, diagnosis (tests/e2e/test_kernel_verdicts.py)."""
+    path, review = run.path, run.review
     items = [e for e in review.evidence if e.tool == "diagnosis"]
     assert {e.defect for e in items} == diagnosis_expectation(path), [e.summary for e in review.evidence]
     for e in items:

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 import torch
 
-from reviewer.api import start_review
-from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize, submissions
+from tests.kernelfiles import Reviewed
 from tools.fusion import place
-
-FILES = submissions("fusion")
-
 
 def fusion_expectation(path: Path) -> str:
     for line in path.read_text().splitlines()[:20]:
@@ -24,12 +18,9 @@ def fusion_expectation(path: Path) -> str:
     raise AssertionError(f"{path} has no 'Fusion:' line")
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_fusion_kernels(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "fusion"]}))
-    got = {c.id: c.verdict for c in review.criteria}
-    assert {k: got[k] for k in expectations(path)} == expectations(path)
+def check_fusion(run: Reviewed) -> None:
+    """Reviewed with builds, fusion (tests/e2e/test_kernel_verdicts.py)."""
+    path, review = run.path, run.review
     items = [e for e in review.evidence if e.tool == "fusion"]
     assert len(items) == 1 and items[0].outcome == "info", [e.summary for e in review.evidence]
     outs = items[0].result["outputs"]

@@ -1,21 +1,13 @@
 """GPU MODE benchmark sizes are in scope: a wrapper path only benchmark sizes reach is run at the
 smallest sizes that cross its threshold (tools/generality/paths.py), so a fast path that drops the
 tail is caught and a correct one passes with the path named (tests/kernels/gpumode_paths); a path
-too large to run here is an unverified item naming it, never a pass (gpumode_paths_unrun)."""
+too large to run here is an unverified item naming it, never a pass (gpumode_paths_unrun). The reviews
+run in tests/e2e/test_kernel_verdicts.py, which calls ``check_benchmark_only_path`` on each."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from reviewer.api import start_review
-from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize, submissions
+from tests.kernelfiles import Reviewed
 from tools.generality.paths import path_sizes, thresholds
-
-FILES = submissions("gpumode_paths") + submissions("gpumode_paths_unrun")
-
 
 def test_thresholds_are_read_from_host_code_only() -> None:
     src = '''
@@ -41,14 +33,9 @@ def wrapper(x):
     assert path_sizes(src, 127, [128, 256]) == []  # no benchmark past the thresholds: nothing to add
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_benchmark_only_path_is_run(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    r = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
-                                                    "correctness_seeds": 1}))
-    want = expectations(path)
-    got = {c.id: c.verdict for c in r.criteria}
-    assert {k: got[k] for k in want} == want, [e.summary for e in r.evidence]
+def check_benchmark_only_path(run: Reviewed) -> None:
+    """Reviewed with builds, correctness, generality, one seed (tests/e2e/test_kernel_verdicts.py)."""
+    r, want = run.review, run.want
     sizes = [e for e in r.evidence if e.tool == "generality" and e.summary.startswith("sizes")]
     if want["generality"] == "unverified":
         # the path starts at 2^26 elements: never passed, named as not run with its condition and line

@@ -3,7 +3,8 @@
 Every file under tests/kernels/integrity_* gets the verdicts its ``Expect:`` line names. Hack files
 also name the defect they demonstrate (``Defect: ...``): a failing integrity evidence item must
 carry it, with a rerun command, so the assessment names the hack. Correct kernels are kept apart
-(no false positives): every integrity check on them passes or is informational.
+(no false positives): every integrity check on them passes or is informational. The reviews run in
+tests/e2e/test_kernel_verdicts.py, which calls ``check_integrity`` on each.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from reviewer.core.config import ReviewConfig
 from reviewer.core.spans import check_span
 from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
-from tests.kernelfiles import KERNELS, expectations, materialize, submissions
+from tests.kernelfiles import KERNELS, Reviewed, expectations, submissions
 
 FAMILIES = sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir())
 FILES = [p for family in FAMILIES for p in submissions(family)]
@@ -37,10 +38,6 @@ def review(sub: Path, config: ReviewConfig) -> Review:
     return start_review(sub, config.model_copy(update={"only_tools": TOOLS, "correctness_seeds": 1}))
 
 
-def _verdicts(r: Review) -> dict[str, str]:
-    return {c.id: c.verdict for c in r.criteria} | {"overall": r.overall}
-
-
 def _integrity(r: Review) -> list:
     return [e for e in r.evidence if "integrity" in e.criteria]
 
@@ -49,21 +46,21 @@ def test_every_family_has_both_kinds() -> None:
     assert GOOD and HACKS and len(FILES) == len(GOOD) + len(HACKS)
 
 
-@pytest.mark.parametrize("path", GOOD, ids=[f"{p.parent.name}/{p.stem}" for p in GOOD])
-def test_correct_kernel_passes_integrity(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    r = review(materialize(path, tmp_path / "sub"), config)
-    want = expectations(path)
-    assert {k: _verdicts(r)[k] for k in want} == want, [e.summary for e in _integrity(r)]
+def check_integrity(run: Reviewed) -> None:
+    """Reviewed with ``TOOLS``, one seed (tests/e2e/test_kernel_verdicts.py): a correct kernel passes every
+    integrity check, a hack is caught and named."""
+    if run.want.get("integrity") == "pass":
+        _check_correct(run.review)
+    else:
+        _check_hack(run.path, run.sub, run.review)
+
+
+def _check_correct(r: Review) -> None:
     assert not [e.summary for e in _integrity(r) if e.outcome in ("fail", "unverified")]
     assert {e.tool for e in _integrity(r) if e.outcome == "pass"} == {"integrity_static", "integrity_runtime"}
 
 
-@pytest.mark.parametrize("path", HACKS, ids=[f"{p.parent.name}/{p.stem}" for p in HACKS])
-def test_hack_is_caught_and_named(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    r = review(sub, config)
-    want = expectations(path)
-    assert {k: _verdicts(r)[k] for k in want} == want, [e.summary for e in r.evidence]
+def _check_hack(path: Path, sub: Path, r: Review) -> None:
     failing = [e for e in _integrity(r) if e.outcome == "fail"]
     assert defect_of(path) in {e.defect for e in failing}, [(e.defect, e.summary) for e in failing]
     for e in failing:

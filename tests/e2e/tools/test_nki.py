@@ -1,6 +1,7 @@
 """Full reviews of NKI submissions through the normal session (sandboxed children, the NKI prelude):
 every file under tests/kernels/nki/<family>/ gets the verdicts its docstring names and the nki tool's
-failing evidence carries the named defect (``NKI-defect:``), a source span and a rerun command; the
+failing evidence carries the named defect (``NKI-defect:``), a source span and a rerun command (reviewed
+by tests/e2e/test_kernel_verdicts.py, which calls ``check_nki`` on each); the
 bundled examples get their expected verdicts."""
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
-from tests.kernelfiles import KERNELS, expectations, materialize, submissions
+from tests.kernelfiles import KERNELS, Reviewed, materialize
 from tools.engine.nki.version import INTERPRETER_LABEL
 
-FILES = [p for fam in ("nki/add", "nki/matmul", "nki/rmsnorm") for p in submissions(fam)]
 TOOLS = ["builds", "correctness", "nki"]
 
 
@@ -35,12 +35,9 @@ def verdicts(r: Review) -> dict[str, str]:
     return {c.id: c.verdict for c in r.criteria} | {"overall": r.overall}
 
 
-@pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
-def test_nki_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    r = review(materialize(path, tmp_path / "sub"), config)
-    want = expectations(path)
-    got = verdicts(r)
-    assert {k: got[k] for k in want} == want, [e.summary for e in r.evidence]
+def check_nki(run: Reviewed) -> None:
+    """Reviewed with ``TOOLS``, one seed (tests/e2e/test_kernel_verdicts.py)."""
+    path, r = run.path, run.review
     assert r.submission.framework == "nki"
     nki = [e for e in r.evidence if e.tool == "nki"]
     failing = [e for e in nki if e.outcome == "fail"]

@@ -1,34 +1,27 @@
 """Every file under tests/kernels/resources_* gets the verdicts its docstring names, and a failing
-resources verdict names its defect with the compiler's figures."""
+resources verdict names its defect with the compiler's figures. The reviews run in
+tests/e2e/test_kernel_verdicts.py, which calls ``check_resources``/``check_resources_cuda`` on each."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from tests.kernelfiles import Reviewed, expectations
 
-from reviewer.api import start_review
-from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import expectations, materialize, submissions
-from tools.engine.compilers import toolchain
-
-FILES = submissions("resources_rows") + submissions("resources_matmul")
 # Rationale: each file is built to show exactly one defect; the test checks it is that one.
 DEFECTS = {"smem_over_limit": "smem_over_limit",
            "dynamic_smem_too_big": "smem_over_limit", "static_smem_too_big": "smem_over_limit"}
 # A concern: the item passes (the kernel launches) and names it, with a warning finding for the draft.
 CONCERNS = {"spills_one_warp": "register_spills"}
-CUDA_FILES = submissions("resources_cuda")
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
-def test_resources_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    want = expectations(path)
-    tools = ["builds", "resources"] + (["correctness"] if "correctness" in want else [])
-    review = start_review(sub, config.model_copy(update={"only_tools": tools}))
-    got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
-    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+def resources_tools(path: Path) -> list[str]:
+    return ["builds", "resources"] + (["correctness"] if "correctness" in expectations(path) else [])
+
+
+def check_resources(run: Reviewed) -> None:
+    """Reviewed with ``resources_tools`` (tests/e2e/test_kernel_verdicts.py)."""
+    path, review = run.path, run.review
     items = [e for e in review.evidence if e.tool == "resources" and e.outcome in ("pass", "fail")]
     assert {e.result["arch"] for e in items} == {"sm_90", "sm_80"}
     for e in items:
@@ -52,14 +45,9 @@ def test_resources_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewCon
         assert finding and all(f.severity == "warning" and f.confirmed_by for f in finding)
 
 
-@pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
-@pytest.mark.parametrize("path", CUDA_FILES, ids=[p.stem for p in CUDA_FILES])
-def test_resources_cuda_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
-    sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "resources"]}))
-    got = {c.id: c.verdict for c in review.criteria}
-    want = expectations(path)
-    assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
+def check_resources_cuda(run: Reviewed) -> None:
+    """Reviewed with builds, resources where nvcc is installed (tests/e2e/test_kernel_verdicts.py)."""
+    path, review = run.path, run.review
     items = [e for e in review.evidence if e.tool == "resources"]
     assert {e.config["target"] for e in items} == {"sm_90", "sm_80"}
     assert all(e.config["mode"] == "device-only" for e in items), [e.config.get("attempts") for e in items]
