@@ -7,8 +7,10 @@ submission per file. Each submission file's docstring has a line
 
     Expect: correctness=fail, builds=pass, overall=reject
 
-naming the verdicts it must get (criteria not named are not asserted). ``materialize`` builds a
-submission directory from a family's reference and one file; ``expectations`` reads the line.
+naming the verdicts it must get (criteria not named are not asserted; a CUDA kernel may add an
+``Expect on CPU:`` line, the verdicts a machine without a GPU gives). ``materialize`` builds a
+submission directory from a family's reference and one file; ``expectations`` reads the line. Every
+family is reviewed by the one runner, tests/e2e/test_kernel_verdicts.py.
 """
 
 from __future__ import annotations

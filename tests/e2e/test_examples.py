@@ -6,7 +6,7 @@ Kept as fast as it can be for CI (about 5 min on a loaded 2-core machine, under 
 idle one with -n 2): one review per example with the tools that decide these verdicts (builds,
 correctness on one seed; the integrity probes for the correct ones, the criterion that wrongly
 rejected the Pallas example; the TPU interpreter for the buggy Pallas one) and nothing else; the other tools per framework are pinned by their own tests
-(test_pallas_examples.py, test_nki_kernels.py, test_cuda_backend.py). Without a GPU, CUDA examples
+(the pallas_examples and nki_examples corpora of test_kernel_verdicts.py, tools/test_cuda.py). Without a GPU, CUDA examples
 cannot run: both are needs_human with builds unverified (never a pass, never a reject for the
 environment); with a GPU the buggy one must be rejected for correctness.
 """

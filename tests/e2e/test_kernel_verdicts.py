@@ -37,7 +37,7 @@ from tests.e2e.tools.test_integrity import TOOLS as INTEGRITY_TOOLS
 from tests.e2e.tools.test_integrity import check_integrity
 from tests.e2e.tools.test_memcheck import check_memcheck
 from tests.e2e.tools.test_nki import TOOLS as NKI_TOOLS
-from tests.e2e.tools.test_nki import check_nki
+from tests.e2e.tools.test_nki import check_nki, check_nki_example
 from tests.e2e.tools.test_pallas import TOOLS as PALLAS_TOOLS
 from tests.e2e.tools.test_pallas import check_pallas, check_pallas_example
 from tests.e2e.tools.test_resources import check_resources, check_resources_cuda, resources_tools
@@ -144,6 +144,8 @@ CORPORA: dict[str, Corpus] = {
     "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
     "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
     "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm"), NKI_TOOLS, check_nki, ONE_SEED),
+    "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
+                           check_nki_example, ONE_SEED),
     "pallas": Corpus(("pallas_rowsum", "pallas_rowsum_int", "pallas_manifest_jnp"), PALLAS_TOOLS, check_pallas,
                      ONE_SEED),
     "pallas_examples": Corpus(("examples/rowsum_pallas", "examples/rowsum_pallas_buggy"), PALLAS_TOOLS,

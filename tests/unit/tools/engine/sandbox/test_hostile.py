@@ -146,7 +146,7 @@ out = {}
 for name, targets in json.loads(sys.argv[1]).items():
     own = os.path.join(here, "run-" + name)
     os.makedirs(own)
-    script = os.path.join(here, "tools", "sandbox", "measure.py") if name == "measure" else \
+    script = os.path.join(here, "tools", "engine", "sandbox", "measure.py") if name == "measure" else \
         os.path.join(here, "attacks", name + ".py")
     fd = filter_fd()
     cmd = bwrap.command(writable=[own], chdir=own, etc_dir=bwrap.passwd_file(Path(own) / ".etc"), seccomp_fd=fd,
@@ -180,12 +180,12 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
 
     base = Path(f"/tmp/kreview-unpriv-{uuid.uuid4().hex[:8]}")
     try:
-        (base / "tools" / "sandbox").mkdir(parents=True)
+        (base / "tools" / "engine" / "sandbox").mkdir(parents=True)
         (base / "attacks").mkdir()
-        (base / "tools" / "__init__.py").write_text("")
-        (base / "tools" / "sandbox" / "__init__.py").write_text("")
+        for package in ("tools", "tools/engine", "tools/engine/sandbox"):
+            (base / package / "__init__.py").write_text("")
         for name in ("bwrap.py", "measure.py", "seccomp_filter.py", "pids.py"):
-            shutil.copy(Path(pkg.__file__).with_name(name), base / "tools" / "sandbox" / name)
+            shutil.copy(Path(pkg.__file__).with_name(name), base / "tools" / "engine" / "sandbox" / name)
         shutil.copy(pyseccomp.__file__, base / "pyseccomp.py")
         for f in HOSTILE.glob("*.py"):
             shutil.copy(f, base / "attacks" / f.name)
