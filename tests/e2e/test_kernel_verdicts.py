@@ -24,8 +24,12 @@ import pytest
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
-from tests.e2e.test_verdict_determinism import (check_device_dependent_branch, check_fp16_reference_overflow,
-                                                check_gpumode_contract, check_low_precision_accumulator)
+from tests.e2e.test_verdict_determinism import (
+    check_device_dependent_branch,
+    check_fp16_reference_overflow,
+    check_gpumode_contract,
+    check_low_precision_accumulator,
+)
 from tests.e2e.tools.test_compiled_code import check_compiled_code
 from tests.e2e.tools.test_diagnosis import check_diagnosis
 from tests.e2e.tools.test_float64_judge import check_float64_judge, float64_tools

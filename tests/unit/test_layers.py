@@ -42,7 +42,8 @@ def module_name(root: Path, file: Path) -> str:
 
 
 def modules(root: Path) -> dict[str, Path]:
-    return {module_name(root, f): f for top in OURS if (root / top).is_dir() for f in sorted((root / top).rglob("*.py"))}
+    files = [f for top in OURS if (root / top).is_dir() for f in sorted((root / top).rglob("*.py"))]
+    return {module_name(root, f): f for f in files}
 
 
 def _resolve(name: str, known: dict[str, Path]) -> str | None:
@@ -196,7 +197,8 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     assert sorted(bad) == [
         "a plugin imports another plugin: tools/alpha/impl.py:1: tools.alpha.impl imports tools.beta.x",
         "a plugin imports another plugin: tools/beta/x.py:1: tools.beta.x imports tools.alpha",
-        "reviewer/core imports outside the core: reviewer/core/models.py:2: reviewer.core.models imports reviewer.graph",
+        ("reviewer/core imports outside the core: "
+         "reviewer/core/models.py:2: reviewer.core.models imports reviewer.graph"),
         "the engine imports a plugin: tools/engine/run.py:3: tools.engine.run imports tools.alpha",
     ], bad
     loops = import_loops(edges)

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import Reviewed, materialize
-from tools.engine.harness.virtual_gpu import spec_for
+
 
 def check_tutorial_kernel(run: Reviewed) -> None:
     """Reviewed with builds, correctness, autotune, one seed (tests/e2e/test_kernel_verdicts.py)."""
@@ -23,33 +21,6 @@ def check_tutorial_kernel(run: Reviewed) -> None:
     if path.stem.startswith("bad_autotune"):
         wrong = [e for e in review.evidence if e.tool == "autotune" and e.outcome == "fail"]
         assert [e.inputs["config_index"] for e in wrong] == [2], [e.summary for e in wrong]
-
-
-def test_virtual_device_follows_the_target() -> None:
-    assert spec_for(None)["key"] == "H100"
-    a100 = spec_for("A100")
-    assert (a100["arch"], a100["properties"]["multiprocessor_count"]) == ("sm_80", 108)
-    assert a100["properties"]["max_shared_mem"] == 166912  # gpu_limits.yaml, opt-in per block
-    assert spec_for(None, ["sm_89"])["key"] == "L4"
-    unknown = spec_for("no such gpu")
-    assert unknown["key"] == "H100" and "not in the table" in unknown["chosen_by"]
-
-
-@pytest.mark.parametrize("message", [
-    "0 active drivers ([]). There should only be one.",
-    "fatal error: c10/cuda/impl/cuda_cmake_macros.h: No such file or directory",
-    "kernel.warmup() needs a CUDA device, or Triton's compiler and ptxas for sm_90, and they are not available here",
-])
-def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None:
-    from tools.engine.outcomes import classify_failure
-    from tools.engine.sandbox import CallResult
-
-    call = CallResult(answered=True, ok=False, error={"type": "RuntimeError", "message": message, "traceback": ""})
-    c = classify_failure(call, interpreted=True, input_numel=10, on_cpu=True, stage="the call")
-    assert (c.outcome, c.defect) == ("unverified", "needs_gpu")
-    assert "virtual device" in c.reason and "--device cuda" in c.reason
-    on_gpu = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
-    assert on_gpu.outcome == "fail"
 
 
 def test_roofline_counts_a_cuda_reference_written_with_dot_cuda(tmp_path: Path, config: ReviewConfig) -> None:

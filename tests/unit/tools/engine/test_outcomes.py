@@ -1,6 +1,9 @@
-"""Hang vs slowness with a measured estimate, and what counts as a deliberate rejection."""
+"""Hang vs slowness with a measured estimate, what counts as a deliberate rejection, and environment
+failures (no GPU here) that are unverified with a remedy."""
 
 from __future__ import annotations
+
+import pytest
 
 from tools.engine.outcomes import classify_failure, deliberate_rejection
 from tools.engine.sandbox import CallResult
@@ -51,3 +54,17 @@ def test_deliberate_rejection_needs_a_raise_or_assert_in_the_submission_itself()
     assert deliberate_rejection(_error(sub, 4, chained=True), "submission.py", SOURCE) is None
     crash = CallResult(answered=False, crash=ChildCrash(kind="signal", message="SIGSEGV"))
     assert deliberate_rejection(crash, "submission.py", SOURCE) is None
+
+
+@pytest.mark.parametrize("message", [
+    "0 active drivers ([]). There should only be one.",
+    "fatal error: c10/cuda/impl/cuda_cmake_macros.h: No such file or directory",
+    "kernel.warmup() needs a CUDA device, or Triton's compiler and ptxas for sm_90, and they are not available here",
+])
+def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None:
+    call = CallResult(answered=True, ok=False, error={"type": "RuntimeError", "message": message, "traceback": ""})
+    c = classify_failure(call, interpreted=True, input_numel=10, on_cpu=True, stage="the call")
+    assert (c.outcome, c.defect) == ("unverified", "needs_gpu")
+    assert "virtual device" in c.reason and "--device cuda" in c.reason
+    on_gpu = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
+    assert on_gpu.outcome == "fail"
