@@ -168,12 +168,6 @@ def files(family: str) -> list[Path]:
     return submissions(family)
 
 
-def family_of(path: Path) -> str:
-    if path.is_relative_to(EXAMPLES):
-        return f"examples/{path.parent.name}"
-    return path.parent.relative_to(KERNELS).as_posix()
-
-
 CASES = [pytest.param(name, path, id=f"{family}/{path.stem}" if not family.startswith("examples/") else family,
                       marks=corpus.marks)
          for name, corpus in CORPORA.items() for family in corpus.families for path in files(family)]
