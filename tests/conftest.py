@@ -12,6 +12,7 @@ from reviewer.core.limits import SandboxLimits
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+DATA = ROOT / "tests" / "data"
 
 
 @pytest.fixture(autouse=True)

@@ -7,25 +7,34 @@ submission per file. Each submission file's docstring has a line
 
     Expect: correctness=fail, builds=pass, overall=reject
 
-naming the verdicts it must get (criteria not named are not asserted). ``materialize`` builds a
-submission directory from a family's reference and one file; ``expectations`` reads the line.
+naming the verdicts it must get (criteria not named are not asserted; a CUDA kernel may add an
+``Expect on CPU:`` line, the verdicts a machine without a GPU gives). ``materialize`` builds a
+submission directory from a family's reference and one file; ``expectations`` reads the line. Every
+family is reviewed by the one runner, tests/e2e/test_kernel_verdicts.py.
 """
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+
+from reviewer.core.models import Review
 
 KERNELS = Path(__file__).parent / "kernels"
 _SHARED = ("reference.py", "task.yml", "task.py", "utils.py", "kreview.toml")
 
 
-def expectations(path: Path) -> dict[str, str]:
+def expectations(path: Path, *, on_cpu: bool = False) -> dict[str, str]:
+    """The verdicts the ``Expect:`` line of ``path``'s docstring names; ``on_cpu``: its ``Expect on CPU:``
+    line where it has one (a CUDA kernel, which a machine without a GPU cannot run)."""
     # read as text, not through ast: some files are deliberately not valid Python
-    for line in path.read_text().splitlines()[:40]:
-        if line.strip().startswith("Expect:"):
-            pairs = line.split(":", 1)[1].split(",")
-            return dict(p.strip().split("=", 1) for p in pairs if p.strip())
+    lines = [line.strip() for line in path.read_text().splitlines()[:40]]
+    for prefix in ("Expect on CPU:", "Expect:") if on_cpu else ("Expect:",):
+        for line in lines:
+            if line.startswith(prefix):
+                pairs = line.split(":", 1)[1].split(",")
+                return dict(p.strip().split("=", 1) for p in pairs if p.strip())
     raise AssertionError(f"{path} has no 'Expect:' line in its docstring")
 
 
@@ -43,3 +52,17 @@ def materialize(path: Path, dest: Path) -> Path:
             shutil.copy(src, dest / name)
     shutil.copy(path, dest / "submission.py")
     return dest
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """One kernel file after its review: what a corpus's own check looks at beyond the verdicts."""
+
+    path: Path  # the kernel file, whose docstring holds the Expect line
+    sub: Path  # the submission directory that was reviewed
+    review: Review
+    want: dict[str, str]
+
+    @property
+    def got(self) -> dict[str, str]:
+        return {c.id: c.verdict for c in self.review.criteria} | {"overall": self.review.overall}

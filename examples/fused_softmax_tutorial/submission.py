@@ -3,7 +3,9 @@ properties come from Triton's driver (DEVICE line), the kernel is warmed up to r
 shared-memory use, and the number of persistent programs is sized from them; each program strides
 over rows. Kept as written, it reviews on a CPU-only machine through the virtual device (an H100 by
 default; see docs/bring-your-own-kernel.md). Expected verdict: accept for every criterion that can
-be checked there (performance stays unverified without a GPU)."""
+be checked there (performance stays unverified without a GPU).
+Expect: builds=pass, correctness=pass
+"""
 
 import torch
 import torch.nn as nn

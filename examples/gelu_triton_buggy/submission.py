@@ -1,6 +1,8 @@
 """A Triton GELU that silently uses the tanh approximation while the reference is the exact erf
 GELU: differences reach ~5e-4, far outside fp32 tolerance. Expected verdict: reject
-(correctness: fail, with the worst element and its error)."""
+(correctness: fail, with the worst element and its error).
+Expect: builds=pass, correctness=fail, overall=reject
+"""
 
 import torch
 import torch.nn as nn

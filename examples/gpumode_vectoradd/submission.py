@@ -1,5 +1,7 @@
 """Triton vector add for the GPU MODE vectoradd task: flat 1-D grid with a masked tail.
-Expected verdict: accept on the criteria a CPU can check."""
+Expected verdict: accept on the criteria a CPU can check.
+Expect: builds=pass, correctness=pass, integrity=pass
+"""
 
 import torch
 import triton

@@ -1,6 +1,8 @@
 """Tiled NKI matmul written after the NKI matrix-multiplication tutorial's structure: output tiles of
 [128, 512], the contraction dimension tiled by 128 and accumulated in a zeroed PSUM tile, the result
-copied to SBUF and stored. Requires M, K multiples of 128 and N a multiple of 512 (asserted)."""
+copied to SBUF and stored. Requires M, K multiples of 128 and N a multiple of 512 (asserted).
+Expect: builds=pass, correctness=pass
+"""
 
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl

@@ -1,5 +1,7 @@
 """Buggy NKI matmul: the PSUM accumulator comes from nl.ndarray and is never zeroed, so `+=` adds the
-partial products to whatever PSUM held before (garbage on hardware, NaN in the simulators)."""
+partial products to whatever PSUM held before (garbage on hardware, NaN in the simulators).
+Expect: builds=pass, correctness=fail, overall=reject
+"""
 
 import neuronxcc.nki as nki
 import neuronxcc.nki.language as nl

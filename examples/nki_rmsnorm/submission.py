@@ -1,6 +1,8 @@
 """RMSNorm with NKI ISA instructions: the Scalar Engine squares each row tile (nisa.activation), the
 Vector Engine sums it along the free axis (nisa.tensor_reduce) and scales it (nisa.tensor_scalar).
-Rows come in 128-row tiles; the last, partial tile is masked on load and store."""
+Rows come in 128-row tiles; the last, partial tile is masked on load and store.
+Expect: builds=pass, correctness=pass
+"""
 
 import math
 

@@ -1,5 +1,7 @@
 """Buggy RMSNorm with NKI ISA instructions: the row loop runs rows // 128 times, so when the row count
-is not a multiple of 128 (200 here) the last 72 rows of the output are never written."""
+is not a multiple of 128 (200 here) the last 72 rows of the output are never written.
+Expect: builds=pass, correctness=fail, overall=reject
+"""
 
 import numpy as np
 import torch

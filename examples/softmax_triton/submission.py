@@ -1,6 +1,8 @@
 """A correct fused softmax in Triton: one program per row, the row held in one block, max
 subtracted before exp, masked tail. Expected verdict: accept on CPU for the criteria that can be
-checked there (performance stays unverified without a GPU)."""
+checked there (performance stays unverified without a GPU).
+Expect: builds=pass, correctness=pass, integrity=pass
+"""
 
 import torch
 import torch.nn as nn

@@ -1,7 +1,9 @@
 """Row sum in Pallas for TPU (the same kernel as examples/rowsum_pallas): (8, 512) blocks, the column
 axis is the reduction axis marked "arbitrary" (sequential), the output block is zeroed on its first
 visit and accumulated in place; torch and JAX exchange tensors through DLPack; shapes that are not
-block multiples are rejected with a clear error."""
+block multiples are rejected with a clear error.
+Expect: builds=pass, correctness=pass
+"""
 
 import jax
 import jax.numpy as jnp

@@ -1,6 +1,8 @@
 """Row sum in Triton that gives each thread a row and walks the columns: correct, but at every step
 consecutive threads read addresses a whole row apart (stride = cols * 4 bytes), so no load is
-vectorised or coalesced. The compiled-code review shows it as a strided access."""
+vectorised or coalesced. The compiled-code review shows it as a strided access.
+Expect: builds=pass, correctness=pass
+"""
 
 import torch
 import torch.nn as nn

@@ -1,4 +1,4 @@
-"""Kernels for the sanitizer's unit tests (tests/test_triton_sanitizer.py), run in-process under
+"""Kernels for the sanitizer's unit tests (tests/unit/tools/engine/harness/test_triton_sanitizer.py), run in-process under
 TRITON_INTERPRET=1. Not a submission family: each kernel isolates one behaviour, and the comment
 ``# at: NAME`` marks the line a report must point to."""
 

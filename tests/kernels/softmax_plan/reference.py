@@ -1,5 +1,5 @@
 """Row-wise softmax over the last dim of a (batch, dim) tensor (a copy of the softmax family's reference, for the
-issue-16 plan and device-path files reviewed by tests/test_verdict_determinism.py). The nominal dim, 256, is a power of
+issue-16 plan and device-path files reviewed by tests/e2e/test_verdict_determinism.py). The nominal dim, 256, is a power of
 two, so a kernel whose tail handling is wrong for other row lengths passes it."""
 
 import torch

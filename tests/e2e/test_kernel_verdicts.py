@@ -1,0 +1,196 @@
+"""Review this kernel and expect these verdicts: the one runner for every known-bad and known-good kernel
+file of every corpus.
+
+A corpus is a set of kernel families (folders ``tests/kernels/<family>/``, see tests/kernelfiles.py, or a
+bundled example ``examples/<name>/``), the tools its reviews run, and the check its tool adds beyond the
+verdicts (the defect it names, the span it quotes, the rerun it offers; those checks live beside the
+tool's other tests under tests/e2e/tools/). Every submission file of every family is reviewed once and
+must get the verdicts its docstring's ``Expect:`` line names; criteria it does not name are not asserted.
+
+To add a known-bad (or known-good) kernel: put the file in the family folder that has its reference, with
+``Expect: criterion=verdict, ..., overall=...`` in its docstring; it is collected here. A new family needs
+its folder (reference plus files) and a line in ``CORPORA``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewer.api import start_review
+from reviewer.core.config import ReviewConfig
+from tests.conftest import EXAMPLES
+from tests.e2e.test_verdict_determinism import (
+    check_device_dependent_branch,
+    check_fp16_reference_overflow,
+    check_gpumode_contract,
+    check_low_precision_accumulator,
+)
+from tests.e2e.tools.test_compiled_code import check_compiled_code
+from tests.e2e.tools.test_diagnosis import check_diagnosis
+from tests.e2e.tools.test_float64_judge import check_float64_judge, float64_tools
+from tests.e2e.tools.test_fusion import check_fusion
+from tests.e2e.tools.test_generality_numerics import TOOLS as PROBE_TOOLS
+from tests.e2e.tools.test_generality_numerics import check_generality_numerics
+from tests.e2e.tools.test_generality_paths import check_benchmark_only_path
+from tests.e2e.tools.test_integrity import TOOLS as INTEGRITY_TOOLS
+from tests.e2e.tools.test_integrity import check_integrity
+from tests.e2e.tools.test_memcheck import check_memcheck
+from tests.e2e.tools.test_nki import TOOLS as NKI_TOOLS
+from tests.e2e.tools.test_nki import check_nki, check_nki_example
+from tests.e2e.tools.test_pallas import TOOLS as PALLAS_TOOLS
+from tests.e2e.tools.test_pallas import check_pallas, check_pallas_example
+from tests.e2e.tools.test_resources import check_resources, check_resources_cuda, resources_tools
+from tests.e2e.tools.test_tutorial_kernels import check_tutorial_kernel
+from tests.kernelfiles import KERNELS, Reviewed, expectations, materialize, submissions
+from tools.engine.compilers import toolchain
+
+Tools = list[str] | Callable[[Path], list[str]]
+Settings = dict[str, Any] | Callable[[Path, ReviewConfig], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Kernel families reviewed alike: with ``tools`` and the other ``settings`` of the review config (each
+    fixed, or chosen per file), and ``check`` on each review after its verdicts."""
+
+    families: tuple[str, ...]
+    tools: Tools
+    check: Callable[[Reviewed], None] | None = None
+    settings: Settings = field(default_factory=dict)
+    marks: tuple[pytest.MarkDecorator, ...] = ()
+
+    def config(self, path: Path, base: ReviewConfig) -> ReviewConfig:
+        tools = self.tools(path) if callable(self.tools) else self.tools
+        settings = self.settings(path, base) if callable(self.settings) else self.settings
+        return base.model_copy(update={"only_tools": list(tools), **settings})
+
+
+def check_explained_fail(run: Reviewed) -> None:
+    """A fail is always explained by failing evidence, with a rerun command."""
+    for c in run.review.criteria:
+        if c.verdict == "fail":
+            failing = [e for e in run.review.evidence if e.id in c.evidence and e.outcome == "fail"]
+            assert failing and all(e.rerun for e in failing)
+
+
+def check_scalar_loss(run: Reviewed) -> None:
+    """A scalar output that ignores its inputs inside a loose tolerance: caught across seeds (correctness)
+    and across input contents (integrity)."""
+    if "constant" in run.path.stem:
+        defects = {(e.tool, e.defect) for e in run.review.evidence if e.outcome == "fail"}
+        assert ("correctness", "constant_output") in defects
+        assert ("integrity_runtime", "constant_output") in defects
+
+
+def check_roofline(run: Reviewed) -> None:
+    """A claimed time against the speed-of-light floor of the work the reference counts."""
+    review, got, want = run.review, run.got, run.want
+    (info,) = [e for e in review.evidence if e.tool == "roofline" and "flop_counter" in e.check]
+    assert info.result["work"]["flops"] == 2 * 1024**3
+    assert info.result["work"]["read_bytes"] == 2 * 1024 * 1024 * 4
+    (claim,) = [e for e in review.evidence if e.tool == "roofline" and e.check == "time vs speed-of-light floor"]
+    assert claim.result["bound"]["device"] == "H100"
+    assert claim.result["floor_s"] == pytest.approx(2 * 1024**3 / 989.4e12)
+    if want["integrity"] == "fail":
+        assert claim.defect == "impossible_speed" and set(claim.criteria) == {"integrity", "performance"}
+        assert got["performance"] == "fail"
+    else:
+        assert claim.outcome == "info" and claim.result["ratio_to_floor"] > 1
+
+
+def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
+    # the endless loop: a shorter call limit is enough evidence of the hang
+    return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
+
+
+def softmax_plan_tools(path: Path) -> list[str]:
+    # the persistent-loop kernel is reviewed as the rerun test reviews it (test_verdict_determinism.py)
+    return PROBE_TOOLS if path.stem == "bad_persistent_col_stride" else ["builds", "correctness", "generality"]
+
+
+def softmax_plan_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
+    return {"budget": 0.15 if path.stem == "bad_persistent_col_stride" else 0.05}
+
+
+NO_NVCC = pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
+SLOW = (pytest.mark.slow,)
+GENERATED = ("elementwise", "softmax", "rowsum", "rowmean_loose", "layernorm", "matmul", "matmul_longk")
+INTEGRITY = tuple(sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir()))
+MEMCHECK = tuple(f"memcheck/{p.name}" for p in sorted((KERNELS / "memcheck").iterdir()) if p.is_dir())
+ONE_SEED = {"correctness_seeds": 1}
+
+CORPORA: dict[str, Corpus] = {
+    "spine": Corpus(("spine",), ["builds", "correctness"], check_explained_fail, spine_settings),
+    "scalar_loss": Corpus(("scalar_loss",), ["builds", "correctness", "integrity_runtime"], check_scalar_loss),
+    "generality_numerics": Corpus(GENERATED, PROBE_TOOLS, check_generality_numerics, marks=SLOW),
+    "softmax_plan": Corpus(("softmax_plan",), softmax_plan_tools, check_device_dependent_branch, softmax_plan_settings,
+                           marks=SLOW),
+    "gpumode_contract": Corpus(("gpumode_contract",), ["builds", "correctness", "generality"], check_gpumode_contract,
+                               {"budget": 0.3}, marks=SLOW),
+    "gpumode_paths": Corpus(("gpumode_paths", "gpumode_paths_unrun"), ["builds", "correctness", "generality"],
+                            check_benchmark_only_path, ONE_SEED),
+    "rms_fp16": Corpus(("rms_fp16",), ["builds", "correctness", "numerics"], check_fp16_reference_overflow,
+                       marks=SLOW),
+    "mean_fp16": Corpus(("mean_fp16",), ["builds", "correctness", "numerics"], check_low_precision_accumulator,
+                        marks=SLOW),
+    "tutorial": Corpus(("tutorial_softmax",), ["builds", "correctness", "autotune"], check_tutorial_kernel,
+                       ONE_SEED),
+    "integrity": Corpus(INTEGRITY, INTEGRITY_TOOLS, check_integrity, ONE_SEED),
+    "compiled_code": Corpus(("compiled_matmul", "compiled_fp8", "compiled_colsum"),
+                            ["builds", "resources", "compiled_code"], check_compiled_code),
+    "diagnosis": Corpus(("diagnosis",), ["builds", "lowering", "resources", "diagnosis"], check_diagnosis),
+    "float64_judge": Corpus(("pallas_matmul", "pallas_matmul_np"), float64_tools, check_float64_judge, ONE_SEED),
+    "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
+    "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
+    "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm"), NKI_TOOLS, check_nki, ONE_SEED),
+    "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
+                           check_nki_example, ONE_SEED),
+    "pallas": Corpus(("pallas_rowsum", "pallas_rowsum_int", "pallas_manifest_jnp"), PALLAS_TOOLS, check_pallas,
+                     ONE_SEED),
+    "pallas_examples": Corpus(("examples/rowsum_pallas", "examples/rowsum_pallas_buggy"), PALLAS_TOOLS,
+                              check_pallas_example),
+    "resources": Corpus(("resources_rows", "resources_matmul"), resources_tools, check_resources),
+    "resources_cuda": Corpus(("resources_cuda",), ["builds", "resources"], check_resources_cuda, marks=(NO_NVCC,)),
+    "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
+}
+# Families whose files state verdicts but are reviewed elsewhere, with why.
+ELSEWHERE = {"llm": "tests/llm reviews them with a scripted model (the verdicts depend on its answers)"}
+
+
+def files(family: str) -> list[Path]:
+    if family.startswith("examples/"):
+        return [EXAMPLES / family.removeprefix("examples/") / "submission.py"]
+    return submissions(family)
+
+
+CASES = [pytest.param(name, path, id=f"{family}/{path.stem}" if not family.startswith("examples/") else family,
+                      marks=corpus.marks)
+         for name, corpus in CORPORA.items() for family in corpus.families for path in files(family)]
+
+
+@pytest.mark.parametrize(("corpus", "path"), CASES)
+def test_kernel_gets_its_verdicts(corpus: str, path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+    spec = CORPORA[corpus]
+    # a kernel file is reviewed beside its family's reference; a bundled example where it is
+    sub = path.parent if path.is_relative_to(EXAMPLES) else materialize(path, tmp_path / "sub")
+    review = start_review(sub, spec.config(path, config))
+    run = Reviewed(path=path, sub=sub, review=review, want=expectations(path))
+    assert {k: run.got.get(k) for k in run.want} == run.want, \
+        [f"{e.id} {e.outcome}: {e.summary}" for e in review.evidence]
+    if spec.check is not None:
+        spec.check(run)
+
+
+def test_every_family_is_reviewed_by_one_corpus() -> None:
+    listed = [f for corpus in CORPORA.values() for f in corpus.families if not f.startswith("examples/")]
+    assert len(listed) == len(set(listed)), sorted(f for f in listed if listed.count(f) > 1)
+    on_disk = {p.parent.relative_to(KERNELS).as_posix() for p in KERNELS.rglob("reference.py")}
+    assert on_disk - set(ELSEWHERE) == set(listed), (on_disk - set(ELSEWHERE)) ^ set(listed)
+    for family in listed:
+        for path in files(family):
+            assert expectations(path), path  # every file states its verdicts

@@ -1,0 +1,290 @@
+"""Hostile submissions, one file per attack (tests/data/sandbox/hostile/): each is contained and the
+review of it still ends in a clear verdict. Run as the reviewer's user (root in CI) through the real
+sandbox session, and again as an unprivileged user (nobody) through the same bwrap command line."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from reviewer.device import detect_device
+from reviewer.graph.context import make_tool_context
+from reviewer.ingest import load_submission
+from tests.conftest import DATA
+from tests.kernelfiles import KERNELS
+from tools.engine.harness.case import Case
+from tools.engine.sandbox.isolation import isolation
+
+HOSTILE = DATA / "sandbox" / "hostile"
+MARK = "KREVIEW-HOSTILE "
+
+pytestmark = pytest.mark.skipif(not isolation().sandboxed, reason=f"no sandbox here: {isolation().why}")
+
+
+def _attack(tmp_path: Path, config, name: str, targets: dict) -> tuple[dict, object]:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / f"{name}.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps(targets))
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        # the attack's report comes back as the submission's error: a clear failure, never a crash
+        assert run.call.answered and not run.call.ok, run.call.failure_text()
+        text = run.call.error["message"]
+        assert MARK in text, text
+        return json.loads(text.split(MARK, 1)[1]), run
+    finally:
+        ctx.session.close()
+
+
+def test_umount_proc_is_refused_and_no_secret_is_seen(tmp_path, config, monkeypatch) -> None:
+    secret = "kreview-test-secret-" + uuid.uuid4().hex
+    monkeypatch.setenv("KREVIEW_TEST_API_KEY", secret)
+    got, _ = _attack(tmp_path, config, "umount_proc", {"secret": secret})
+    assert got == {"escaped": False, "secret_seen": False}
+
+
+def test_mount_setattr_is_refused_and_nothing_is_written_outside(tmp_path, config) -> None:
+    import tools
+
+    pkg = Path(tools.__file__).parent / f"kreview_hostile_{uuid.uuid4().hex[:8]}.py"
+    store = tmp_path / "run" / "planted.txt"
+    try:
+        got, _ = _attack(tmp_path, config, "mount_setattr", {"write": [str(pkg), str(store), "/etc/kreview-planted"]})
+        assert got == {"escaped": False, "wrote": []}
+        assert not pkg.exists() and not store.exists() and not Path("/etc/kreview-planted").exists()
+    finally:
+        pkg.unlink(missing_ok=True)
+
+
+def test_setns_and_unshare_are_refused_and_the_network_stays_unreachable(tmp_path, config) -> None:
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        got, _ = _attack(tmp_path, config, "setns_network", {"port": server.getsockname()[1]})
+    assert got == {"escaped": False, "connected": False}
+
+
+def test_user_files_config_and_other_runs_are_not_there(tmp_path, config, monkeypatch) -> None:
+    home = tmp_path / "home"
+    cfg = home / ".config" / "kreview" / "config.toml"
+    cfg.parent.mkdir(parents=True)
+    cfg.write_text('[llm]\napi_key = "sk-hostile-test-0123456789"\n')
+    other = tmp_path / "runs" / "older-run" / "review.json"
+    other.parent.mkdir(parents=True)
+    other.write_text("{}")
+    monkeypatch.setenv("HOME", str(home))
+    got, _ = _attack(tmp_path, config, "read_user_files", {"files": [str(cfg), str(other)]})
+    assert got == {"read": []}
+
+
+def test_a_unix_socket_in_the_host_tmp_is_unreachable(tmp_path, config) -> None:
+    path = f"/tmp/kreview-hostile-{uuid.uuid4().hex[:8]}.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(path)
+        server.listen(1)
+        try:
+            got, _ = _attack(tmp_path, config, "unix_socket", {"socket": path})
+        finally:
+            os.unlink(path)
+    assert got == {"connected": False}
+
+
+def test_dev_shm_is_private_and_nothing_survives(tmp_path, config) -> None:
+    name = f"kreview-hostile-{uuid.uuid4().hex[:8]}"
+    got, _ = _attack(tmp_path, config, "dev_shm_persist", {"name": name})
+    assert got == {"wrote": True}  # its own /dev/shm works (CUDA and multiprocessing need one)
+    assert not (Path("/dev/shm") / name).exists()
+
+
+def test_a_fork_flood_stops_at_the_process_limit(tmp_path, config) -> None:
+    from tools.engine.sandbox.pids import PIDS_MAX
+
+    got, _ = _attack(tmp_path, config, "fork_flood", {"max": 3000})
+    assert 0 < got["forked"] <= PIDS_MAX
+
+
+def _encodings(secret: str) -> list[str]:
+    half = len(secret) // 2
+    return [secret, base64.b64encode(secret.encode()).decode(), secret[::-1], secret[:half], secret[half:]]
+
+
+def test_encoded_secrets_have_nothing_to_encode(tmp_path, config, monkeypatch) -> None:
+    secret = "kreview-test-secret-" + uuid.uuid4().hex
+    monkeypatch.setenv("KREVIEW_TEST_API_KEY", secret)
+    got, run = _attack(tmp_path, config, "encoded_secret", {"name": "KREVIEW_TEST_API_KEY"})
+    assert got == {"found": 0, "leak": []}
+    text = json.dumps(run.call.model_dump()) + run.call.stdout_tail
+    assert not [e for e in _encodings(secret) if e in text]
+
+
+# -- the same attacks as an unprivileged user ------------------------------------------------------
+
+_DRIVER = r'''
+import json, os, resource, subprocess, sys
+from pathlib import Path
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tools.engine.sandbox import bwrap
+from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.pids import PIDS_MAX, user_task_count
+from tools.engine.sandbox.seccomp_filter import filter_fd
+
+here = os.path.dirname(os.path.abspath(__file__))
+out = {}
+for name, targets in json.loads(sys.argv[1]).items():
+    own = os.path.join(here, "run-" + name)
+    os.makedirs(own)
+    script = os.path.join(here, "tools", "engine", "sandbox", "measure.py") if name == "measure" else \
+        os.path.join(here, "attacks", name + ".py")
+    fd = filter_fd()
+    cmd = bwrap.command(writable=[own], chdir=own, etc_dir=bwrap.passwd_file(Path(own) / ".etc"), seccomp_fd=fd,
+                        gpu=False, readonly=[Path(here, "attacks")])
+    nproc = user_task_count() + PIDS_MAX
+    if name == "measure":
+        # (``here`` itself sits in the child's private /tmp: writable there, and gone with it)
+        targets = {"write": ["/", "/usr", os.path.join(here, "tools"), os.path.join(here, "attacks")], "absent": ["/root", "/run", "/home"], "own": [own]}
+    res = subprocess.run([*cmd, sys.executable, "-I", script, json.dumps(targets)], capture_output=True, text=True,
+                         pass_fds=(fd,), timeout=120, env={"PATH": "/usr/bin:/bin"},
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc)))
+    os.close(fd)
+    line = (res.stdout.strip().splitlines() or [""])[-1]
+    got = json.loads(line.split("KREVIEW-HOSTILE ", 1)[-1]) if line else {"error": res.stderr[-500:]}
+    if name == "measure":
+        got = {"problems": problems(got), "uid": got.get("uid")}
+    out[name] = got
+print(json.dumps(out))
+'''
+
+
+def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory) -> None:
+    """As ``nobody`` with the system Python (the test environment's own Python may sit in a directory
+    nobody cannot read): the same bwrap command line, seccomp filter and RLIMIT_NPROC."""
+    python = "/usr/bin/python3"
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or not Path(python).exists():
+        pytest.skip("needs root (to switch to nobody), setpriv and a system python3")
+    import pyseccomp
+
+    import tools.engine.sandbox as pkg
+
+    base = Path(f"/tmp/kreview-unpriv-{uuid.uuid4().hex[:8]}")
+    try:
+        (base / "tools" / "engine" / "sandbox").mkdir(parents=True)
+        (base / "attacks").mkdir()
+        for package in ("tools", "tools/engine", "tools/engine/sandbox"):
+            (base / package / "__init__.py").write_text("")
+        for name in ("bwrap.py", "measure.py", "seccomp_filter.py", "pids.py"):
+            shutil.copy(Path(pkg.__file__).with_name(name), base / "tools" / "engine" / "sandbox" / name)
+        shutil.copy(pyseccomp.__file__, base / "pyseccomp.py")
+        for f in HOSTILE.glob("*.py"):
+            shutil.copy(f, base / "attacks" / f.name)
+        (base / "driver.py").write_text(_DRIVER)
+        secret_file = base / "secret-config.toml"
+        secret_file.write_text('api_key = "sk-hostile"\n')
+        sock_path = str(base / "agent.sock")
+        for p in [base, *base.rglob("*")]:
+            os.chown(p, 65534, 65534)
+        os.chmod(secret_file, 0o600)
+        shm = f"kreview-unpriv-{uuid.uuid4().hex[:8]}"
+        plan = {"measure": {}, "umount_proc": {"secret": "x" * 20}, "mount_setattr": {"write": [str(base / "tools" / "planted.py"),
+                                                                                      str(base / "attacks" / "planted.py")]},
+                "setns_network": {}, "read_user_files": {"files": [str(secret_file)]},
+                "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000}}
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(sock_path)
+            server.listen(1)
+            os.chmod(sock_path, 0o777)
+            out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", python,
+                                  str(base / "driver.py"), json.dumps(plan)], capture_output=True, text=True,
+                                 timeout=300, check=False, env={"PATH": "/usr/bin:/bin"})
+        assert out.returncode == 0, out.stderr[-3000:]
+        got = json.loads(out.stdout.strip().splitlines()[-1])
+        assert got["measure"] == {"problems": [], "uid": 65534}
+        assert got["umount_proc"] == {"escaped": False, "secret_seen": False}
+        assert got["mount_setattr"] == {"escaped": False, "wrote": []}
+        assert got["setns_network"] == {"escaped": False, "connected": False}
+        assert got["read_user_files"] == {"read": []}
+        assert got["unix_socket"] == {"connected": False}
+        assert got["dev_shm_persist"] == {"wrote": True} and not Path("/dev/shm", shm).exists()
+        assert 0 < got["fork_flood"]["forked"] <= 512
+        assert not (base / "tools" / "planted.py").exists() and not (base / "attacks" / "planted.py").exists()
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_markdown_html_and_state_marker_injection_render_inert(tmp_path, config) -> None:
+    from reviewer.api import start_review
+    from reviewer.drafting.render import render_markdown
+    from reviewer.pr.render import read_state, state_marker
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "markdown_injection.py", d / "submission.py")
+    cfg = config.model_copy(update={"only_tools": ["builds"], "signoff": False, "runs_dir": tmp_path / "runs"})
+    review = start_review(d, cfg)
+    assert review.overall == "reject"
+    assert any(e.outcome == "fail" and "boom" in e.summary for e in review.evidence)
+    md = render_markdown(review)
+    lines = md.splitlines()
+    assert [ln for ln in lines if ln.startswith("#") and not ln.startswith("##")] == [lines[0]]
+    assert "REJECT" in lines[0]
+    for bad in ("<img", "<details>", "<!--", "](https://", "@maintainers", "\x1b", "https://evil", "www.evil"):
+        assert bad not in md, bad
+    assert not [ln for ln in lines if ln.startswith("| correctness | pass")]
+    body = md + "\n" + state_marker({"run_id": review.run_id, "status": "awaiting_signoff"})
+    assert read_state(body) == {"run_id": review.run_id, "status": "awaiting_signoff"}
+
+
+def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_explains(tmp_path) -> None:
+    import signal
+    import time
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(DATA / "sandbox" / "spawn_sleeper.py", d / "submission.py")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    runs = tmp_path / "runs"
+    env = {**os.environ, "TMPDIR": str(tmp), "KREVIEW_RUNS_DIR": str(runs)}
+    proc = subprocess.Popen([sys.executable, "-m", "reviewer.cli", "review", str(d), "--only", "correctness",
+                             "--format", "json", "--no-signoff"], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 240
+        while not list(tmp.glob("kreview-sandbox-*/submission/grandchild.pid")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
+            time.sleep(0.5)
+        marker = ("grandchild of " + str(next(tmp.glob("kreview-sandbox-*/submission")))).encode()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err[-2000:]
+    assert not list(tmp.glob("kreview-sandbox-*")), "sandbox folders left behind"
+    alive = []
+    for p in Path("/proc").iterdir():
+        try:
+            if p.name.isdigit() and marker in (p / "cmdline").read_bytes():
+                alive.append(p.name)
+        except OSError:
+            pass
+    assert alive == []
+    shown = subprocess.run([sys.executable, "-m", "reviewer.cli", "show", next(runs.iterdir()).name, "--format",
+                            "json"], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    review = json.loads(shown.stdout)
+    assert review["status"] == "failed" and "SIGTERM" in review["overall_reason"]
