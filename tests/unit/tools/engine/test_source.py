@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from reviewer.ingest import load_submission
+from tests.conftest import EXAMPLES
 from tools.engine.source import SourceView, parse
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "softmax_triton"
+EXAMPLE = EXAMPLES / "softmax_triton"
 
 
 def test_a_text_is_parsed_once_and_a_syntax_error_names_the_file() -> None:

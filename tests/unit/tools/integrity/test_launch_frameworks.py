@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import tools.integrity.checks as C
-from tests.test_integrity_units import _probe
+from tests.unit.tools.integrity.test_integrity import _probe
 from tools.integrity.static_scan import Scan
 
 
