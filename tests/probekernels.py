@@ -19,7 +19,7 @@ def family_files(prefix: str) -> list[Path]:
 
 def review_file(path: Path, tmp: Path, config: ReviewConfig) -> Review:
     sub = materialize(path, tmp / "sub")
-    return start_review(sub, config.model_copy(update={"only_tools": TOOLS}))
+    return start_review(sub, config.model_copy(update={"only": TOOLS}))
 
 
 def verdicts(review: Review) -> dict[str, str]:

@@ -27,7 +27,7 @@ def compiled_expectation(path: Path) -> set[str]:
 def test_compiled_code_findings(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
     want = expectations(path)
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "resources",
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "resources",
                                                                         "compiled_code"]}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

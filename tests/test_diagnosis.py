@@ -30,7 +30,7 @@ def diagnosis_expectation(path: Path) -> set[str]:
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_diagnosis_kernels(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "lowering", "resources",
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "lowering", "resources",
                                                                         "diagnosis"]}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     want = expectations(path)

@@ -26,7 +26,7 @@ def test_float64_judge_for_jax_and_numpy_references(path: Path, tmp_path: Path, 
         # every other check that compares outputs judges by the same rule (TPU interpreter modes,
         # the integrity probe's repeated calls), so none of them fails the correct kernel either
         tools += ["sanitizers", "integrity_static", "integrity_runtime"]
-    review = start_review(sub, config.model_copy(update={"only_tools": tools, "correctness_seeds": 1}))
+    review = start_review(sub, config.model_copy(update={"only": tools, "seeds": 1}))
     got = {c.id: c.verdict for c in review.criteria}
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
     ev = [e for e in review.evidence if e.tool == "correctness"]

@@ -27,7 +27,7 @@ def fusion_expectation(path: Path) -> str:
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_fusion_kernels(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "fusion"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "fusion"]}))
     got = {c.id: c.verdict for c in review.criteria}
     assert {k: got[k] for k in expectations(path)} == expectations(path)
     items = [e for e in review.evidence if e.tool == "fusion"]

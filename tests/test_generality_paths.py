@@ -44,8 +44,8 @@ def wrapper(x):
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_benchmark_only_path_is_run(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    r = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
-                                                    "correctness_seeds": 1}))
+    r = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"],
+                                                    "seeds": 1}))
     want = expectations(path)
     got = {c.id: c.verdict for c in r.criteria}
     assert {k: got[k] for k in want} == want, [e.summary for e in r.evidence]

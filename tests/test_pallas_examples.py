@@ -18,7 +18,7 @@ PALLAS = [EXAMPLES / "rowsum_pallas", EXAMPLES / "rowsum_pallas_buggy"]
 @pytest.mark.parametrize("example", PALLAS, ids=[p.name for p in PALLAS])
 def test_pallas_example_verdicts(example: Path, config: ReviewConfig) -> None:
     review = start_review(example, config.model_copy(update={
-        "only_tools": ["builds", "correctness", "lowering", "sanitizers", "pallas_padding", "generality"]}))
+        "only": ["builds", "correctness", "lowering", "sanitizers", "pallas_padding", "generality"]}))
     want = expectations(example / "submission.py")
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

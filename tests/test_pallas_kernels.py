@@ -25,7 +25,7 @@ DEFECTS = {"bad_tiling": ("lowering", "tpu_block_tiling"), "dma_race": ("sanitiz
 
 def _review(path: Path, tmp_path: Path, config: ReviewConfig) -> Review:
     sub = materialize(path, tmp_path / "sub")
-    return start_review(sub, config.model_copy(update={"only_tools": TOOLS, "correctness_seeds": 1}))
+    return start_review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
 
 
 def _verdicts(review: Review, want: dict[str, str]) -> dict[str, str]:

@@ -26,7 +26,7 @@ def test_resources_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewCon
     sub = materialize(path, tmp_path / "sub")
     want = expectations(path)
     tools = ["builds", "resources"] + (["correctness"] if "correctness" in want else [])
-    review = start_review(sub, config.model_copy(update={"only_tools": tools}))
+    review = start_review(sub, config.model_copy(update={"only": tools}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
     items = [e for e in review.evidence if e.tool == "resources" and e.outcome in ("pass", "fail")]
@@ -56,7 +56,7 @@ def test_resources_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewCon
 @pytest.mark.parametrize("path", CUDA_FILES, ids=[p.stem for p in CUDA_FILES])
 def test_resources_cuda_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "resources"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "resources"]}))
     got = {c.id: c.verdict for c in review.criteria}
     want = expectations(path)
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

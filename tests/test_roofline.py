@@ -90,7 +90,7 @@ FILES = submissions("roofline_impossible") + submissions("roofline_plausible")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_claimed_time_against_the_floor(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "roofline"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "roofline"]}))
     got = {c.id: c.verdict for c in review.criteria}
     want = expectations(path)
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

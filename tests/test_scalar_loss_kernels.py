@@ -17,7 +17,7 @@ FILES = submissions("scalar_loss")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_scalar_loss_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "integrity_runtime"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "integrity_runtime"]}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     want = expectations(path)
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

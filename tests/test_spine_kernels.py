@@ -17,7 +17,7 @@ FILES = submissions("spine")
 def test_spine_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
     limits = config.limits.model_copy(update={"call_timeout_s": 10.0}) if path.stem == "hang" else config.limits
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness"],
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness"],
                                                          "limits": limits}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     want = expectations(path)

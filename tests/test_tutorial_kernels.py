@@ -20,8 +20,8 @@ FILES = submissions("tutorial_softmax")
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_tutorial_kernel_verdicts(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "autotune"],
-                                                         "correctness_seeds": 1}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "autotune"],
+                                                         "seeds": 1}))
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     want = expectations(path)
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]
@@ -69,6 +69,6 @@ def test_roofline_counts_a_cuda_reference_written_with_dot_cuda(tmp_path: Path, 
     ref = (sub / "reference.py").read_text().replace("torch.randn(batch_size, dim)",
                                                      "torch.randn(batch_size, dim).cuda()")
     (sub / "reference.py").write_text(ref)
-    review = start_review(sub, config.model_copy(update={"only_tools": ["roofline"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["roofline"]}))
     items = [e for e in review.evidence if e.tool == "roofline"]
     assert items and all(e.outcome == "info" for e in items), [e.summary for e in items]

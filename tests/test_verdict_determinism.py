@@ -97,7 +97,7 @@ def test_axis_that_ran_nothing_is_unverified_and_names_what_was_not_tried(tmp_pa
                                                                        config: ReviewConfig) -> None:
     sub = materialize(KERNELS / "softmax" / "good_softmax.py", tmp_path / "sub")
     # a budget too small for a single configuration: the plan runs nothing off the nominal case
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"],
                                                          "budget": 0.001}))
     gen = [e for e in review.evidence if e.tool == "generality"]
     assert review.criterion("generality").verdict == "unverified", [e.summary for e in gen]
@@ -114,7 +114,7 @@ def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, c
     spent itself on two passing layouts) fails even at a small budget: every layout runs before any
     size. One item of each kind is rerun from its command and compared."""
     sub = materialize(KERNELS / "softmax_plan" / "bad_persistent_col_stride.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality",
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality",
                                                                         "numerics"], "budget": 0.15}))
     assert review.criterion("generality").verdict == "fail"
     items = [e for e in review.evidence if e.tool in ("correctness", "generality", "numerics")]
@@ -150,7 +150,7 @@ def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, c
 def test_device_dependent_branch_leaves_generality_unverified(tmp_path: Path, config: ReviewConfig) -> None:
     path = KERNELS / "softmax_plan" / "bad_cuda_only_path.py"
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"],
                                                          "budget": 0.05}))
     want = expectations(path)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
@@ -168,7 +168,7 @@ CONTRACT = submissions("gpumode_contract")
 def test_gpumode_contract_decides_scope(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     """Layouts the generator never produces are advisory; sizes it accepts are in scope."""
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"],
                                                          "budget": 0.3}))
     want = expectations(path)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
@@ -189,7 +189,7 @@ RMS = submissions("rms_fp16")
 @pytest.mark.parametrize("path", RMS, ids=[p.stem for p in RMS])
 def test_float64_judges_where_the_fp16_reference_overflows(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "numerics"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "numerics"]}))
     want = expectations(path)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     num = [e for e in review.evidence if e.tool == "numerics"]
@@ -211,7 +211,7 @@ MEAN = submissions("mean_fp16")
 @pytest.mark.parametrize("path", MEAN, ids=[p.stem for p in MEAN])
 def test_low_precision_accumulator_is_flagged_and_shown(path: Path, tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(path, tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "numerics"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "numerics"]}))
     want = expectations(path)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     num = [e for e in review.evidence if e.tool == "numerics"]

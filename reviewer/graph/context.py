@@ -11,7 +11,8 @@ from typing import Any
 from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.core.submission import Submission
-from reviewer.core.models import Evidence, Finding
+from reviewer.core.models import Evidence, Finding, Review
+from reviewer.drafting.base import Drafter, OfflineDrafter
 from tools.engine.registry import backend_for
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
@@ -27,9 +28,11 @@ class RunContext:
     config: ReviewConfig
     run_dir: Path
     progress: Callable[[object], None] = _noop
-    drafter: Any = None
-    services: dict[str, Any] = field(default_factory=dict)
-    """Optional collaborators for extensions (LLM client, GitHub client)."""
+    drafter: Drafter = field(default_factory=OfflineDrafter)
+    diff: str = ""
+    """The unified diff of the change under review (a pull request), or "": the drafter's ``plan`` reads it."""
+    publishers: list[Callable[[Review], None]] = field(default_factory=list)
+    """Called with the final review once it is written (after sign-off, or at the end without one)."""
     _tool_ctx: ToolContext | None = None
     _device: DeviceInfo | None = None
 
@@ -67,5 +70,5 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")
-    return ToolContext(submission=sub, config=config, run_dir=run_dir, device=device, setup=setup,
+    return ToolContext(submission=sub, options=config.tool_options(), run_dir=run_dir, device=device, setup=setup,
                        master_seed=seed, session=session)

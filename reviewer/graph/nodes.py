@@ -70,10 +70,10 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
     chosen, skipped, not_applicable = [], {}, {}
     for cls in ordered_tools():
         name = cls.name
-        if rc.config.only_tools is not None and name not in rc.config.only_tools:
+        if rc.config.only is not None and name not in rc.config.only:
             skipped[name] = "not selected (--only)"
             continue
-        if name in rc.config.disabled_tools:
+        if name in rc.config.skip:
             skipped[name] = "disabled (--skip)"
             continue
         why = cls().applies(ctx)
@@ -83,11 +83,10 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             chosen.append(name)
     plan: dict[str, Any] = {"tools": chosen, "probes": [], "skipped": skipped}
     update: State = {"plan": plan, "not_applicable": not_applicable}
-    reader = getattr(rc.drafter, "plan", None)
-    if callable(reader):
+    if rc.drafter.reads_source:
         rc.progress("reading the source: findings and probes")
         try:
-            out = reader(state=state, ctx=ctx, tools=chosen, services=rc.services)
+            out = rc.drafter.plan(state=state, ctx=ctx, tools=chosen, diff=rc.diff)
         except Exception as exc:  # noqa: BLE001 - the model's planner is optional; the review goes on
             plan["llm_notes"] = [f"the source-reading model failed: {type(exc).__name__}: {exc}"[:400]]
         else:
@@ -154,18 +153,18 @@ def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
     draft: Draft | None = None
     notes: list[str] = []
     removed: list = []
-    if rc.drafter is not None:
-        outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
-        draft, notes = outcome.draft, list(outcome.notes)
-        removed = list(getattr(outcome, "removed", []))
+    outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
+    draft, notes = outcome.draft, list(outcome.notes)
+    removed = list(outcome.removed)
+    if outcome.usage:
         update["llm"] = outcome.usage
-        if outcome.findings:
-            update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
-            findings = findings + outcome.findings
-        if outcome.human_flags:
-            update["human_flags"] = list(outcome.human_flags)
-            verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
-            update["overall"], update["overall_reason"] = verdict, reason
+    if outcome.findings:
+        update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
+        findings = findings + outcome.findings
+    if outcome.human_flags:
+        update["human_flags"] = list(outcome.human_flags)
+        verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
+        update["overall"], update["overall_reason"] = verdict, reason
     if draft is None:
         draft = draft_offline(criteria, evidence, findings, update.get("overall", state["overall"]),
                               update.get("overall_reason", state["overall_reason"]))
@@ -234,7 +233,7 @@ def publish_node(state: State, runtime: Runtime[RunContext]) -> State:
     markdown = draft.markdown if signoff and signoff.get("edited") else render_markdown(review)
     review = review.model_copy(update={"draft": draft.model_copy(update={"markdown": markdown})})
     write_review(rc.run_dir, review, markdown)
-    for publisher in rc.services.get("publishers", []):
+    for publisher in rc.publishers:
         publisher(review)
     return {"status": status, "signoff": signoff, "draft": review.draft.model_dump(mode="json") if review.draft else None}
 
