@@ -42,16 +42,17 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
 
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
-    load_rubric(config.rubric, known_tools=set(registry.tools()))
+    rubric = load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
     run_dir = create_run_dir(config.runs_dir, run_id)
-    rc = RunContext(config=config, run_dir=run_dir, drafter=drafter or OfflineDrafter(), diff=diff,
-                    publishers=list(publishers))
+    rc = RunContext(config=config, run_dir=run_dir, submission=sub, rubric=rubric, drafter=drafter or OfflineDrafter(),
+                    diff=diff, publishers=list(publishers))
     if progress is not None:
         rc.progress = progress
     seed = config.seed if config.seed is not None else secrets.randbelow(2**31 - 1)
-    state = {"run_id": run_id, "root": str(Path(path).resolve()), "config": config.model_dump(mode="json"),
+    state = {"run_id": run_id, "run_dir": str(run_dir), "root": str(Path(path).resolve()),
+             "config": config.model_dump(mode="json"),
              "seed": seed, "created_at": _now(), "started": time.time(), "evidence": [], "findings": [],
              "human_flags": []}
     saver = checkpointer(run_dir)

@@ -13,6 +13,7 @@ from reviewer.device import detect_device
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Review
 from reviewer.drafting.base import Drafter, OfflineDrafter
+from reviewer.rubric import Rubric
 from tools.engine.registry import backend_for
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
@@ -27,6 +28,11 @@ def _noop(_: object) -> None:
 class RunContext:
     config: ReviewConfig
     run_dir: Path
+    """The run's folder: made once by ``reviewer.api.start_review``, found again by ``signoff``."""
+    submission: Submission | None = None
+    """The submission ``start_review`` loaded (and checked) before the run began; None on resume."""
+    rubric: Rubric | None = None
+    """The rubric ``start_review`` loaded (and checked) before the run began; None on resume."""
     progress: Callable[[object], None] = _noop
     drafter: Drafter = field(default_factory=OfflineDrafter)
     diff: str = ""
@@ -46,7 +52,7 @@ class RunContext:
 
     def tool_context(self, state: dict[str, Any]) -> ToolContext:
         if self._tool_ctx is None:
-            sub = Submission.model_validate(state["submission"])
+            sub = self.submission or Submission.model_validate(state["submission"])
             self._tool_ctx = make_tool_context(sub, self.config, self.run_dir, state["seed"], self.device())
         ctx = self._tool_ctx
         ctx.evidence = [Evidence.model_validate(e) for e in state.get("evidence", [])]

@@ -53,7 +53,9 @@ def _sandbox_environment() -> dict[str, Any]:
 def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.progress("reading the submission")
-    sub = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
+    if rc.submission is None:
+        rc.submission = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
+    sub = rc.submission
     setup = rc.setup_for(sub)
     device = rc.device()
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
@@ -136,7 +138,7 @@ def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
     rc.progress("judging against the rubric")
     from tools.engine.registry import tools
 
-    rubric = load_rubric(rc.config.rubric, known_tools=set(tools()))
+    rubric = rc.rubric or load_rubric(rc.config.rubric, known_tools=set(tools()))
     criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))
     verdict, reason = overall(criteria, human_flags=state.get("human_flags", []))
     return {"criteria": [c.model_dump(mode="json") for c in criteria], "overall": verdict,
@@ -187,11 +189,15 @@ def assemble(state: State, status: str) -> Review:
         signoff=SignoffRecord.model_validate(state["signoff"]) if state.get("signoff") else None,
         llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
         timings=dict(state.get("timings") or {}),
-        duration_s=round(time.time() - state["started"], 2), run_dir=str(runtime_dir(state)),
+        duration_s=round(time.time() - state["started"], 2), run_dir=str(run_dir_of(state)),
     )
 
 
-def runtime_dir(state: State) -> Path:
+def run_dir_of(state: State) -> Path:
+    """The run's folder as ``start_review`` made it (checkpoints written before the state carried it:
+    the same path, from the configuration's runs folder)."""
+    if state.get("run_dir"):
+        return Path(state["run_dir"])
     return Path(state["config"]["runs_dir"]) / state["run_id"]
 
 
@@ -203,11 +209,15 @@ def ground_node(state: State, runtime: Runtime[RunContext]) -> State:
                    Path(state["submission"]["root"]))
     status = "awaiting_signoff" if rc.config.signoff else "completed"
     review = assemble({**state, "draft": draft.model_dump(mode="json")}, status)
-    markdown = render_markdown(review)
-    draft = draft.model_copy(update={"markdown": markdown})
-    review = review.model_copy(update={"draft": draft})
-    write_review(rc.run_dir, review, markdown)
+    draft = draft.model_copy(update={"markdown": render_markdown(review)})
     return {"draft": draft.model_dump(mode="json"), "status": status}
+
+
+def record_node(state: State, runtime: Runtime[RunContext]) -> State:
+    """The draft awaiting sign-off, written for ``kreview show`` and the sign-off in another process."""
+    review = assemble(state, state["status"])
+    write_review(runtime.context.run_dir, review, review.draft.markdown if review.draft else "")
+    return {}
 
 
 def signoff_node(state: State, runtime: Runtime[RunContext]) -> State:

@@ -114,10 +114,9 @@ class LLMDrafter:
 
 
 def _transcript_path(state: dict[str, Any]) -> Path | None:
-    runs = (state.get("config") or {}).get("runs_dir")
-    if not runs or not state.get("run_id"):
+    if not state.get("run_dir"):
         return None
-    return Path(runs) / state["run_id"] / "artifacts" / "llm" / "transcript.jsonl"
+    return Path(state["run_dir"]) / "artifacts" / "llm" / "transcript.jsonl"
 
 
 def _append(path: Path, role: str, asked: Asked) -> None:
