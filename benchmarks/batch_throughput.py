@@ -118,7 +118,7 @@ def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
     rows = []
     for p in paths:
         meter.reset()
-        config = ReviewConfig(seed=0, signoff=False, runs_dir=tmp / "runs-breakdown", only_tools=only)
+        config = ReviewConfig(seed=0, signoff=False, runs_dir=tmp / "runs-breakdown", only=only)
         t0, c0 = time.perf_counter(), os.times()
         review = start_review(p, config)
         wall, c1 = time.perf_counter() - t0, os.times()
@@ -153,7 +153,7 @@ def throughput(kind: str, paths: list[Path], tmp: Path, only: list[str] | None) 
     from reviewer.batch.store import BatchStore
     from reviewer.core.config import ReviewConfig
 
-    config = ReviewConfig(seed=0, signoff=False, only_tools=only)
+    config = ReviewConfig(seed=0, signoff=False, only=only)
     t0 = time.perf_counter()
     if kind == "ray":
         ex = RayExecutor(None, init_kwargs={"include_dashboard": False})

@@ -85,7 +85,7 @@ def review_one(name: str, out: Path, only: list[str] | None) -> dict[str, object
     # sanitizers slow the child down; generous limits keep slowness from reading as a hang.
     limits = SandboxLimits(startup_timeout_s=600.0, call_timeout_s=300.0)
     config = ReviewConfig(runs_dir=out / "runs", seed=1234, signoff=False, limits=limits, device="cuda",
-                          only_tools=only)
+                          only=only)
     t0 = time.perf_counter()
     review = start_review(ROOT / "examples" / name, config)
     wall = time.perf_counter() - t0

@@ -28,8 +28,8 @@ EXAMPLES = [ROOT / "examples" / "softmax_triton", ROOT / "examples" / "gpumode_v
 def verdict(path: Path, tmp: Path) -> tuple[str, list[str], float]:
     sub = materialize(path, tmp / "sub") if path.is_file() else path
     t0 = time.perf_counter()
-    r = start_review(sub, ReviewConfig(runs_dir=tmp / "runs", seed=1234, signoff=False, only_tools=TOOLS,
-                                       correctness_seeds=1))
+    r = start_review(sub, ReviewConfig(runs_dir=tmp / "runs", seed=1234, signoff=False, only=TOOLS,
+                                       seeds=1))
     defects = sorted({e.defect or "?" for e in r.evidence if "integrity" in e.criteria and e.outcome == "fail"})
     return r.criterion("integrity").verdict, defects, time.perf_counter() - t0
 

@@ -65,7 +65,7 @@ def review(path: Path, seed: int, budget: float) -> tuple[Review, float]:
         else:
             sub = materialize(path, Path(tmp) / "sub")
         t0 = time.monotonic()
-        r = start_review(sub, ReviewConfig(runs_dir=Path(tmp) / "runs", seed=seed, signoff=False, only_tools=TOOLS,
+        r = start_review(sub, ReviewConfig(runs_dir=Path(tmp) / "runs", seed=seed, signoff=False, only=TOOLS,
                                            budget=budget))
         return r, time.monotonic() - t0
 

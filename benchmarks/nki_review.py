@@ -19,7 +19,7 @@ def review_times() -> None:
     for ex in sorted((ROOT / "examples").glob("nki_*")):
         with tempfile.TemporaryDirectory() as runs:
             cfg = ReviewConfig(runs_dir=Path(runs), seed=1234, signoff=False,
-                               only_tools=["builds", "correctness", "nki"])
+                               only=["builds", "correctness", "nki"])
             t0 = time.perf_counter()
             r = start_review(ex, cfg)
             dt = time.perf_counter() - t0

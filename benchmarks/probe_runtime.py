@@ -51,7 +51,7 @@ def _review(problem: Path, runs: Path, seed: int, tools: list[str], progress=Non
     with tempfile.TemporaryDirectory(prefix="kreview-bench-") as tmp:
         sub = Path(tmp) / problem.name
         shutil.copytree(problem, sub)
-        cfg = ReviewConfig(runs_dir=runs, seed=seed, signoff=False, only_tools=tools)
+        cfg = ReviewConfig(runs_dir=runs, seed=seed, signoff=False, only=tools)
         c0, t0 = _cpu(), time.monotonic()
         review = start_review(sub, cfg, progress=progress)
         return review, time.monotonic() - t0, _cpu() - c0

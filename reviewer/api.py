@@ -7,7 +7,7 @@ import secrets
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,7 @@ from langgraph.types import Command
 
 from reviewer.core.config import ReviewConfig
 from reviewer.core.errors import ReviewTerminated, SignoffError
+from reviewer.drafting.base import Drafter, OfflineDrafter
 from reviewer.graph import RunContext, build_graph
 from reviewer.ingest import load_submission
 import tools.engine.registry as registry
@@ -29,22 +30,29 @@ def _now() -> str:
 
 
 def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[object], None] | None = None,
-                 drafter: Any = None, services: dict[str, Any] | None = None) -> Review:
-    """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``)."""
+                 drafter: Drafter | None = None, diff: str = "",
+                 publishers: Sequence[Callable[[Review], None]] = ()) -> Review:
+    """Review ``path`` up to the sign-off stop (or to the end with ``config.signoff=False``).
+
+    ``drafter``: the agent that reads the source and drafts (default: the offline drafter); ``diff``: the
+    unified diff of the change under review, which the drafter's planner reads; ``publishers`` are
+    called with the final review (a run that stops for sign-off publishes when it is signed off)."""
     # bad directories, bad rubrics and a machine without a sandbox fail here, before a run directory exists
     from tools.engine.sandbox.isolation import require
 
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
-    load_rubric(config.rubric, known_tools=set(registry.tools()))
+    rubric = load_rubric(config.rubric, known_tools=set(registry.tools()))
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
     run_dir = create_run_dir(config.runs_dir, run_id)
-    rc = RunContext(config=config, run_dir=run_dir, drafter=drafter, services=dict(services or {}))
+    rc = RunContext(config=config, run_dir=run_dir, submission=sub, rubric=rubric, drafter=drafter or OfflineDrafter(),
+                    diff=diff, publishers=list(publishers))
     if progress is not None:
         rc.progress = progress
     seed = config.seed if config.seed is not None else secrets.randbelow(2**31 - 1)
-    state = {"run_id": run_id, "root": str(Path(path).resolve()), "config": config.model_dump(mode="json"),
+    state = {"run_id": run_id, "run_dir": str(run_dir), "root": str(Path(path).resolve()),
+             "config": config.model_dump(mode="json"),
              "seed": seed, "created_at": _now(), "started": time.time(), "evidence": [], "findings": [],
              "human_flags": []}
     saver = checkpointer(run_dir)
@@ -104,7 +112,7 @@ def _record_interrupted(run_dir: Path, run_id: str, info: SubmissionInfo, seed: 
 
 
 def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
-            edited_markdown: str | None = None, services: dict[str, Any] | None = None) -> Review:
+            edited_markdown: str | None = None, publishers: Sequence[Callable[[Review], None]] = ()) -> Review:
     """Resume a run waiting at sign-off (from any process) with a human decision."""
     run_dir = find_run(run, runs_dir)
     review = read_review(run_dir)
@@ -118,7 +126,7 @@ def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
         if "signoff" not in (snap.next or ()):
             raise SignoffError(f"run {review.run_id} has no pending sign-off in its checkpoint")
         config = ReviewConfig.model_validate(snap.values["config"])
-        rc = RunContext(config=config, run_dir=run_dir, services=dict(services or {}))
+        rc = RunContext(config=config, run_dir=run_dir, publishers=list(publishers))
         decision: dict[str, Any] = {"decision": "approved" if approve else "rejected", "by": by, "note": note,
                                     "at": _now()}
         if edited_markdown is not None:

@@ -10,9 +10,8 @@ from typing import Annotated, Optional
 import typer
 
 from reviewer.cli.common import _guard, app, err, examples
-from reviewer.core.config import ReviewConfig
+from reviewer.core.config import load_config
 from reviewer.core.errors import UsageError
-from reviewer.core.limits import SandboxLimits
 
 
 class BatchFormat(str, Enum):
@@ -75,9 +74,9 @@ def batch(
             raise UsageError("--cpus-per-review and --memory-mb-per-review must be positive")
         paths = discover(target)
         store = BatchStore(out or Path(".kreview/batches") / target.resolve().name)
-        config = ReviewConfig(seed=seed, device=device, signoff=False,
-                              limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
-                              disabled_tools=list(skip or []), only_tools=list(only) if only else None)
+        config = load_config(cli=dict(seed=seed, device=device, signoff=False,
+                                      limits=dict(call_timeout_s=timeout, memory_mb=memory_mb),
+                                      skip=list(skip or []), only=list(only) if only else None))
         with make_executor(executor.value, workers=workers, address=address, warn=warn) as ex:
             gpus = ex.has_gpus() if isinstance(ex, RayExecutor) else None
             progress = BatchProgress(err, f"reviewing {len(paths)} on {ex.describe()}", quiet=quiet)

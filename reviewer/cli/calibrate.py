@@ -16,8 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from reviewer.cli.batch import Address, Executor, ExecutorKind, warn
 from reviewer.cli.common import Only, _guard, app, err, examples
-from reviewer.core.config import ReviewConfig
-from reviewer.core.limits import SandboxLimits
+from reviewer.core.config import load_config
 
 
 class Baseline(str, Enum):
@@ -49,8 +48,8 @@ def calibrate(
 
         cases, bad = load_eval_set(eval_set)
         out_dir = out or Path(".calibration") / eval_set.resolve().name
-        config = ReviewConfig(seed=seed, signoff=False, limits=SandboxLimits(call_timeout_s=timeout),
-                              only_tools=list(only) if only else None)
+        config = load_config(cli=dict(seed=seed, signoff=False, limits=dict(call_timeout_s=timeout),
+                                      only=list(only) if only else None))
         for m in bad:
             err.print(f"[yellow]malformed case[/] {escape(m.name)}: {escape(m.why)}", markup=True, highlight=False)
         ex = make_executor(executor.value, workers=workers, address=address, warn=warn)

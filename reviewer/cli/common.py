@@ -15,6 +15,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
+from reviewer.core.config import FORMATS
 from reviewer.core.errors import KReviewError, ReviewTerminated
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
@@ -66,10 +67,7 @@ class Device(str, Enum):
     cuda = "cuda"
 
 
-class FormatHint(str, Enum):
-    kernelbench = "kernelbench"
-    gpumode = "gpumode"
-    manifest = "manifest"
+FormatHint = Enum("FormatHint", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
 
 
 class LLMProvider(str, Enum):

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from reviewer.cli.common import OutFormat, RunsDir, _guard, app, examples
-from reviewer.core.config import ReviewConfig, default_runs_dir
+from reviewer.core.config import default_runs_dir, load_config
 from reviewer.core.errors import UsageError
 
 
@@ -45,9 +45,9 @@ def compare(
             raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
         # Rationale: every implementation gets the same seed, hence the same inputs and probes.
         shared_seed = seed if seed is not None else secrets.randbelow(2**31 - 1)
-        config = ReviewConfig(runs_dir=runs_dir or default_runs_dir(), seed=shared_seed,
-                              device=device, signoff=False, disabled_tools=list(skip or []),
-                              only_tools=list(only) if only else None)
+        config = load_config(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=shared_seed,
+                                      device=device, signoff=False, skip=list(skip or []),
+                                      only=list(only) if only else None))
         reviews = [(n, p, start_review(p, config)) for n, p in zip(names, paths)]
         sys.stdout.write(render(do_compare(reviews), fmt.value) + "\n")
 

@@ -30,9 +30,8 @@ from reviewer.cli.common import (
     tool_names,
 )
 from reviewer.cli.progress import reporter
-from reviewer.core.config import LLMSettings, ReviewConfig, Tolerance, default_runs_dir
+from reviewer.core.config import default_runs_dir, load_config
 from reviewer.core.errors import UsageError
-from reviewer.core.limits import SandboxLimits
 
 
 
@@ -100,13 +99,13 @@ def review(
             err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
 
         try:
-            config = ReviewConfig(
+            config = load_config(cli=dict(
                 runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value,
                 format_hint=format_hint.value if format_hint else None,
-                rubric=rubric, limits=SandboxLimits(call_timeout_s=timeout, memory_mb=memory_mb),
-                correctness_seeds=seeds, budget=budget, target_gpu=target_gpu(target), tolerance=Tolerance(atol=atol, rtol=rtol), signoff=not no_signoff,
-                disabled_tools=list(skip or []), only_tools=list(only) if only else None,
-                llm=LLMSettings(provider=llm.value, model=model, config_file=config_file))
+                rubric=rubric, limits=dict(call_timeout_s=timeout, memory_mb=memory_mb),
+                seeds=seeds, budget=budget, target_gpu=target_gpu(target), tolerance=dict(atol=atol, rtol=rtol),
+                signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
+                llm=dict(provider=llm.value, model=model, config_file=config_file)))
         except ValidationError as exc:  # a combination the options' own checks cannot see
             raise UsageError(f"invalid options:\n{exc}") from None
         drafter = None
@@ -228,9 +227,9 @@ def probe(
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         hint = format_hint.value if format_hint else None
-        config = ReviewConfig(seed=seed, device=device.value, format_hint=hint, budget=budget, target_gpu=target_gpu(target),
-                              tolerance=Tolerance(atol=atol, rtol=rtol),
-                              limits=SandboxLimits(call_timeout_s=timeout))
+        config = load_config(cli=dict(seed=seed, device=device.value, format_hint=hint, budget=budget,
+                                      target_gpu=target_gpu(target), tolerance=dict(atol=atol, rtol=rtol),
+                                      limits=dict(call_timeout_s=timeout)))
         sub = load_submission(sub_path, hint, config.target_gpu)
         the_case = None
         if case:

@@ -65,7 +65,7 @@ def diff(
         if cfg.llm.provider != "none":
             require_extra("llm", "openai", what=f"the configuration's llm.provider = {cfg.llm.provider!r}")
         if only:
-            cfg = cfg.model_copy(update={"only_tools": list(only)})
+            cfg = cfg.model_copy(update={"only": list(only)})
         if max_comments is not None:
             cfg = cfg.model_copy(update={"max_comments": max_comments})
         # the trees are kept beside the runs (not in a temporary folder) so every rerun command stays valid

@@ -1,14 +1,19 @@
-"""The drafter interface. The offline drafter is the default; an LLM drafter plugs in here.
+"""The drafter interface (``Drafter``): what the review graph asks of the agent that reads the source
+and writes the assessment. ``OfflineDrafter`` (no model) is the default; the LLM agent
+(reviewer/llm/agent.py) is the other implementation.
 
-A drafter may also read the source before the tools run (``plan``): the plan node calls it when
-the drafter has that method, to propose probes and findings (reviewer/llm does)."""
+``plan`` runs before the tools (the plan node), for a drafter that ``reads_source``: it reads the source,
+and the diff when the review is of a change, to propose probes and findings. ``draft`` runs after the
+judge (the draft node)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
+from reviewer.drafting.offline import draft_offline
+from tools.engine.tool import ToolContext
 
 
 @dataclass
@@ -38,6 +43,32 @@ class PlanOutcome:
     usage: dict[str, Any] = field(default_factory=dict)
 
 
+@runtime_checkable
 class Drafter(Protocol):
+    reads_source: bool
+    """Whether ``plan`` reads the source (the plan node calls it only then)."""
+
+    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
+        """Before the tools run: probes and findings from reading the source (``diff``: the unified
+        diff of the change under review, or "")."""
+        ...
+
     def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
-              findings: list[Finding]) -> DraftOutcome: ...
+              findings: list[Finding]) -> DraftOutcome:
+        """After the judge: the draft (``DraftOutcome.draft`` None: the offline drafter writes it)."""
+        ...
+
+
+class OfflineDrafter:
+    """The deterministic drafter that needs no model: reads nothing before the tools, and restates the
+    evidence per criterion (reviewer/drafting/offline.py)."""
+
+    reads_source = False
+
+    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
+        return PlanOutcome()
+
+    def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+              findings: list[Finding]) -> DraftOutcome:
+        return DraftOutcome(draft=draft_offline(criteria, evidence, findings, state["overall"],
+                                                state["overall_reason"]))

@@ -13,7 +13,7 @@ from tools.engine.registry import ordered_tools
 
 
 def _after_ground(state: dict[str, Any]) -> str:
-    return "signoff" if state.get("status") == "awaiting_signoff" else "publish"
+    return "record" if state.get("status") == "awaiting_signoff" else "publish"
 
 
 def build_graph(checkpointer: Any = None):
@@ -31,12 +31,14 @@ def build_graph(checkpointer: Any = None):
     g.add_node("judge", nodes.judge_node)
     g.add_node("draft", nodes.draft_node)
     g.add_node("ground", nodes.ground_node)
+    g.add_node("record", nodes.record_node)
     g.add_node("signoff", nodes.signoff_node)
     g.add_node("publish", nodes.publish_node)
     g.add_edge(prev, "judge")
     g.add_edge("judge", "draft")
     g.add_edge("draft", "ground")
-    g.add_conditional_edges("ground", _after_ground, {"signoff": "signoff", "publish": "publish"})
+    g.add_conditional_edges("ground", _after_ground, {"record": "record", "publish": "publish"})
+    g.add_edge("record", "signoff")
     g.add_edge("signoff", "publish")
     g.add_edge("publish", END)
     return g.compile(checkpointer=checkpointer)

@@ -11,7 +11,9 @@ from typing import Any
 from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.core.submission import Submission
-from reviewer.core.models import Evidence, Finding
+from reviewer.core.models import Evidence, Finding, Review
+from reviewer.drafting.base import Drafter, OfflineDrafter
+from reviewer.rubric import Rubric
 from tools.engine.registry import backend_for
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
@@ -26,10 +28,17 @@ def _noop(_: object) -> None:
 class RunContext:
     config: ReviewConfig
     run_dir: Path
+    """The run's folder: made once by ``reviewer.api.start_review``, found again by ``signoff``."""
+    submission: Submission | None = None
+    """The submission ``start_review`` loaded (and checked) before the run began; None on resume."""
+    rubric: Rubric | None = None
+    """The rubric ``start_review`` loaded (and checked) before the run began; None on resume."""
     progress: Callable[[object], None] = _noop
-    drafter: Any = None
-    services: dict[str, Any] = field(default_factory=dict)
-    """Optional collaborators for extensions (LLM client, GitHub client)."""
+    drafter: Drafter = field(default_factory=OfflineDrafter)
+    diff: str = ""
+    """The unified diff of the change under review (a pull request), or "": the drafter's ``plan`` reads it."""
+    publishers: list[Callable[[Review], None]] = field(default_factory=list)
+    """Called with the final review once it is written (after sign-off, or at the end without one)."""
     _tool_ctx: ToolContext | None = None
     _device: DeviceInfo | None = None
 
@@ -43,7 +52,7 @@ class RunContext:
 
     def tool_context(self, state: dict[str, Any]) -> ToolContext:
         if self._tool_ctx is None:
-            sub = Submission.model_validate(state["submission"])
+            sub = self.submission or Submission.model_validate(state["submission"])
             self._tool_ctx = make_tool_context(sub, self.config, self.run_dir, state["seed"], self.device())
         ctx = self._tool_ctx
         ctx.evidence = [Evidence.model_validate(e) for e in state.get("evidence", [])]
@@ -67,5 +76,5 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")
-    return ToolContext(submission=sub, config=config, run_dir=run_dir, device=device, setup=setup,
+    return ToolContext(submission=sub, options=config.tool_options(), run_dir=run_dir, device=device, setup=setup,
                        master_seed=seed, session=session)

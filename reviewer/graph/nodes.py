@@ -53,7 +53,9 @@ def _sandbox_environment() -> dict[str, Any]:
 def ingest(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.progress("reading the submission")
-    sub = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
+    if rc.submission is None:
+        rc.submission = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
+    sub = rc.submission
     setup = rc.setup_for(sub)
     device = rc.device()
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
@@ -70,10 +72,10 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
     chosen, skipped, not_applicable = [], {}, {}
     for cls in ordered_tools():
         name = cls.name
-        if rc.config.only_tools is not None and name not in rc.config.only_tools:
+        if rc.config.only is not None and name not in rc.config.only:
             skipped[name] = "not selected (--only)"
             continue
-        if name in rc.config.disabled_tools:
+        if name in rc.config.skip:
             skipped[name] = "disabled (--skip)"
             continue
         why = cls().applies(ctx)
@@ -83,11 +85,10 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             chosen.append(name)
     plan: dict[str, Any] = {"tools": chosen, "probes": [], "skipped": skipped}
     update: State = {"plan": plan, "not_applicable": not_applicable}
-    reader = getattr(rc.drafter, "plan", None)
-    if callable(reader):
+    if rc.drafter.reads_source:
         rc.progress("reading the source: findings and probes")
         try:
-            out = reader(state=state, ctx=ctx, tools=chosen, services=rc.services)
+            out = rc.drafter.plan(state=state, ctx=ctx, tools=chosen, diff=rc.diff)
         except Exception as exc:  # noqa: BLE001 - the model's planner is optional; the review goes on
             plan["llm_notes"] = [f"the source-reading model failed: {type(exc).__name__}: {exc}"[:400]]
         else:
@@ -137,7 +138,7 @@ def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
     rc.progress("judging against the rubric")
     from tools.engine.registry import tools
 
-    rubric = load_rubric(rc.config.rubric, known_tools=set(tools()))
+    rubric = rc.rubric or load_rubric(rc.config.rubric, known_tools=set(tools()))
     criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))
     verdict, reason = overall(criteria, human_flags=state.get("human_flags", []))
     return {"criteria": [c.model_dump(mode="json") for c in criteria], "overall": verdict,
@@ -154,18 +155,18 @@ def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
     draft: Draft | None = None
     notes: list[str] = []
     removed: list = []
-    if rc.drafter is not None:
-        outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
-        draft, notes = outcome.draft, list(outcome.notes)
-        removed = list(getattr(outcome, "removed", []))
+    outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
+    draft, notes = outcome.draft, list(outcome.notes)
+    removed = list(outcome.removed)
+    if outcome.usage:
         update["llm"] = outcome.usage
-        if outcome.findings:
-            update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
-            findings = findings + outcome.findings
-        if outcome.human_flags:
-            update["human_flags"] = list(outcome.human_flags)
-            verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
-            update["overall"], update["overall_reason"] = verdict, reason
+    if outcome.findings:
+        update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
+        findings = findings + outcome.findings
+    if outcome.human_flags:
+        update["human_flags"] = list(outcome.human_flags)
+        verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
+        update["overall"], update["overall_reason"] = verdict, reason
     if draft is None:
         draft = draft_offline(criteria, evidence, findings, update.get("overall", state["overall"]),
                               update.get("overall_reason", state["overall_reason"]))
@@ -188,11 +189,15 @@ def assemble(state: State, status: str) -> Review:
         signoff=SignoffRecord.model_validate(state["signoff"]) if state.get("signoff") else None,
         llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
         timings=dict(state.get("timings") or {}),
-        duration_s=round(time.time() - state["started"], 2), run_dir=str(runtime_dir(state)),
+        duration_s=round(time.time() - state["started"], 2), run_dir=str(run_dir_of(state)),
     )
 
 
-def runtime_dir(state: State) -> Path:
+def run_dir_of(state: State) -> Path:
+    """The run's folder as ``start_review`` made it (checkpoints written before the state carried it:
+    the same path, from the configuration's runs folder)."""
+    if state.get("run_dir"):
+        return Path(state["run_dir"])
     return Path(state["config"]["runs_dir"]) / state["run_id"]
 
 
@@ -204,11 +209,15 @@ def ground_node(state: State, runtime: Runtime[RunContext]) -> State:
                    Path(state["submission"]["root"]))
     status = "awaiting_signoff" if rc.config.signoff else "completed"
     review = assemble({**state, "draft": draft.model_dump(mode="json")}, status)
-    markdown = render_markdown(review)
-    draft = draft.model_copy(update={"markdown": markdown})
-    review = review.model_copy(update={"draft": draft})
-    write_review(rc.run_dir, review, markdown)
+    draft = draft.model_copy(update={"markdown": render_markdown(review)})
     return {"draft": draft.model_dump(mode="json"), "status": status}
+
+
+def record_node(state: State, runtime: Runtime[RunContext]) -> State:
+    """The draft awaiting sign-off, written for ``kreview show`` and the sign-off in another process."""
+    review = assemble(state, state["status"])
+    write_review(runtime.context.run_dir, review, review.draft.markdown if review.draft else "")
+    return {}
 
 
 def signoff_node(state: State, runtime: Runtime[RunContext]) -> State:
@@ -234,7 +243,7 @@ def publish_node(state: State, runtime: Runtime[RunContext]) -> State:
     markdown = draft.markdown if signoff and signoff.get("edited") else render_markdown(review)
     review = review.model_copy(update={"draft": draft.model_copy(update={"markdown": markdown})})
     write_review(rc.run_dir, review, markdown)
-    for publisher in rc.services.get("publishers", []):
+    for publisher in rc.publishers:
         publisher(review)
     return {"status": status, "signoff": signoff, "draft": review.draft.model_dump(mode="json") if review.draft else None}
 

@@ -12,6 +12,7 @@ def _merge(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, 
 
 class ReviewState(TypedDict, total=False):
     run_id: str
+    run_dir: str
     root: str
     config: dict[str, Any]
     seed: int

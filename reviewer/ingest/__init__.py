@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from reviewer.core.config import FORMATS
 from reviewer.core.errors import IngestError, ManifestError, UnsafeSubmissionFile
 from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
 from reviewer.core.submission import Manifest, NominalCase, Submission, Target
@@ -24,7 +25,6 @@ LOOKED_FOR = (
     "and [reference] tables"
 )
 _SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".cpp", ".h", ".hpp"}
-_FORMATS = ("kernelbench", "gpumode", "manifest")
 # folders never read nor copied into the sandbox (tools/engine/session.py:_copy_tree skips the same)
 SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
@@ -215,8 +215,8 @@ def load_submission(path: str | Path, hint: str | None = None, target_gpu: str |
         raise IngestError(f"{path}: no such directory")
     if not root.is_dir():
         raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {LOOKED_FOR}")
-    if hint is not None and hint not in _FORMATS:
-        raise IngestError(f"unknown format {hint!r}; known: {', '.join(_FORMATS)}")
+    if hint is not None and hint not in FORMATS:
+        raise IngestError(f"unknown format {hint!r}; known: {', '.join(FORMATS)}")
     check_tree(root)
     manifest = _read_manifest(root)
     wanted = hint or (manifest.format if manifest else None)

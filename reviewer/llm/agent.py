@@ -43,6 +43,10 @@ def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Fin
 
 
 class LLMDrafter:
+    """The LLM agent: one implementation of ``reviewer.drafting.base.Drafter``."""
+
+    reads_source = True
+
     def __init__(self, model: ChatModel, *, prices: dict[str, Price] | None = None,
                  structured: StructuredMode = "auto", temperature: float = 0.0, max_probes: int = 6) -> None:
         self.model = model
@@ -71,10 +75,8 @@ class LLMDrafter:
         return self._meters[state.get("run_id", "")].record().model_dump(mode="json")
 
     # -- roles -------------------------------------------------------------------------------
-    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str],
-             services: dict[str, Any] | None = None) -> PlanOutcome:
+    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str = "") -> PlanOutcome:
         caller = self._caller(state)
-        diff = str((services or {}).get("diff") or "")
         static = review_source(caller, ctx.submission, diff)
         out = PlanOutcome(findings=[f.model_dump(mode="json") for f in static.findings],
                           removed=[r.model_dump(mode="json") for r in static.removed], notes=list(static.notes))
@@ -112,10 +114,9 @@ class LLMDrafter:
 
 
 def _transcript_path(state: dict[str, Any]) -> Path | None:
-    runs = (state.get("config") or {}).get("runs_dir")
-    if not runs or not state.get("run_id"):
+    if not state.get("run_dir"):
         return None
-    return Path(runs) / state["run_id"] / "artifacts" / "llm" / "transcript.jsonl"
+    return Path(state["run_dir"]) / "artifacts" / "llm" / "transcript.jsonl"
 
 
 def _append(path: Path, role: str, asked: Asked) -> None:

@@ -16,14 +16,16 @@ from typing import Any
 
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
-from reviewer.core.errors import ConfigError, KReviewError
+from reviewer.core.errors import KReviewError
 from reviewer.core.models import Review
+from reviewer.drafting.base import Drafter
+from reviewer.llm import make_drafter
 from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
-from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve
+from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve, unified_diff
 from reviewer.pr.models import DiffReview, Target, TargetReport
 from reviewer.pr.record import keep_change
-from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig, config_from_files
+from reviewer.pr.repoconfig import RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
 
 
@@ -37,15 +39,11 @@ def repo_config_at(commit, override: RepoConfig | None = None, notes: list[str] 
     return cfg
 
 
-def make_drafter(cfg: RepoConfig) -> Any:
+def drafter_for(cfg: RepoConfig) -> Drafter | None:
     """The LLM drafter the repository configuration names (None: the offline drafter)."""
     if cfg.llm.provider == "none":
         return None
-    try:
-        from reviewer.llm import make_drafter as make  # type: ignore[import-not-found]
-    except ImportError as exc:
-        raise ConfigError(f"{REPO_CONFIG_FILE} asks for an LLM drafter, but this install has none") from exc
-    return make(cfg.llm_settings())
+    return make_drafter(cfg.llm_settings())
 
 
 def _with_target(folder: Path, cfg: RepoConfig) -> None:
@@ -65,7 +63,7 @@ def _review(folder: Path, config: ReviewConfig, **kw: Any) -> tuple[Review | Non
 
 def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, repo_config: RepoConfig | None = None,
                 seed: int | None = None, review_config: ReviewConfig | None = None,
-                progress: Callable[[object], None] | None = None, drafter: Any = None,
+                progress: Callable[[object], None] | None = None, drafter: Drafter | None = None,
                 keep_trees: Path | None = None) -> DiffReview:
     """Review the change ``base..head`` (from their merge base, as a pull request shows it).
 
@@ -75,7 +73,7 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     b, h = resolve(repo, base), resolve(repo, head)
     mb = merge_base(repo, b, h)
     cfg = repo_config_at(h, repo_config)
-    drafter = drafter if drafter is not None else make_drafter(cfg)
+    drafter = drafter if drafter is not None else drafter_for(cfg)
     files = changed_files(repo, mb, h)
     targets = find_targets(mb, h, files, cfg.selects)
     if seed is None:  # one seed for both versions, so they see the same cases
@@ -97,8 +95,9 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
         out.trees = {"head": str(head_tree.resolve())} | ({"base": str(base_tree.resolve())} if base_tree else {})
         comments = []
         for t in targets:
+            diff = unified_diff(repo, mb, h, t.dir)
             report, planned, notes = _review_target(t, head_tree, base_tree, cfg, files, runs_dir, seed,
-                                                    review_config, say, drafter)
+                                                    review_config, say, drafter, diff)
             if _not_a_submission(report):
                 continue
             if report.new_run:
@@ -122,7 +121,7 @@ def _not_a_submission(r: TargetReport) -> bool:
 
 
 def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: RepoConfig, files, runs_dir: Path,
-                   seed: int, review_config: ReviewConfig | None, say, drafter):
+                   seed: int, review_config: ReviewConfig | None, say, drafter: Drafter | None, diff: str):
     base_config = review_config or cfg.review_config(runs_dir, head_tree)
     base_config = base_config.model_copy(update={"runs_dir": Path(runs_dir), "seed": seed})
     report = TargetReport(target=t)
@@ -133,7 +132,7 @@ def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: Repo
         _with_target(folder, cfg)
         say(f"{t.dir or '.'}: reviewing the new version")
         new, report.new_error = _review(folder, base_config.model_copy(update={"signoff": True}),
-                                        progress=say, drafter=drafter)
+                                        progress=say, drafter=drafter, diff=diff)
     if t.in_base and base_tree is not None:
         folder = base_tree / t.dir
         _with_target(folder, cfg)

@@ -111,6 +111,19 @@ def changed_files(repo: git.Repo, base: git.Commit, head: git.Commit) -> list[Fi
     return sorted(out, key=lambda f: f.path)
 
 
+MAX_DIFF_CHARS = 40_000
+"""The most of a diff the drafter's planner is shown (like one source file: reviewer/llm/source.py)."""
+
+
+def unified_diff(repo: git.Repo, base: git.Commit, head: git.Commit, under: str = "") -> str:
+    """The unified diff ``base..head`` of the files under the folder ``under`` ("" for the whole tree),
+    renames followed; cut at ``MAX_DIFF_CHARS`` with a note."""
+    text = repo.git.diff(base.hexsha, head.hexsha, "-M", "--", under or ".")
+    if len(text) > MAX_DIFF_CHARS:
+        text = text[:MAX_DIFF_CHARS] + f"\n... (diff cut at {MAX_DIFF_CHARS} characters)"
+    return text
+
+
 def tree_files(commit: git.Commit) -> Iterator[git.Blob]:
     """Every file blob (regular, executable, symlink) of a commit's tree; submodules are skipped."""
     for item in commit.tree.traverse():

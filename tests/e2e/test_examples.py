@@ -53,7 +53,7 @@ def test_example_overall_verdict(name: str, config: ReviewConfig) -> None:
     tools = TOOLS if not defects else ["builds", "correctness"]
     if name.endswith("pallas_buggy"):
         tools = [*tools, "sanitizers"]
-    review = start_review(EXAMPLES / name, config.model_copy(update={"only_tools": tools, "correctness_seeds": 1}))
+    review = start_review(EXAMPLES / name, config.model_copy(update={"only": tools, "seeds": 1}))
     verdicts = {c.id: c.verdict for c in review.criteria}
     notes = [(e.id, e.outcome, e.summary[:200]) for e in review.evidence if e.outcome in ("fail", "unverified")]
     assert review.overall in allowed, (review.overall, verdicts, notes)

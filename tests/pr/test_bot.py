@@ -48,7 +48,7 @@ def pushes(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = r.commit("base", {"kernels/affine/reference.py": REFERENCE, SUB: CORRECT, "README.md": "hi\n"})
     r.git.git.checkout("-b", "feature")
     heads = [r.commit("breaks forward", {SUB: RAISES}), r.commit("docs only", {"README.md": "more\n"})]
-    config = ReviewConfig(runs_dir=d / "unused", seed=1, only_tools=["builds", "correctness"])
+    config = ReviewConfig(runs_dir=d / "unused", seed=1, only=["builds", "correctness"])
     out = {"repo": r, "base": base, "heads": heads, "artifacts": []}
     for i, head in enumerate(heads):
         event = {"repository": {"full_name": "acme/kernels"},

@@ -27,7 +27,7 @@ def test_old_and_new_versions_side_by_side(tmp_path: Path, config: ReviewConfig)
         "kernels/fresh/reference.py": REFERENCE, "kernels/fresh/submission.py": CORRECT})  # new submission
     runs = tmp_path / "runs"
     dr = review_diff(r.root, "main~1", "main", runs_dir=runs,
-                     review_config=config.model_copy(update={"only_tools": ["builds", "correctness"]}))
+                     review_config=config.model_copy(update={"only": ["builds", "correctness"]}))
     assert (dr.merge_base, dr.head) == (base, head)
     by = {t.target.dir: t for t in dr.targets}
     assert sorted(by) == ["kernels/affine", "kernels/fresh", "kernels/tri"]
@@ -55,7 +55,7 @@ def test_old_and_new_versions_side_by_side(tmp_path: Path, config: ReviewConfig)
 def test_kreview_diff_cli_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = Repo(tmp_path / "repo")
     r.commit("base", {"k/reference.py": REFERENCE, "k/submission.py": CORRECT,
-                      ".kreview.toml": 'paths = ["k/**"]\nonly_tools = ["builds"]\nseeds = 1\n'})
+                      ".kreview.toml": 'paths = ["k/**"]\nonly = ["builds"]\nseeds = 1\n'})
     r.commit("head", {"k/submission.py": RAISES})
     # run from inside the repository with the default runs folder, as a user would
     monkeypatch.chdir(r.root)

@@ -41,7 +41,7 @@ def _forge(run_dir: Path, marker: Path) -> None:
 
 def test_forged_checkpoint_cannot_call_code_when_resumed(tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(KERNELS / "spine" / "wrong_result.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"signoff": True, "only_tools": ["builds"]}))
+    review = start_review(sub, config.model_copy(update={"signoff": True, "only": ["builds"]}))
     run = Path(review.run_dir)
     marker = tmp_path / "pwned"
     _forge(run, marker)

@@ -29,7 +29,7 @@ def _review_once(tmp: Path) -> Path:
     shutil.copytree(EXAMPLES / "gelu_triton_buggy", sub)
     src = sub / "submission.py"
     src.write_text("\n".join(HOSTILE_LINES) + "\n" + src.read_text())
-    config = ReviewConfig(runs_dir=tmp / "runs", seed=5, signoff=True, only_tools=["builds", "correctness", "resources"],
+    config = ReviewConfig(runs_dir=tmp / "runs", seed=5, signoff=True, only=["builds", "correctness", "resources"],
                           limits=SandboxLimits(call_timeout_s=float(os.environ.get("KREVIEW_TEST_TIMEOUT", "60"))))
     review = start_review(sub, config)
     assert review.status == "awaiting_signoff" and review.overall == "reject"

@@ -69,7 +69,7 @@ class BenchmarkTool(Tool):
 
         workdir = ctx.session.root / f"bench-{role}{tag}"
         _copy_tree(ctx.submission.root_path, workdir / "src")
-        return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.config.limits, env_extra=dict(ctx.setup.env),
+        return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.options.limits, env_extra=dict(ctx.setup.env),
                              preludes=[*ctx.setup.preludes, "tools.benchmark.child"],
                              child_config=ctx.session.child_config(), python=python,
                              writable=[ctx.session.xfer_for(role), *(writable or [])])
@@ -78,12 +78,12 @@ class BenchmarkTool(Tool):
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:
         spec = ctx.submission.child_spec(worker.workdir / "src")
         load = worker.call("load", {"format": ctx.submission.format, "role": role, "spec": spec},
-                           timeout=ctx.config.limits.startup_timeout_s)
+                           timeout=ctx.options.limits.startup_timeout_s)
         # each role reads its inputs from its own transfer folder (tools/engine/session.py)
         paths = [str(ctx.session.for_role(Path(p), role)) for p in paths]
         if not (load.answered and load.ok):
             return None, f"{role} did not load: {load.failure_text()[:300]}"
-        timeout = max(ctx.config.limits.call_timeout_s, stop.max_time_s * 3 + 300)
+        timeout = max(ctx.options.limits.call_timeout_s, stop.max_time_s * 3 + 300)
         res = worker.call("benchmark_time", {"role": role, "case": case.model_dump(), "inputs_paths": paths,
                                              "mode": mode, "stop": stop.model_dump(), "nvtx": nvtx}, timeout=timeout)
         if not (res.answered and res.ok):

@@ -26,7 +26,7 @@ class CorrectnessTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if ctx.builds_failed():
             return  # the rubric reports correctness as not assessed when builds did not pass
-        runs = [ev for case in nominal_cases(ctx, ctx.config.correctness_seeds)
+        runs = [ev for case in nominal_cases(ctx, ctx.options.seeds)
                 if (ev := self.probe(ctx, case)) is not None]
         self._check_outputs_follow_inputs(ctx, runs)
 

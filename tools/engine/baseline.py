@@ -76,7 +76,7 @@ class Baseline:
         measured run (``grown``), whose cost is not bounded by the estimate, at least
         ``GROWN_MIN_TIMEOUT_S``."""
         floor = GROWN_MIN_TIMEOUT_S if grown else MIN_TIMEOUT_S
-        return min(ctx.config.limits.call_timeout_s,
+        return min(ctx.options.limits.call_timeout_s,
                    max(floor, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
 
 
@@ -124,7 +124,7 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
     seen = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s]
     # Rationale: correctness already timed nominal calls; a nominal call ten times slower is stuck.
     expected = max(seen) + (0.0 if ctx.setup.interpreted else RECOMPILE_S) if seen else None
-    timeout = None if expected is None else min(ctx.config.limits.call_timeout_s,
+    timeout = None if expected is None else min(ctx.options.limits.call_timeout_s,
                                                  max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
     ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
                   expected_s=expected)

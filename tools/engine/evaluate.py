@@ -161,7 +161,7 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
         ev.classified = classify_failure(
             run.call, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref.meta),
             on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label or case.id}",
-            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.config.limits.call_timeout_s,
+            expected_s=expected_s, timeout_s=timeout if timeout is not None else ctx.options.limits.call_timeout_s,
             estimate_is_bound=estimate_is_bound)
         return ev
     atol, rtol = ctx.tolerance()

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from reviewer.core.config import ReviewConfig
+from reviewer.core.config import ToolOptions
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
 from tools.engine.facts import Facts
@@ -25,7 +25,8 @@ from tools.engine.session import SandboxSession
 @dataclass
 class ToolContext:
     submission: Submission
-    config: ReviewConfig
+    options: ToolOptions
+    """What the tools read of the run's configuration (seeds, budget, tolerance, target, device, limits)."""
     run_dir: Path
     device: DeviceInfo
     setup: RunSetup
@@ -54,8 +55,8 @@ class ToolContext:
 
     def tolerance(self) -> tuple[float | None, float | None]:
         """(atol, rtol) overrides: CLI over manifest/task; ``None`` means the dtype default."""
-        atol = self.config.tolerance.atol if self.config.tolerance.atol is not None else self.submission.tolerance.atol
-        rtol = self.config.tolerance.rtol if self.config.tolerance.rtol is not None else self.submission.tolerance.rtol
+        atol = self.options.tolerance.atol if self.options.tolerance.atol is not None else self.submission.tolerance.atol
+        rtol = self.options.tolerance.rtol if self.options.tolerance.rtol is not None else self.submission.tolerance.rtol
         return atol, rtol
 
     # -- evidence ----------------------------------------------------------------------------
@@ -88,17 +89,17 @@ class ToolContext:
         if case is not None:
             parts += ["--case", shlex.quote(case.spec())]
         parts += ["--seed", str(self.master_seed)]
-        if self.config.budget != 1.0:
-            parts += ["--budget", repr(self.config.budget)]
-        if self.config.target_gpu:
-            parts += ["--target", shlex.quote(self.config.target_gpu)]
-        atol, rtol = self.config.tolerance.atol, self.config.tolerance.rtol
+        if self.options.budget != 1.0:
+            parts += ["--budget", repr(self.options.budget)]
+        if self.options.target_gpu:
+            parts += ["--target", shlex.quote(self.options.target_gpu)]
+        atol, rtol = self.options.tolerance.atol, self.options.tolerance.rtol
         if atol is not None:
             parts += ["--atol", repr(atol)]
         if rtol is not None:
             parts += ["--rtol", repr(rtol)]
-        if self.config.device != "auto":
-            parts += ["--device", self.config.device]
+        if self.options.device != "auto":
+            parts += ["--device", self.options.device]
         return " ".join(parts)
 
     def artifact_dir(self, tool: str) -> Path:
@@ -109,7 +110,7 @@ class ToolContext:
     def environment(self) -> dict[str, Any]:
         env = {"device": self.device.name, "run_setup": self.setup.note or "native",
                "cuda_shim": "tools.engine.harness.cuda_shim" in self.setup.preludes,
-               "limits": self.config.limits.describe()}
+               "limits": self.options.limits.describe()}
         if "tools.engine.harness.virtual_gpu" in self.setup.preludes:
             from tools.engine.harness.virtual_gpu import spec_for
 

@@ -105,8 +105,8 @@ class GeneralityTool(Tool):
             return
         blocks = self._blocks(ctx, base)
         self._device_paths(ctx)
-        budget = WorkBudget(self.budget_units * ctx.config.budget)
-        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
+        budget = WorkBudget(self.budget_units * ctx.options.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.options.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
         # defects (contiguity): every one of them runs first, at a size reduced until all fit in
         # their share of the budget; sizes get what remains, since hypothesis can use any amount.
@@ -257,8 +257,8 @@ class GeneralityTool(Tool):
     # -- evidence --------------------------------------------------------------------------
     def _config(self, ctx: ToolContext, base: Baseline | None, blocks: set[int],
                 budget: WorkBudget | None = None) -> dict[str, Any]:
-        cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget": ctx.config.budget,
-                               "budget_units": self.budget_units * ctx.config.budget,
+        cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget": ctx.options.budget,
+                               "budget_units": self.budget_units * ctx.options.budget,
                                "case_cap_units": self.case_cap_units, "block_sizes_seen": sorted(blocks)}
         if base is not None:
             cfg |= {"baseline_s": round(base.seconds, 3), "baseline_elements": base.elements,

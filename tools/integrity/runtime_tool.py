@@ -122,7 +122,7 @@ class IntegrityRuntimeTool(Tool):
                                     summary=f"tracing the reference failed: {ref.failure_text()[:300]}",
                                     check="trace the reference's forward", result=failure_details(ref),
                                     rerun=ctx.rerun(self.name, case))
-        timeout = ctx.config.limits.call_timeout_s * 3
+        timeout = ctx.options.limits.call_timeout_s * 3
         run = session.call("submission", "integrity_probe", {**payload, "out_dir": str(folder)}, timeout=timeout)
         if not (run.answered and run.ok):
             c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=input_elements(ref_a.meta),

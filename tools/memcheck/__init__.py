@@ -103,6 +103,6 @@ class MemcheckTool(Tool):
         env = tuple(kv for kv in ctx.setup.env if kv[0] != _INTERPRET[0]) + (_INTERPRET,)
         setup = RunSetup(can_run=True, env=env, preludes=ctx.setup.preludes, interpreted=True,
                          note="Triton interpreter (TRITON_INTERPRET=1) for the sanitizer")
-        session = SandboxSession(ctx.submission, limits=ctx.config.limits, device=ctx.device, setup=setup,
+        session = SandboxSession(ctx.submission, limits=ctx.options.limits, device=ctx.device, setup=setup,
                                  keep_logs_in=ctx.run_dir / "artifacts" / "memcheck-sandbox")
         return session, True

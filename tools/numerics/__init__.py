@@ -60,8 +60,8 @@ class NumericsTool(Tool):
             return
         self._accuracy(ctx, base)
         self._accumulators(ctx)
-        budget = WorkBudget(self.budget_units * ctx.config.budget)
-        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.config.budget)
+        budget = WorkBudget(self.budget_units * ctx.options.budget)
+        deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.options.budget)
         # Rationale: every probe (determinism counts twice) fits the budget at the probe size.
         n_calls = len(plan(ctx, base, dict(base.case.params))) + 1
         params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / n_calls))

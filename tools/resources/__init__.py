@@ -168,13 +168,13 @@ class ResourcesTool(Tool):
 
         _copy_tree(sub.root_path, src)
         compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,
-                                        limits=ctx.config.limits,
+                                        limits=ctx.options.limits,
                                         cuda_shim=not ctx.device.has_gpu,
                                         virtual_gpu=ctx.session.child_config().get("virtual_gpu"),
                                         recorded_root=str(ctx.session.root / "submission" / "src"),
                                         artifacts=ctx.artifact_dir(self.name) / "triton")
         art = ctx.artifact_dir(self.name) / "triton"
-        timeout = ctx.config.limits.call_timeout_s
+        timeout = ctx.options.limits.call_timeout_s
         try:
             results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
             for i, entry in enumerate(chosen):
@@ -249,8 +249,8 @@ class ResourcesTool(Tool):
             for target in targets:
                 out = art / f"{i}-{Path(src.file).stem}"
                 results.append(compile_source(src, target.label, out, out.relative_to(ctx.run_dir),
-                                              timeout=ctx.config.limits.call_timeout_s,
-                                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.config.limits.call_timeout_s)))
+                                              timeout=ctx.options.limits.call_timeout_s,
+                                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.options.limits.call_timeout_s)))
             all_failed = all(r.error_kind == "compile" for r in results)
             for target, r in zip(targets, results):
                 config = {**config_base, "target": target.label, "mode": r.mode, "mode_note": r.note,

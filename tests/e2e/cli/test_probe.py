@@ -26,7 +26,7 @@ def _probe(args: list[str]) -> tuple[int, list[dict]]:
 @pytest.mark.slow
 def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path: Path, config: ReviewConfig) -> None:
     sub = materialize(KERNELS / "elementwise" / "bad_tail_grid_floor.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"]}))
     failing = [e for e in review.evidence if e.tool == "generality" and e.outcome == "fail"]
     assert failing
     item = failing[0]

@@ -14,7 +14,7 @@ from tests.conftest import EXAMPLES
 
 def test_target_decides_the_virtual_device_and_travels_in_reruns(config: ReviewConfig) -> None:
     review = start_review(EXAMPLES / "fused_softmax_tutorial",
-                          config.model_copy(update={"only_tools": ["builds"], "target_gpu": "A100"}))
+                          config.model_copy(update={"only": ["builds"], "target_gpu": "A100"}))
     device = [e for e in review.evidence if "virtual" in e.summary]
     assert device and "A100" in device[0].summary and "sm_80" in device[0].summary, [e.summary for e in review.evidence]
     assert review.evidence and all(e.rerun.endswith("--target A100") for e in review.evidence if e.rerun)

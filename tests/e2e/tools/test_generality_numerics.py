@@ -51,7 +51,7 @@ def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, c
     as accurate as torch, so correctness passes on that basis (not by loosening the table)."""
     path = KERNELS / "matmul_longk" / "good_matmul_blocked_k.py"
     review = start_review(materialize(path, tmp_path / "sub"),
-                          config.model_copy(update={"only_tools": ["builds", "correctness"]}))
+                          config.model_copy(update={"only": ["builds", "correctness"]}))
     items = [e for e in review.evidence if e.tool == "correctness"]
     assert items and all(e.outcome == "pass" for e in items)
     rescued = [e for e in items if e.result.get("basis") == "error_budget"]

@@ -35,7 +35,7 @@ def defect_of(path: Path) -> str:
 
 
 def review(sub: Path, config: ReviewConfig) -> Review:
-    return start_review(sub, config.model_copy(update={"only_tools": TOOLS, "correctness_seeds": 1}))
+    return start_review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
 
 
 def _integrity(r: Review) -> list:

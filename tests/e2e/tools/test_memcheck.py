@@ -37,7 +37,7 @@ def defects(path: Path) -> set[str]:
 
 def review(path: Path, tmp_path: Path, config: ReviewConfig) -> Review:
     sub = materialize(path, tmp_path / "sub")
-    return start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "memcheck"]}))
+    return start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "memcheck"]}))
 
 
 def memcheck(review_: Review) -> list[Evidence]:

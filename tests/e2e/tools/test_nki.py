@@ -25,7 +25,7 @@ def nki_defect(path: Path) -> str:
 
 
 def review(sub: Path, config: ReviewConfig) -> Review:
-    return start_review(sub, config.model_copy(update={"only_tools": TOOLS, "correctness_seeds": 1}))
+    return start_review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
 
 
 def check_nki(run: Reviewed) -> None:

@@ -324,7 +324,7 @@ class CudaBackend(Backend):
         # into the slack of a block is invisible to memcheck; without caching every tensor is its own
         # allocation and its exact end is checked.
         env = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
-        base = ctx.config.limits
+        base = ctx.options.limits
         # Rationale: sanitizers slow kernels 10-100x and start slowly; a plain-run timeout would
         # turn that slowness into a false hang.
         limits = base.model_copy(update={"call_timeout_s": max(base.call_timeout_s * 10, 600.0),

@@ -38,7 +38,7 @@ def _expected(name: str) -> dict[str, str]:
 
 
 def _config() -> ReviewConfig:
-    return ReviewConfig(seed=7, signoff=False, only_tools=ONLY,
+    return ReviewConfig(seed=7, signoff=False, only=ONLY,
                         limits=SandboxLimits(call_timeout_s=float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))))
 
 

@@ -112,9 +112,9 @@ def test_cache_is_keyed_on_every_setting_that_changes_a_verdict(tmp_path: Path, 
     assert run(base) == []  # same settings: cached
     assert run(base.model_copy(update={"runs_dir": tmp_path / "elsewhere"})) == []  # where runs go is no setting
     assert run(base.model_copy(update={"seed": 1})) == ["good", "wrong"]
-    assert run(base.model_copy(update={"only_tools": ["builds"]})) == ["good", "wrong"]
-    assert run(base.model_copy(update={"disabled_tools": ["numerics"]})) == ["good", "wrong"]
-    assert run(base.model_copy(update={"correctness_seeds": 5})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"only": ["builds"]})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"skip": ["numerics"]})) == ["good", "wrong"]
+    assert run(base.model_copy(update={"seeds": 5})) == ["good", "wrong"]
     assert run(base.model_copy(update={"tolerance": Tolerance(atol=1e-3)})) == ["good", "wrong"]
     rubric = tmp_path / "r.yaml"
     rubric.write_text("name: a\n")

@@ -104,7 +104,7 @@ def test_benchmark_on_gpu_example(tmp_path: Path) -> None:
 
     root = EXAMPLES / "softmax_triton"
     review = start_review(root, ReviewConfig(runs_dir=tmp_path / "runs", seed=5, signoff=False,
-                                             only_tools=["builds", "correctness", "roofline", "benchmark"]))
+                                             only=["builds", "correctness", "roofline", "benchmark"]))
     bench = [e for e in review.evidence if e.tool == "benchmark"]
     stats_item = next(e for e in bench if e.check == "benchmark statistics")
     s = stats_item.result["summaries"]["submission/eager"]

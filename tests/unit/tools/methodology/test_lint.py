@@ -46,7 +46,7 @@ def test_methodology_tool_reports_against_claim(tmp_path: Path, config: ReviewCo
     sub = materialize(KERNELS / "compiled_colsum" / "good_row_tiles.py", tmp_path / "sub")
     shutil.copy(SCRIPTS[0].parent / "bad_host_timer_async.py", sub / "bench_colsum.py")
     (sub / "kreview.toml").write_text('[claims]\nspeedup = 3.0\nscript = "bench_colsum.py"\n')
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "methodology"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "methodology"]}))
     items = [e for e in review.evidence if e.tool == "methodology"]
     assert len(items) == 1 and items[0].outcome == "info" and items[0].result["claim"] == "speedup=3.0"
     found = [f for f in review.findings if f.category.startswith("methodology:")]

@@ -232,7 +232,7 @@ def test_markdown_html_and_state_marker_injection_render_inert(tmp_path, config)
     d.mkdir()
     shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
     shutil.copy(HOSTILE / "markdown_injection.py", d / "submission.py")
-    cfg = config.model_copy(update={"only_tools": ["builds"], "signoff": False, "runs_dir": tmp_path / "runs"})
+    cfg = config.model_copy(update={"only": ["builds"], "signoff": False, "runs_dir": tmp_path / "runs"})
     review = start_review(d, cfg)
     assert review.overall == "reject"
     assert any(e.outcome == "fail" and "boom" in e.summary for e in review.evidence)
