@@ -67,7 +67,7 @@ class Corpus:
     def config(self, path: Path, base: ReviewConfig) -> ReviewConfig:
         tools = self.tools(path) if callable(self.tools) else self.tools
         settings = self.settings(path, base) if callable(self.settings) else self.settings
-        return base.model_copy(update={"only_tools": list(tools), **settings})
+        return base.model_copy(update={"only": list(tools), **settings})
 
 
 def check_explained_fail(run: Reviewed) -> None:
@@ -122,7 +122,7 @@ SLOW = (pytest.mark.slow,)
 GENERATED = ("elementwise", "softmax", "rowsum", "rowmean_loose", "layernorm", "matmul", "matmul_longk")
 INTEGRITY = tuple(sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir()))
 MEMCHECK = tuple(f"memcheck/{p.name}" for p in sorted((KERNELS / "memcheck").iterdir()) if p.is_dir())
-ONE_SEED = {"correctness_seeds": 1}
+ONE_SEED = {"seeds": 1}
 
 CORPORA: dict[str, Corpus] = {
     "spine": Corpus(("spine",), ["builds", "correctness"], check_explained_fail, spine_settings),

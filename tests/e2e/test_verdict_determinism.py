@@ -97,7 +97,7 @@ def test_axis_that_ran_nothing_is_unverified_and_names_what_was_not_tried(tmp_pa
                                                                        config: ReviewConfig) -> None:
     sub = materialize(KERNELS / "softmax" / "good_softmax.py", tmp_path / "sub")
     # a budget too small for a single configuration: the plan runs nothing off the nominal case
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality"],
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"],
                                                          "budget": 0.001}))
     gen = [e for e in review.evidence if e.tool == "generality"]
     assert review.criterion("generality").verdict == "unverified", [e.summary for e in gen]
@@ -114,7 +114,7 @@ def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, c
     spent itself on two passing layouts) fails even at a small budget: every layout runs before any
     size. One item of each kind is rerun from its command and compared."""
     sub = materialize(KERNELS / "softmax_plan" / "bad_persistent_col_stride.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "correctness", "generality",
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality",
                                                                         "numerics"], "budget": 0.15}))
     assert review.criterion("generality").verdict == "fail"
     items = [e for e in review.evidence if e.tool in ("correctness", "generality", "numerics")]

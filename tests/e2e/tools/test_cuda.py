@@ -25,7 +25,7 @@ RUN_TOOLS = ["builds", "correctness", "sanitizers"]
 
 @pytest.mark.parametrize("example", [GOOD, BUGGY], ids=["good", "buggy"])
 def test_without_a_gpu_every_run_criterion_is_unverified_with_the_reason(example: Path, config: ReviewConfig) -> None:
-    review = start_review(example, config.model_copy(update={"only_tools": RUN_TOOLS, "device": "cpu"}))
+    review = start_review(example, config.model_copy(update={"only": RUN_TOOLS, "device": "cpu"}))
     want = expectations(example / "submission.py", on_cpu=True)
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want
@@ -41,7 +41,7 @@ def test_without_a_gpu_every_run_criterion_is_unverified_with_the_reason(example
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 def test_nvcc_compiles_the_load_inline_source_and_the_missing_guard_is_a_finding(config: ReviewConfig) -> None:
-    review = start_review(BUGGY, config.model_copy(update={"only_tools": ["builds", "lowering"], "device": "cpu"}))
+    review = start_review(BUGGY, config.model_copy(update={"only": ["builds", "lowering"], "device": "cpu"}))
     lowered = [e for e in review.evidence if e.tool == "lowering"]
     assert [e.outcome for e in lowered] == ["pass"], [e.summary for e in lowered]
     assert any(a.endswith(".ptx") for a in lowered[0].artifacts)
@@ -60,7 +60,7 @@ def test_a_compile_error_fails_builds_at_the_right_line(tmp_path: Path, config: 
     shutil.copytree(GOOD, sub)
     text = (sub / "submission.py").read_text().replace("out[i] = alpha * a[i] + b[i];", "out[i] = alpha * a[i] + c[i];")
     (sub / "submission.py").write_text(text)
-    review = start_review(sub, config.model_copy(update={"only_tools": ["builds", "lowering"], "device": "cpu"}))
+    review = start_review(sub, config.model_copy(update={"only": ["builds", "lowering"], "device": "cpu"}))
     assert review.criterion("builds").verdict == "fail"
     failed = [e for e in review.evidence if e.tool == "lowering" and e.outcome == "fail"]
     assert failed and failed[0].spans and "c[i]" in failed[0].spans[0].quote
@@ -97,7 +97,7 @@ def test_standalone_cu_with_a_manifest_is_ingested_as_cuda(tmp_path: Path, confi
     sub = load_submission(tmp_path)
     assert (sub.format, sub.framework, sub.syntax_error) == ("manifest", "cuda", None)
     assert entry_declaration(src, "scaled_add") == "torch::Tensor scaled_add(torch::Tensor a, torch::Tensor b, double alpha);"
-    review = start_review(tmp_path, config.model_copy(update={"only_tools": RUN_TOOLS, "device": "cpu"}))
+    review = start_review(tmp_path, config.model_copy(update={"only": RUN_TOOLS, "device": "cpu"}))
     assert review.criterion("builds").verdict == "unverified"
 
 
@@ -133,7 +133,7 @@ def test_sanitizer_log_parsing_counts_and_deduplicates_reports() -> None:
 def test_on_a_gpu_the_examples_get_their_verdicts(example: Path, config: ReviewConfig) -> None:
     limits = config.limits.model_copy(update={"startup_timeout_s": 600.0, "call_timeout_s": 300.0})
     review = start_review(example, config.model_copy(update={
-        "only_tools": ["builds", "correctness", "lowering", "sanitizers"], "limits": limits}))
+        "only": ["builds", "correctness", "lowering", "sanitizers"], "limits": limits}))
     want = expectations(example / "submission.py")
     got = {c.id: c.verdict for c in review.criteria} | {"overall": review.overall}
     assert {k: got[k] for k in want} == want, [e.summary for e in review.evidence]

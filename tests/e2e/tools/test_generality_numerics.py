@@ -64,7 +64,7 @@ def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, c
 @pytest.mark.slow
 def test_a_dtype_refused_loudly_is_info_not_a_failure(tmp_path: Path, config: ReviewConfig) -> None:
     path = KERNELS / "elementwise" / "good_fp32_only_math.py"
-    review = start_review(materialize(path, tmp_path / "sub"), config.model_copy(update={"only_tools": TOOLS}))
+    review = start_review(materialize(path, tmp_path / "sub"), config.model_copy(update={"only": TOOLS}))
     refused = [e for e in review.evidence if e.defect == "unsupported_dtype"]
     assert {e.tool for e in refused} == {"generality", "numerics"}, [f"{e.id}: {e.summary}" for e in review.evidence]
     assert all(e.outcome == "info" and "float16" in e.summary for e in refused)

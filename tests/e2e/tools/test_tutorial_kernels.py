@@ -32,6 +32,6 @@ def test_roofline_counts_a_cuda_reference_written_with_dot_cuda(tmp_path: Path, 
     ref = (sub / "reference.py").read_text().replace("torch.randn(batch_size, dim)",
                                                      "torch.randn(batch_size, dim).cuda()")
     (sub / "reference.py").write_text(ref)
-    review = start_review(sub, config.model_copy(update={"only_tools": ["roofline"]}))
+    review = start_review(sub, config.model_copy(update={"only": ["roofline"]}))
     items = [e for e in review.evidence if e.tool == "roofline"]
     assert items and all(e.outcome == "info" for e in items), [e.summary for e in items]
