@@ -311,7 +311,7 @@ def test_broadcast_output_is_not_plain() -> None:
 
 def test_impossible_speed_evidence_fails_integrity() -> None:
     rubric = Rubric(name="t", criteria=[CriterionSpec(id="integrity", title="Integrity", question="?",
-                                                      evidence=["integrity_static", "roofline"])])
+                                                      tools=["integrity_static", "roofline"])])
     items = [Evidence(id="integrity_static-1", tool="integrity_static", criteria=["integrity"], outcome="pass",
                       summary="clean"),
              Evidence(id="roofline-1", tool="roofline", criteria=["integrity", "performance"], outcome="fail",

@@ -12,7 +12,7 @@ from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding
-from tools.engine.registry import backend_for
+from tools.engine.registry import backend_for, declared_criteria
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
 from tools.engine.session import SandboxSession
@@ -68,4 +68,4 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")
     return ToolContext(submission=sub, config=config, run_dir=run_dir, device=device, setup=setup,
-                       master_seed=seed, session=session)
+                       master_seed=seed, session=session, declared=declared_criteria())

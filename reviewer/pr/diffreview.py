@@ -25,6 +25,7 @@ from reviewer.pr.models import DiffReview, Target, TargetReport
 from reviewer.pr.record import keep_change
 from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
+from reviewer.rubric import load_rubric
 
 
 def repo_config_at(commit, override: RepoConfig | None = None, notes: list[str] | None = None) -> RepoConfig:
@@ -145,5 +146,5 @@ def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: Repo
     if old is not None:
         report.old_run, report.old_overall = old.run_id, old.overall
     report.criteria = compare_criteria(old, new)
-    report.metrics = compare_metrics(old, new)
+    report.metrics = compare_metrics(old, new, load_rubric(base_config.rubric).metric_criteria())
     return report, planned, notes

@@ -96,7 +96,7 @@ class GeneralityTool(Tool):
 
     # -- run -------------------------------------------------------------------------------
     def run(self, ctx: ToolContext) -> None:
-        if prerequisites_failed(ctx, self.name, "generality search"):
+        if prerequisites_failed(ctx, self, "generality search"):
             return
         t0 = time.monotonic()
         base = measure(ctx, "probes")

@@ -48,7 +48,7 @@ class NumericsTool(Tool):
         return None if ctx.setup.can_run else ctx.setup.why_not
 
     def run(self, ctx: ToolContext) -> None:
-        if prerequisites_failed(ctx, self.name, "numerics probes"):
+        if prerequisites_failed(ctx, self, "numerics probes"):
             return
         t0 = time.monotonic()
         base = measure(ctx, "probes")
