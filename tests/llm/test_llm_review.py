@@ -74,7 +74,7 @@ def test_a_probe_reruns_to_the_same_evidence(tmp_path: Path, config: ReviewConfi
     sub = load_submission(rv.submission.root)
     ctx = make_tool_context(sub, config, tmp_path / "rerun", rv.seed, detect_device("auto"))
     try:
-        ProbesTool().probe(ctx, Case.model_validate(first.inputs["case"]))
+        ProbesTool().rerun_case(ctx, Case.model_validate(first.inputs["case"]))
     finally:
         ctx.session.close()
     again = ctx.evidence[0]

@@ -157,9 +157,10 @@ class Tool(ABC):
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
-        """Re-run one case (``kreview probe``). Tools that work case by case override this."""
-        raise NotImplementedError(f"tool {self.name!r} has no single-case probe; rerun the review")
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        """Re-run one case (what `kreview probe --tool T --case JSON` calls). Tools that work case by
+        case override this."""
+        raise NotImplementedError(f"tool {self.name!r} cannot rerun a single case; rerun the review")
 
 
 def failure_details(call: CallResult) -> dict[str, Any]:

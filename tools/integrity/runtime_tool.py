@@ -55,10 +55,10 @@ class IntegrityRuntimeTool(Tool):
                                      f"({builds[0].summary[:200]})", check="trace and probe forward in the sandbox",
                              rerun=ctx.rerun(self.name))
             return
-        self.probe(ctx, nominal_cases(ctx, 1, "integrity")[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, "integrity")[0])
 
     # -- one case ----------------------------------------------------------------------------
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         session, sub = ctx.session, ctx.submission
         rerun, env = ctx.rerun(self.name, case), ctx.environment()
         inputs = {"case": case.model_dump()}

@@ -70,5 +70,5 @@ class IntegrityStaticTool(Tool):
         return (f"static scan of {scan.lines} lines ({files}): no reference reuse, harness access, identity- or "
                 f"content-keyed cache, or work escaping the call")
 
-    def probe(self, ctx: ToolContext, case: object) -> None:
+    def rerun_case(self, ctx: ToolContext, case: object) -> None:
         self.run(ctx)

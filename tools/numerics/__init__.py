@@ -237,7 +237,7 @@ class NumericsTool(Tool):
                          result={"differing_elements": diffs}, **common)
 
     # -- probe (rerun) -----------------------------------------------------------------------
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         name = case.id.removeprefix("numerics-")
         probe = PROBES.get(name)
         if probe is None:

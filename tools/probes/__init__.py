@@ -72,7 +72,7 @@ class ProbesTool(Tool):
         for item in ctx.plan.get("probes", []):
             self._run(ctx, PlannedProbe.model_validate(item))
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         case = case.model_copy(update={"label": describe(case, ctx.submission)})
         self._run(ctx, PlannedProbe(case=case, criterion=criterion_for(case, ctx.submission),
                                     assumption="(rerun of a planned probe)"))

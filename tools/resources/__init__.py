@@ -71,7 +71,7 @@ class ResourcesTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         self._run(ctx, None)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self._run(ctx, case)
 
     def _run(self, ctx: ToolContext, case: Case | None) -> None:
