@@ -21,7 +21,7 @@ from reviewer.core.models import Review
 from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve
-from reviewer.pr.models import DiffReview, Target, TargetReport
+from reviewer.pr.models import DiffReview, ReviewTarget, TargetReport
 from reviewer.pr.record import keep_change
 from reviewer.pr.repoconfig import REPO_CONFIG_FILE, RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
@@ -122,7 +122,7 @@ def _not_a_submission(r: TargetReport) -> bool:
     return not runs and bool(errors) and all(e.startswith("not_a_submission") for e in errors)
 
 
-def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: RepoConfig, files, runs_dir: Path,
+def _review_target(t: ReviewTarget, head_tree: Path, base_tree: Path | None, cfg: RepoConfig, files, runs_dir: Path,
                    seed: int, review_config: ReviewConfig | None, say, drafter):
     base_config = review_config or cfg.review_config(runs_dir, head_tree)
     base_config = base_config.model_copy(update={"runs_dir": Path(runs_dir), "seed": seed})

@@ -7,11 +7,11 @@ from pathlib import Path
 from reviewer.core.models import CriterionResult, Evidence, Finding, Review, SourceSpan, SubmissionInfo
 from reviewer.pr.comments import fingerprints_in, plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
-from reviewer.pr.models import FileChange, LineRange, Target
+from reviewer.pr.models import FileChange, LineRange, ReviewTarget
 from reviewer.rubric import load_rubric
 
 SRC = "\n".join(f"line {i}" for i in range(1, 21)) + "\n"
-TARGET = Target(dir="k/relu", name="relu", reasons=["k/relu/submission.py modified"], in_base=True, in_head=True)
+TARGET = ReviewTarget(dir="k/relu", name="relu", reasons=["k/relu/submission.py modified"], in_base=True, in_head=True)
 
 
 def _span(a: int, b: int | None = None) -> SourceSpan:
