@@ -14,7 +14,7 @@ import torch
 from reviewer.core.models import Outcome
 from tools.engine.compare import compare_outputs, output_spread
 from tools.engine.harness.tensors import flatten
-from tools.integrity.static_scan import Finding, Scan
+from tools.integrity.static_scan import Scan, ScanHit
 
 # Rationale: when torch operators already do half of the reference's work, the submission's own
 # kernels cannot be doing "the" computation, whatever else they launch.
@@ -125,7 +125,7 @@ def _largest_text(entry: dict[str, Any], input_specs: list[dict[str, Any]]) -> s
     return (" on the full " if full else " on a ") + shape_text(first) + (" input" if full else " tensor")
 
 
-def _static_for_line(scan: Scan, file: str, line: int | None) -> Finding | None:
+def _static_for_line(scan: Scan, file: str, line: int | None) -> ScanHit | None:
     if line is None:
         return None
     for f in scan.by_category("library"):
