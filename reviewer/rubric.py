@@ -43,6 +43,9 @@ class Rubric(BaseModel):
     version: int = 1
     description: str = ""
     criteria: list[CriterionSpec]
+    not_judged: list[str] = Field(default_factory=list)
+    """Criteria this rubric knows of but does not judge (a smaller rubric): tools may declare them and
+    their items stay in the review, deciding nothing. Any other criterion a tool declares is refused."""
     source: str = ""
 
     @model_validator(mode="after")
@@ -57,6 +60,9 @@ class Rubric(BaseModel):
                 if r not in seen:
                     raise ValueError(f"criterion {c.id!r} requires {r!r}, which is not defined before it")
             seen.add(c.id)
+        both = sorted(seen & set(self.not_judged))
+        if both:
+            raise ValueError(f"criteria {both} are both defined and listed as not_judged")
         return self
 
     def metric_criteria(self) -> tuple[str, ...]:
@@ -100,10 +106,11 @@ def bind(rubric: Rubric, tools: Mapping[str, Sequence[str]]) -> Rubric:
     a tool that declares a criterion the rubric does not define is refused."""
     ids = [c.id for c in rubric.criteria]
     for name, declared in sorted(tools.items()):
-        unknown = [c for c in declared if c not in ids]
+        unknown = [c for c in declared if c not in ids and c not in rubric.not_judged]
         if unknown:
             raise RubricError(f"tool {name!r} declares criteria {unknown} that rubric {rubric.name!r} "
-                              f"({rubric.source or 'in memory'}) does not define; its criteria: {ids}")
+                              f"({rubric.source or 'in memory'}) neither defines nor lists as not_judged; "
+                              f"its criteria: {ids}")
     specs = []
     for c in rubric.criteria:
         feeding = sorted(name for name, declared in tools.items() if c.id in declared)

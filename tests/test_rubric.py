@@ -67,6 +67,17 @@ def test_a_tool_naming_an_unknown_criterion_is_refused(tmp_path: Path) -> None:
     assert load_rubric(path, tools=TOOLS).spec("generality").tools == ["generality", "memcheck"]
 
 
+def test_a_smaller_rubric_names_the_criteria_it_does_not_judge(tmp_path: Path) -> None:
+    p = tmp_path / "small.yaml"
+    p.write_text("name: small\ncriteria:\n  - id: generality\n    title: G\n    question: q\n")
+    with pytest.raises(RubricError):
+        load_rubric(p, tools=TOOLS)  # numerics is declared but neither judged nor set aside
+    p.write_text("name: small\nnot_judged: [numerics]\ncriteria:\n  - id: generality\n    title: G\n    question: q\n")
+    r = load_rubric(p, tools=TOOLS)
+    got = judge(r, [_ev(1, "generality", "pass"), _ev(1, "numerics", "fail", "numerics")], {})
+    assert [(c.id, c.verdict) for c in got] == [("generality", "pass")]
+
+
 def test_every_registered_tool_declares_only_criteria_of_the_default_rubric() -> None:
     r = load_rubric(tools=declared_criteria())
     assert all(c.tools for c in r.criteria)
