@@ -146,5 +146,6 @@ def _review_target(t: ReviewTarget, head_tree: Path, base_tree: Path | None, cfg
     if old is not None:
         report.old_run, report.old_overall = old.run_id, old.overall
     report.criteria = compare_criteria(old, new)
-    report.metrics = compare_metrics(old, new, load_rubric(base_config.rubric).metric_criteria())
+    if old is not None and new is not None:  # both reviews loaded the rubric, so it loads here too
+        report.metrics = compare_metrics(old, new, load_rubric(base_config.rubric).metric_criteria())
     return report, planned, notes
