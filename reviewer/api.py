@@ -42,7 +42,7 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
 
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
-    rubric = load_rubric(config.rubric, known_tools=set(registry.tools()))
+    rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
     run_dir = create_run_dir(config.runs_dir, run_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
@@ -19,7 +20,6 @@ class CriterionSpec(BaseModel):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     title: str
     question: str
-    evidence: list[str] = Field(default_factory=list)
     rule: str = "all_pass"
     min_pass: int = Field(1, ge=0)
     allow_unverified: bool = False
@@ -28,6 +28,12 @@ class CriterionSpec(BaseModel):
     pass_requires: list[str] = Field(default_factory=list)
     """Tools that must each contribute a passing item before the criterion can pass: supporting
     tools (a memory checker under generality) cannot make it pass on their own."""
+    metrics: bool = False
+    """Its evidence carries numbers whose change between two versions means something (pull-request
+    comparisons show them)."""
+    tools: list[str] = Field(default_factory=list, exclude=True)
+    """The registered tools that declare this criterion (``Tool.criteria``), filled in by
+    ``load_rubric``; never written in a rubric file."""
 
 
 class Rubric(BaseModel):
@@ -37,6 +43,9 @@ class Rubric(BaseModel):
     version: int = 1
     description: str = ""
     criteria: list[CriterionSpec]
+    not_judged: list[str] = Field(default_factory=list)
+    """Criteria this rubric knows of but does not judge (a smaller rubric): tools may declare them and
+    their items stay in the review, deciding nothing. Any other criterion a tool declares is refused."""
     source: str = ""
 
     @model_validator(mode="after")
@@ -47,14 +56,18 @@ class Rubric(BaseModel):
                 raise ValueError(f"criterion {c.id!r} is defined twice")
             if c.rule not in RULES:
                 raise ValueError(f"criterion {c.id!r}: unknown rule {c.rule!r} (known: {sorted(RULES)})")
-            stray = [t for t in c.pass_requires if t not in c.evidence]
-            if stray:
-                raise ValueError(f"criterion {c.id!r}: pass_requires {stray} are not in its evidence list")
             for r in c.requires:
                 if r not in seen:
                     raise ValueError(f"criterion {c.id!r} requires {r!r}, which is not defined before it")
             seen.add(c.id)
+        both = sorted(seen & set(self.not_judged))
+        if both:
+            raise ValueError(f"criteria {both} are both defined and listed as not_judged")
         return self
+
+    def metric_criteria(self) -> tuple[str, ...]:
+        """The criteria whose numbers a comparison of two versions shows (``metrics: true``)."""
+        return tuple(c.id for c in self.criteria if c.metrics)
 
     def spec(self, cid: str) -> CriterionSpec:
         for c in self.criteria:
@@ -63,8 +76,11 @@ class Rubric(BaseModel):
         raise KeyError(cid)
 
 
-def load_rubric(path: Path | None = None, known_tools: set[str] | None = None) -> Rubric:
-    """Load and validate a rubric; with ``known_tools``, every named tool must exist."""
+def load_rubric(path: Path | None = None, tools: Mapping[str, Sequence[str]] | None = None) -> Rubric:
+    """Load and validate a rubric. With ``tools`` (tool name -> its ``Tool.criteria``, from
+    ``tools.engine.registry.declared_criteria``), bind it: every tool must declare only criteria the
+    rubric defines, ``pass_requires`` must name tools that declare the criterion, and each criterion
+    learns the tools that feed it."""
     path = Path(path) if path else rubric_path()
     try:
         data = yaml.safe_load(path.read_text())
@@ -74,36 +90,55 @@ def load_rubric(path: Path | None = None, known_tools: set[str] | None = None) -
         raise RubricError(f"rubric {path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise RubricError(f"rubric {path} must be a mapping with 'name' and 'criteria'")
+    for c in data.get("criteria") or []:
+        if isinstance(c, dict) and ("evidence" in c or "tools" in c):
+            raise RubricError(f"rubric {path}: criterion {c.get('id')!r} lists tools; a rubric no longer says which "
+                              "tools feed a criterion: each tool declares its criteria (Tool.criteria)")
     try:
         rubric = Rubric.model_validate({**data, "source": str(path)})
     except ValidationError as exc:
         raise RubricError(f"rubric {path} does not validate:\n{exc}") from exc
-    if known_tools is not None:
-        for c in rubric.criteria:
-            unknown = [t for t in c.evidence if t not in known_tools]
-            if unknown:
-                raise RubricError(f"rubric {path}: criterion {c.id!r} names unknown tool(s) {unknown}; "
-                                  f"registered: {sorted(known_tools)}")
-    return rubric
+    return rubric if tools is None else bind(rubric, tools)
+
+
+def bind(rubric: Rubric, tools: Mapping[str, Sequence[str]]) -> Rubric:
+    """``rubric`` with each criterion's feeding tools filled in from the tools' own declarations;
+    a tool that declares a criterion the rubric does not define is refused."""
+    ids = [c.id for c in rubric.criteria]
+    for name, declared in sorted(tools.items()):
+        unknown = [c for c in declared if c not in ids and c not in rubric.not_judged]
+        if unknown:
+            raise RubricError(f"tool {name!r} declares criteria {unknown} that rubric {rubric.name!r} "
+                              f"({rubric.source or 'in memory'}) neither defines nor lists as not_judged; "
+                              f"its criteria: {ids}")
+    specs = []
+    for c in rubric.criteria:
+        feeding = sorted(name for name, declared in tools.items() if c.id in declared)
+        stray = [t for t in c.pass_requires if t not in feeding]
+        if stray:
+            raise RubricError(f"rubric {rubric.name!r}: criterion {c.id!r} has pass_requires {stray}, but only "
+                              f"these tools declare it: {feeding}")
+        specs.append(c.model_copy(update={"tools": feeding}))
+    return rubric.model_copy(update={"criteria": specs})
 
 
 def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, str]) -> list[CriterionResult]:
     """Verdict per criterion. ``not_applicable`` maps tool names to why they did not apply."""
     results: dict[str, CriterionResult] = {}
     for spec in rubric.criteria:
-        items = [e for e in evidence if e.tool in spec.evidence and spec.id in e.criteria]
+        items = [e for e in evidence if spec.id in e.criteria]
         blocked = [r for r in spec.requires if results[r].verdict != "pass"]
         if blocked and not any(e.outcome == "fail" for e in items):
             why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in blocked)
             verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass ({why})"
         elif not items:
-            na = [f"{t}: {not_applicable[t]}" for t in spec.evidence if t in not_applicable]
-            if spec.evidence and len(na) == len(spec.evidence):
+            na = [f"{t}: {not_applicable[t]}" for t in spec.tools if t in not_applicable]
+            if spec.tools and len(na) == len(spec.tools):
                 verdict, summary = "not_applicable", "; ".join(na)
-            elif not spec.evidence:
+            elif not spec.tools:
                 verdict, summary = "unverified", "no tool gathers evidence for this criterion in this installation"
             else:
-                verdict, summary = "unverified", f"no evidence was gathered (tools: {', '.join(spec.evidence)})"
+                verdict, summary = "unverified", f"no evidence was gathered (tools: {', '.join(spec.tools)})"
         else:
             verdict, summary = RULES[spec.rule](spec, items)
         results[spec.id] = CriterionResult(id=spec.id, title=spec.title, verdict=verdict, summary=summary,

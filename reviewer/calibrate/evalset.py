@@ -4,6 +4,7 @@ and ``grades.json`` with the human grades."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -12,8 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewer.core.errors import CalibrationError
-
-GRADED = ("builds", "correctness", "generality", "numerics", "integrity", "performance", "resources")
+from reviewer.rubric import load_rubric
 
 
 class Grades(BaseModel):
@@ -21,8 +21,8 @@ class Grades(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    criteria: dict[Literal["builds", "correctness", "generality", "numerics", "integrity", "performance",
-                           "resources"], Literal["pass", "fail"]]
+    criteria: dict[str, Literal["pass", "fail"]]
+    """criterion id (of the rubric the set is calibrated against) -> the human grade"""
     overall: Literal["accept", "reject"]
     defect: str = Field(min_length=1, description="the defect in one line, or 'none'")
     how_to_see: str = Field(min_length=1, description="the probe that shows it (or why it is correct)")
@@ -46,9 +46,11 @@ class Malformed:
     why: str
 
 
-def load_eval_set(path: Path) -> tuple[list[EvalCase], list[Malformed]]:
-    """All cases of a set, and the ones that are malformed (reported, never skipped silently)."""
+def load_eval_set(path: Path, criteria: Sequence[str] | None = None) -> tuple[list[EvalCase], list[Malformed]]:
+    """All cases of a set, and the ones that are malformed (reported, never skipped silently).
+    ``criteria``: the criterion ids a grade may name (default: those of the default rubric)."""
     path = Path(path)
+    known = list(criteria) if criteria is not None else [c.id for c in load_rubric().criteria]
     if not path.is_dir():
         raise CalibrationError(f"{path} is not an eval set directory")
     cases: list[EvalCase] = []
@@ -62,6 +64,11 @@ def load_eval_set(path: Path) -> tuple[list[EvalCase], list[Malformed]]:
             grades = Grades.model_validate(json.loads(g.read_text()))
         except (ValueError, ValidationError) as exc:
             bad.append(Malformed(d.name, d, f"grades.json does not validate: {exc}"))
+            continue
+        unknown = sorted(set(grades.criteria) - set(known))
+        if unknown:
+            bad.append(Malformed(d.name, d, f"grades.json grades criteria {unknown} that the rubric does not define "
+                                            f"(criteria: {known})"))
             continue
         if grades.overall == "accept" and "fail" in grades.criteria.values():
             bad.append(Malformed(d.name, d, "overall accept contradicts a failed criterion"))

@@ -3,12 +3,13 @@ disagreements; rendered as Markdown, JSON and an HTML page with plots."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewer.calibrate.evalset import GRADED, EvalCase, Malformed
+from reviewer.calibrate.evalset import EvalCase, Malformed
 from reviewer.calibrate.metrics import CriterionAgreement, criterion_agreement, overall_agreement
 from reviewer.calibrate.runner import CaseResult
 
@@ -43,14 +44,15 @@ class Calibration(BaseModel):
 
 
 def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], results: list[CaseResult], *,
-              wall_time_s: float | None = None, workers: int = 1) -> Calibration:
+              criteria: Sequence[str], wall_time_s: float | None = None, workers: int = 1) -> Calibration:
+    """``criteria``: the rubric's criterion ids, in its order."""
     by_name = {r.name: r for r in results}
     ok = [(c, by_name[c.name]) for c in cases if c.name in by_name and by_name[c.name].error is None]
     errors = [{"case": r.name, "error": (r.error or "")[:500]} for r in results if r.error]
-    criteria = []
+    agreements = []
     disagreements: list[Disagreement] = []
     undecided: list[Disagreement] = []
-    for crit in GRADED:
+    for crit in criteria:
         rows = []
         for case, res in ok:
             human = case.grades.criteria.get(crit)
@@ -64,7 +66,7 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
                                    run_dir=res.run_dir)
                 (disagreements if got in ("pass", "fail") else undecided).append(row)
         if rows:
-            criteria.append(criterion_agreement(crit, rows))
+            agreements.append(criterion_agreement(crit, rows))
     overall_rows = [(c.grades.overall, r.overall or "needs_human") for c, r in ok]
     for case, res in ok:
         if res.overall != case.grades.overall:
@@ -82,7 +84,7 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
             "missed_defects": [c.name for c, b in base_rows if c.grades.overall == "reject" and b["overall"] == "accept"],
         }
     return Calibration(eval_set=str(set_path), cases=len(cases),
-                       malformed=[{"case": m.name, "why": m.why} for m in bad], errors=errors, criteria=criteria,
+                       malformed=[{"case": m.name, "why": m.why} for m in bad], errors=errors, criteria=agreements,
                        overall=overall_agreement(overall_rows), baseline=baseline, disagreements=disagreements,
                        undecided=undecided,
                        wall_time_s=wall_time_s, workers=workers)

@@ -45,11 +45,13 @@ def calibrate(
         from reviewer.calibrate.evalset import load_eval_set
         from reviewer.calibrate.report import summarize, to_markdown, write_outputs
         from reviewer.calibrate.runner import run_cases
+        from reviewer.rubric import load_rubric
 
-        cases, bad = load_eval_set(eval_set)
         out_dir = out or Path(".calibration") / eval_set.resolve().name
         config = load_config(cli=dict(seed=seed, signoff=False, limits=dict(call_timeout_s=timeout),
                                       only=list(only) if only else None))
+        graded = [c.id for c in load_rubric(config.rubric).criteria]
+        cases, bad = load_eval_set(eval_set, graded)
         for m in bad:
             err.print(f"[yellow]malformed case[/] {escape(m.name)}: {escape(m.why)}", markup=True, highlight=False)
         ex = make_executor(executor.value, workers=workers, address=address, warn=warn)
@@ -71,7 +73,7 @@ def calibrate(
             results = run_cases(cases, out_dir, config, workers=workers, force=force,
                                 baseline=baseline is Baseline.kernelbench, on_done=done, executor=ex,
                                 resources=resources)
-        cal = summarize(eval_set, cases, bad, results, wall_time_s=time.monotonic() - t0, workers=workers)
+        cal = summarize(eval_set, cases, bad, results, criteria=graded, wall_time_s=time.monotonic() - t0, workers=workers)
         paths = write_outputs(cal, out_dir)
         md = to_markdown(cal)
         if sys.stdout.isatty():

@@ -242,7 +242,7 @@ def probe(
             instance = table[tool]()
             try:
                 if the_case is not None:
-                    instance.probe(ctx, the_case)
+                    instance.rerun_case(ctx, the_case)
                 else:
                     instance.run(ctx)
             except NotImplementedError as exc:

@@ -136,9 +136,9 @@ def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
     rc = runtime.context
     rc.close()
     rc.progress("judging against the rubric")
-    from tools.engine.registry import tools
+    from tools.engine.registry import declared_criteria
 
-    rubric = rc.rubric or load_rubric(rc.config.rubric, known_tools=set(tools()))
+    rubric = rc.rubric or load_rubric(rc.config.rubric, tools=declared_criteria())
     criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))
     verdict, reason = overall(criteria, human_flags=state.get("human_flags", []))
     return {"criteria": [c.model_dump(mode="json") for c in criteria], "overall": verdict,

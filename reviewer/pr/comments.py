@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewer.core.models import Evidence, Review, SourceSpan
-from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, Target
+from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, ReviewTarget
 
 FP_MARK = "kreview:fp="
 _FP = re.compile(r"<!-- kreview:fp=([0-9a-f]{16}) -->")
@@ -112,7 +112,7 @@ def _icon(rank: int) -> str:
     return _ICON["error" if rank == RANK_ERROR_FINDING else "warning"]
 
 
-def plan_comments(review: Review, target: Target, files: list[FileChange],
+def plan_comments(review: Review, target: ReviewTarget, files: list[FileChange],
                   tree: Path) -> tuple[list[PlannedComment], list[OffDiffNote]]:
     """Inline comment candidates for one target's review (unranked across targets) and off-diff notes."""
     changes = {f.path: f for f in files if f.status != "deleted"}

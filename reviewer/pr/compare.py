@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from reviewer.core.models import Evidence, Review
 from reviewer.pr.models import CriterionDelta, MetricDelta
 
 # Rationale: fail < unverified < pass; an unverified check is worse than a passed one but not a failure.
 _RANK = {"fail": 0, "unverified": 1, "pass": 2}
-# Rationale: only these criteria carry numbers whose change between versions means something.
-METRIC_CRITERIA = ("performance", "resources")
 
 
 def compare_criteria(old: Review | None, new: Review | None) -> list[CriterionDelta]:
@@ -55,9 +54,9 @@ def _numbers(e: Evidence) -> dict[str, float]:
     return {k: float(v) for k, v in e.result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
 
 
-def compare_metrics(old: Review | None, new: Review | None,
-                    criteria: tuple[str, ...] = METRIC_CRITERIA) -> list[MetricDelta]:
-    """Numbers measured by the same check on the same inputs in both versions (failed checks excluded)."""
+def compare_metrics(old: Review | None, new: Review | None, criteria: Sequence[str]) -> list[MetricDelta]:
+    """Numbers measured by the same check on the same inputs in both versions (failed checks excluded),
+    of the ``criteria`` whose numbers mean something between versions (``Rubric.metric_criteria``)."""
     if old is None or new is None:
         return []
 

@@ -23,10 +23,11 @@ from reviewer.llm import make_drafter
 from reviewer.pr.comments import plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve, unified_diff
-from reviewer.pr.models import DiffReview, Target, TargetReport
+from reviewer.pr.models import DiffReview, ReviewTarget, TargetReport
 from reviewer.pr.record import keep_change
 from reviewer.pr.repoconfig import RepoConfig, config_from_files
 from reviewer.pr.targets import find_targets
+from reviewer.rubric import load_rubric
 
 
 def repo_config_at(commit, override: RepoConfig | None = None, notes: list[str] | None = None) -> RepoConfig:
@@ -120,7 +121,7 @@ def _not_a_submission(r: TargetReport) -> bool:
     return not runs and bool(errors) and all(e.startswith("not_a_submission") for e in errors)
 
 
-def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: RepoConfig, files, runs_dir: Path,
+def _review_target(t: ReviewTarget, head_tree: Path, base_tree: Path | None, cfg: RepoConfig, files, runs_dir: Path,
                    seed: int, review_config: ReviewConfig | None, say, drafter: Drafter | None, diff: str):
     base_config = review_config or cfg.review_config(runs_dir, head_tree)
     base_config = base_config.model_copy(update={"runs_dir": Path(runs_dir), "seed": seed})
@@ -144,5 +145,6 @@ def _review_target(t: Target, head_tree: Path, base_tree: Path | None, cfg: Repo
     if old is not None:
         report.old_run, report.old_overall = old.run_id, old.overall
     report.criteria = compare_criteria(old, new)
-    report.metrics = compare_metrics(old, new)
+    if old is not None and new is not None:  # both reviews loaded the rubric, so it loads here too
+        report.metrics = compare_metrics(old, new, load_rubric(base_config.rubric).metric_criteria())
     return report, planned, notes

@@ -37,7 +37,7 @@ class FileChange(_Model):
     binary: bool = False
 
 
-class Target(_Model):
+class ReviewTarget(_Model):
     """A submission directory the change touches, and why."""
 
     dir: str
@@ -71,7 +71,7 @@ class MetricDelta(_Model):
 
 
 class TargetReport(_Model):
-    target: Target
+    target: ReviewTarget
     new_run: str | None = None
     old_run: str | None = None
     new_status: RunStatus | None = None

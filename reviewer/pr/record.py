@@ -11,17 +11,17 @@ from pathlib import Path
 import git
 
 from reviewer.pr.gitdiff import blob_text
-from reviewer.pr.models import FileChange, PlannedComment, Target
+from reviewer.pr.models import FileChange, PlannedComment, ReviewTarget
 
 CHANGE_FILE = "change.json"
 _MAX_FILE_CHARS = 400_000
 
 
-def _in_target(path: str, target: Target) -> bool:
+def _in_target(path: str, target: ReviewTarget) -> bool:
     return not target.dir or path == target.dir or path.startswith(target.dir.rstrip("/") + "/")
 
 
-def keep_change(run_dir: Path, target: Target, files: list[FileChange], base: git.Commit, head: git.Commit,
+def keep_change(run_dir: Path, target: ReviewTarget, files: list[FileChange], base: git.Commit, head: git.Commit,
                 comments: list[PlannedComment]) -> None:
     out = []
     for f in files:

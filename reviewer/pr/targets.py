@@ -19,7 +19,7 @@ from collections.abc import Callable
 import git
 
 from reviewer.pr.gitdiff import tree_files
-from reviewer.pr.models import FileChange, Target
+from reviewer.pr.models import FileChange, ReviewTarget
 
 # Rationale: these are the entry points the three ingest formats look for (reviewer/ingest).
 _MARKERS = (re.compile(r"^\s*class\s+ModelNew\b", re.MULTILINE), re.compile(r"^\s*def\s+custom_kernel\b", re.MULTILINE))
@@ -134,7 +134,7 @@ def _reasons(tree: _Tree, folder: str, changed: dict[str, FileChange], folders: 
 
 
 def find_targets(base: git.Commit, head: git.Commit, files: list[FileChange],
-                 selects: Callable[[str], bool] = lambda p: True) -> list[Target]:
+                 selects: Callable[[str], bool] = lambda p: True) -> list[ReviewTarget]:
     """Submission directories (in ``head`` or ``base``) that the change from ``base`` to ``head`` touches."""
     changed: dict[str, FileChange] = {}
     for f in files:
@@ -150,6 +150,6 @@ def find_targets(base: git.Commit, head: git.Commit, files: list[FileChange],
         if folder in cands["base"] and side == "head":
             reasons += [r for r in _reasons(trees["base"], folder, changed, cands["base"]) if r not in reasons]
         if reasons:
-            out.append(Target(dir=folder, name=posixpath.basename(folder) or "(repository root)",
+            out.append(ReviewTarget(dir=folder, name=posixpath.basename(folder) or "(repository root)",
                               reasons=reasons, in_base=folder in cands["base"], in_head=folder in cands["head"]))
     return out

@@ -81,7 +81,7 @@ def _ev(i: int, outcome: str) -> Evidence:
 
 
 def test_info_items_are_not_counted_as_checks() -> None:
-    spec = CriterionSpec(id="generality", title="g", question="q", evidence=["generality"], rule="all_pass")
+    spec = CriterionSpec(id="generality", title="g", question="q", rule="all_pass")
     verdict, text = all_pass(spec, [_ev(1, "fail"), _ev(2, "pass"), _ev(3, "info"), _ev(4, "info")])
     assert verdict == "fail" and text.startswith("1 of 2 checks failed")
 

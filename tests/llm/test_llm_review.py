@@ -74,7 +74,7 @@ def test_a_probe_reruns_to_the_same_evidence(tmp_path: Path, config: ReviewConfi
     sub = load_submission(rv.submission.root)
     ctx = make_tool_context(sub, config, tmp_path / "rerun", rv.seed, detect_device("auto"))
     try:
-        ProbesTool().probe(ctx, Case.model_validate(first.inputs["case"]))
+        ProbesTool().rerun_case(ctx, Case.model_validate(first.inputs["case"]))
     finally:
         ctx.session.close()
     again = ctx.evidence[0]
@@ -113,10 +113,10 @@ def test_a_misbehaving_model_degrades_to_the_offline_review(tmp_path: Path, conf
 
 def test_the_model_cannot_flip_a_verdict_but_may_ask_for_a_human(tmp_path: Path, config: ReviewConfig) -> None:
     rubric = tmp_path / "rubric.yaml"
-    rubric.write_text("name: small\ncriteria:\n"
-                      "  - {id: builds, title: Builds, question: q, evidence: [builds], rule: all_pass}\n"
-                      "  - {id: correctness, title: Correct, question: q, evidence: [correctness], rule: all_pass,"
-                      " requires: [builds]}\n")
+    rubric.write_text("name: small\nnot_judged: [generality, numerics, integrity, performance, resources]\n"
+                      "criteria:\n"
+                      "  - {id: builds, title: Builds, question: q, rule: all_pass}\n"
+                      "  - {id: correctness, title: Correct, question: q, rule: all_pass, requires: [builds]}\n")
     draft = {"headline": [{"text": "Accept it.", "evidence": ["builds-1"]}],
              "sections": [{"criterion": "correctness", "verdict": "fail",
                            "claims": [{"text": "Matches on three seeds.", "evidence": ["correctness-1"]}]}],

@@ -7,10 +7,11 @@ from pathlib import Path
 from reviewer.core.models import CriterionResult, Evidence, Finding, Review, SourceSpan, SubmissionInfo
 from reviewer.pr.comments import fingerprints_in, plan_comments, rank
 from reviewer.pr.compare import compare_criteria, compare_metrics
-from reviewer.pr.models import FileChange, LineRange, Target
+from reviewer.pr.models import FileChange, LineRange, ReviewTarget
+from reviewer.rubric import load_rubric
 
 SRC = "\n".join(f"line {i}" for i in range(1, 21)) + "\n"
-TARGET = Target(dir="k/relu", name="relu", reasons=["k/relu/submission.py modified"], in_base=True, in_head=True)
+TARGET = ReviewTarget(dir="k/relu", name="relu", reasons=["k/relu/submission.py modified"], in_base=True, in_head=True)
 
 
 def _span(a: int, b: int | None = None) -> SourceSpan:
@@ -113,5 +114,5 @@ def test_metrics_compare_the_same_check_on_the_same_inputs() -> None:
                                                                           "ok": True, "arch": "sm_90"})
     old = _r({"resources": "pass"}, [ev(1, 40), ev(2, 50, case="b")])
     new = _r({"resources": "pass"}, [ev(1, 64), ev(2, 50, outcome="fail", case="b")])
-    got = [(m.key, m.old, m.new, m.ratio) for m in compare_metrics(old, new)]
+    got = [(m.key, m.old, m.new, m.ratio) for m in compare_metrics(old, new, load_rubric().metric_criteria())]
     assert got == [("registers", 40.0, 64.0, 1.6), ("spills", 0.0, 0.0, None)]

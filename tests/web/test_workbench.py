@@ -225,7 +225,7 @@ def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_p
 
 def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store, tmp_path) -> None:
     from reviewer.pr.gitdiff import changed_files, open_repo, resolve
-    from reviewer.pr.models import PlannedComment, Target
+    from reviewer.pr.models import PlannedComment, ReviewTarget
     from reviewer.pr.record import keep_change
     from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
 
@@ -237,8 +237,8 @@ def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store,
     base, head = resolve(repo, "main~1"), resolve(repo, "main")
     comment = PlannedComment(fingerprint="f", path="k/submission.py", line=8, rank=0, target="k",
                              body="builds fails here: <RuntimeError> raised")
-    keep_change(runs / run_id, Target(dir="k", name="k", in_base=True, in_head=True), changed_files(repo, base, head),
-                base, head, [comment])
+    keep_change(runs / run_id, ReviewTarget(dir="k", name="k", in_base=True, in_head=True),
+                changed_files(repo, base, head), base, head, [comment])
     html = _client(runs).get(f"/runs/{run_id}").text
     section = re.search(r'<section id="change">.*?</section>', html, re.DOTALL).group(0)
     assert "k/submission.py" in section and "other/x.py" not in section  # only the target's files

@@ -50,7 +50,7 @@ class AutotuneTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         if ctx.builds_failed():
             return
-        self.probe(ctx, nominal_cases(ctx, 1, self.name)[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, self.name)[0])
 
     def _configs(self, ctx: ToolContext) -> dict[str, list[str]]:
         for e in ctx.prior("builds"):
@@ -59,7 +59,7 @@ class AutotuneTool(Tool):
                 return {k: list(v.get("configs", [])) for k, v in tuned.items() if isinstance(v, dict)}
         return {}
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         rerun = ctx.rerun(self.name, case)
         tuned = self._configs(ctx)
         if not tuned:

@@ -38,9 +38,9 @@ class BenchmarkTool(Tool):
     description = "GPU timing of submission vs reference (CUDA events, L2 flush, adaptive stopping)"
 
     def run(self, ctx: ToolContext) -> None:
-        self.probe(ctx, nominal_cases(ctx, 1, "benchmark")[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, "benchmark")[0])
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         rerun = ctx.rerun(self.name, case)
         roof = ctx.facts.get(RooflineFact)
         floor_info = ({k: b.describe() for k, b in roof.bounds.items()} if roof else None)

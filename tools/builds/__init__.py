@@ -30,9 +30,9 @@ class BuildsTool(Tool):
                              check="import and run in the sandbox", config=ctx.environment(),
                              rerun=ctx.rerun(self.name))
             return
-        self.probe(ctx, nominal_cases(ctx, 1)[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1)[0])
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         sub = ctx.submission
         load = ctx.session.load_submission()
         env = ctx.environment()

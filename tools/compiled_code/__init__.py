@@ -35,11 +35,11 @@ class CompiledCodeTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         self._read(ctx)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         # Rationale: alone (``kreview probe --tool compiled_code``) nothing is compiled yet; in a review
         # the resources tool has run (or was skipped, and then nothing is read).
         if not ctx.prior("resources"):
-            registered_tools()["resources"]().probe(ctx, case)
+            registered_tools()["resources"]().rerun_case(ctx, case)
         self._read(ctx)
 
     def _read(self, ctx: ToolContext) -> None:

@@ -27,7 +27,7 @@ class CorrectnessTool(Tool):
         if ctx.builds_failed():
             return  # the rubric reports correctness as not assessed when builds did not pass
         runs = [ev for case in nominal_cases(ctx, ctx.options.seeds)
-                if (ev := self.probe(ctx, case)) is not None]
+                if (ev := self.rerun_case(ctx, case)) is not None]
         self._check_outputs_follow_inputs(ctx, runs)
 
     def _check_outputs_follow_inputs(self, ctx: ToolContext, runs: list[Evaluation]) -> None:
@@ -51,5 +51,5 @@ class CorrectnessTool(Tool):
                          config={**ctx.environment(), **tolerance_config(ctx)},
                          result={"cases": [ev.case.model_dump() for ev in done]}, rerun=ctx.rerun(self.name))
 
-    def probe(self, ctx: ToolContext, case: Case) -> Evaluation | None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> Evaluation | None:
         return compare_case(ctx, self, case)

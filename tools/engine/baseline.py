@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.engine.tool import ToolContext
+from tools.engine.tool import Tool, ToolContext
 from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.harness.case import Case
@@ -80,14 +80,14 @@ class Baseline:
                    max(floor, HANG_SLACK * estimate + 5.0) + (0.0 if ctx.setup.interpreted else RECOMPILE_S))
 
 
-def prerequisites_failed(ctx: ToolContext, tool: str, check: str) -> bool:
+def prerequisites_failed(ctx: ToolContext, tool: Tool, check: str) -> bool:
     """True when an off-nominal probe tool should not run: builds did not pass (the rubric already
     says "not assessed"), or correctness failed (recorded here as an unverified item)."""
     if ctx.builds_failed():
         return True
     if any(e.outcome == "fail" for e in ctx.prior("correctness")):
-        ctx.add_evidence(tool, criteria=[tool], outcome="unverified", defect="not_assessed",
-                         reason="correctness failed", check=check, rerun=ctx.rerun(tool),
+        ctx.add_evidence(tool, outcome="unverified", defect="not_assessed",
+                         reason="correctness failed", check=check, rerun=ctx.rerun(tool.name),
                          summary="not assessed: the submission already fails on its nominal inputs")
         return True
     return False

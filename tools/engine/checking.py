@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 from tools.engine.harness.case import Case
 from tools.engine.tool import Tool, ToolContext, failure_details
 
 
-def compare_case(ctx: ToolContext, tool: Tool, case: Case) -> Evaluation | None:
+def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str] | None = None,
+                 extra_inputs: dict[str, Any] | None = None) -> Evaluation | None:
     """Run the submission on ``case``, compare with the reference, and record the evidence under
-    ``tool`` (correctness on nominal cases, probes on planned ones): one comparison for both."""
+    ``tool`` (correctness on nominal cases, probes on planned ones): one comparison for both.
+    Every item gets ``criteria`` (default: the tool's) and ``extra_inputs`` among its ``inputs``."""
     sub = ctx.submission
     env = ctx.environment()
     rerun = ctx.rerun(tool.name, case)
@@ -17,24 +21,25 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case) -> Evaluation | None:
     # judge accuracy at the nominal inputs without running the submission again.
     ev = evaluate(ctx, case, mode="correctness", keep_inputs_after=True, want_budget=True)
     check = f"compare with the reference on {case.label}"
+    inputs = {**ev.inputs_record(), **(extra_inputs or {})}
     if ev.status == "reference_failed":
-        ctx.add_evidence(tool, outcome="unverified", defect="reference_failed",
+        ctx.add_evidence(tool, criteria=criteria, outcome="unverified", defect="reference_failed",
                          summary=f"the reference failed on {case.label}: {ev.ref.call.failure_text()[:300]}",
-                         reason="reference failed", inputs=ev.inputs_record(), config=env,
+                         reason="reference failed", inputs=inputs, config=env,
                          result=failure_details(ev.ref.call), rerun=rerun)
         return None
     if ev.status == "failed":
         c = ev.classified
         assert c is not None
-        ctx.add_evidence(tool, outcome=c.outcome, defect=c.defect, summary=c.reason,
+        ctx.add_evidence(tool, criteria=criteria, outcome=c.outcome, defect=c.defect, summary=c.reason,
                          reason=c.reason if c.outcome == "unverified" else None, check=check,
-                         inputs=ev.inputs_record(), config=env, result=ev.result_record(),
+                         inputs=inputs, config=env, result=ev.result_record(),
                          spans=ctx.submission_span(ev.error_line(ctx)), rerun=rerun, duration_s=ev.duration_s)
         return None
     j = ev.judgement
     assert j is not None and ev.run is not None
-    ctx.add_evidence(tool, outcome="pass" if j.ok else "fail", defect=j.defect,
-                     summary=f"{case.label}: {j.summary}", check=check, inputs=ev.inputs_record(),
+    ctx.add_evidence(tool, criteria=criteria, outcome="pass" if j.ok else "fail", defect=j.defect,
+                     summary=f"{case.label}: {j.summary}", check=check, inputs=inputs,
                      config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
                      duration_s=ev.duration_s)
     if sub.format == "gpumode":
@@ -42,9 +47,9 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case) -> Evaluation | None:
         if checked is not None and checked.answered and checked.ok and checked.result.get("checker"):
             verdict = checked.result["checker"]
             ok = bool(verdict.get("ok"))
-            ctx.add_evidence(tool, outcome="pass" if ok else "fail", defect=None if ok else "task_check",
+            ctx.add_evidence(tool, criteria=criteria, outcome="pass" if ok else "fail", defect=None if ok else "task_check",
                              summary=f"{case.label}: the task's own check_implementation "
                                      + ("accepts the output" if ok else f"rejects it: {verdict.get('message', '')[:300]}"),
-                             check="reference.py check_implementation(data, output)", inputs=ev.inputs_record(),
+                             check="reference.py check_implementation(data, output)", inputs=inputs,
                              config=env, result={"checker": verdict}, rerun=rerun)
     return ev

@@ -60,7 +60,9 @@ class _Reads(TorchDispatchMode):
         return func(*args, **kwargs)
 
 
-class Work:
+class WorkCounter:
+    """Counts flops and bytes during one reference call; its totals become a ``tools.engine.roofline.Work``."""
+
     def __init__(self) -> None:
         self.external: dict[int, int] = {}
         self.flops: FlopCounterMode | None = None
@@ -93,9 +95,9 @@ class Work:
 
 
 @contextlib.contextmanager
-def count_work(inputs: Any) -> Iterator[Work]:
+def count_work(inputs: Any) -> Iterator[WorkCounter]:
     """Count the FLOPs and external reads of the code run inside; ``work.finish(outputs)`` reports."""
-    work = Work()
+    work = WorkCounter()
     for t in _tensors(inputs):
         work.add_external(t)
         name = str(t.dtype).removeprefix("torch.")

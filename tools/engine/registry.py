@@ -8,6 +8,7 @@ there is one way in; the reviewer finds plugins only here.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from importlib.metadata import entry_points
 
 from reviewer.core.errors import ToolError
@@ -31,6 +32,12 @@ def tools() -> dict[str, type[Tool]]:
     if not found:
         raise ToolError("no tools registered: is kernel-reviewer installed (pip install .)?")
     return found
+
+
+def declared_criteria(table: Mapping[str, type[Tool]] | None = None) -> dict[str, tuple[str, ...]]:
+    """Tool name -> the criteria it declares (``Tool.criteria``): the one map from tools to criteria.
+    ``table`` defaults to the registered tools."""
+    return {name: tuple(cls.criteria) for name, cls in (tools() if table is None else table).items()}
 
 
 def ordered_tools() -> list[type[Tool]]:

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from reviewer.core.config import ToolOptions
+from reviewer.core.errors import ToolError
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
 from tools.engine.facts import Facts
@@ -45,6 +46,9 @@ class ToolContext:
         if self._source is None or self._source.submission is not self.submission:
             self._source = SourceView(self.submission)
         return self._source
+    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Each registered tool's ``Tool.criteria`` by name, for items recorded under a tool's name
+    (``tools.engine.registry.declared_criteria``)."""
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:
@@ -62,12 +66,26 @@ class ToolContext:
     # -- evidence ----------------------------------------------------------------------------
     def add_evidence(self, tool: Tool | str, *, outcome: Outcome, summary: str,
                      criteria: list[str] | None = None, **fields: Any) -> Evidence:
-        name = tool if isinstance(tool, str) else tool.name
-        crit = criteria if criteria is not None else list(tool.criteria if not isinstance(tool, str) else [])
+        """Record one item under ``tool`` (a tool, or a registered tool's name). Its ``criteria``
+        (default: all the tool declares) must be among the tool's ``Tool.criteria``: naming another
+        is a bug of the tool, raised as ``ToolError``."""
+        name, declared = self._declaration(tool)
+        crit = list(declared) if criteria is None else list(criteria)
+        stray = [c for c in crit if c not in declared]
+        if stray:
+            raise ToolError(f"tool {name!r} recorded evidence for criteria {stray} that it does not declare "
+                            f"(Tool.criteria = {list(declared)})")
         n = 1 + sum(1 for e in self.evidence if e.tool == name)
         ev = Evidence(id=f"{name}-{n}", tool=name, criteria=crit, outcome=outcome, summary=summary, **fields)
         self.evidence.append(ev)
         return ev
+
+    def _declaration(self, tool: Tool | str) -> tuple[str, tuple[str, ...]]:
+        if not isinstance(tool, str):
+            return tool.name, tuple(tool.criteria)
+        if tool not in self.declared:
+            raise ToolError(f"evidence recorded under {tool!r}, which is not a registered tool")
+        return tool, self.declared[tool]
 
     def add_finding(self, **fields: Any) -> Finding:
         f = Finding(id=f"F{len(self.findings) + 1}", **fields)
@@ -133,8 +151,9 @@ class ToolContext:
 class Tool(ABC):
     """One concrete evidence-gathering tool.
 
-    ``criteria`` are the rubric criteria its evidence bears on; ``after`` names tools whose
-    evidence it reads. ``run`` must never raise for a submission's misbehaviour: it records
+    ``criteria`` are the rubric criteria its evidence bears on: the one map from tools to criteria
+    (the rubric says how evidence becomes a verdict, not which tools feed it); every item it records
+    names a subset of them. ``after`` names tools whose evidence it reads. ``run`` must never raise for a submission's misbehaviour: it records
     evidence. (If it raises anyway, the graph records an ``unverified`` tool-error item.)"""
 
     name: ClassVar[str]
@@ -149,9 +168,10 @@ class Tool(ABC):
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
-        """Re-run one case (``kreview probe``). Tools that work case by case override this."""
-        raise NotImplementedError(f"tool {self.name!r} has no single-case probe; rerun the review")
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        """Re-run one case (what `kreview probe --tool T --case JSON` calls). Tools that work case by
+        case override this."""
+        raise NotImplementedError(f"tool {self.name!r} cannot rerun a single case; rerun the review")
 
 
 def failure_details(call: CallResult) -> dict[str, Any]:

@@ -93,9 +93,9 @@ class FusionTool(Tool):
 
     def run(self, ctx: ToolContext) -> None:
         # the first correctness case: its reference (and float64 reference) runs are already cached
-        self.probe(ctx, nominal_cases(ctx, 1, "correctness")[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, "correctness")[0])
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         rerun = ctx.rerun(self.name, case)
         native = ctx.session.reference(case)
         if not native.ok:

@@ -96,7 +96,7 @@ class GeneralityTool(Tool):
 
     # -- run -------------------------------------------------------------------------------
     def run(self, ctx: ToolContext) -> None:
-        if prerequisites_failed(ctx, self.name, "generality search"):
+        if prerequisites_failed(ctx, self, "generality search"):
             return
         t0 = time.monotonic()
         base = measure(ctx, "probes")
@@ -443,7 +443,7 @@ class GeneralityTool(Tool):
         return out
 
     # -- probe -----------------------------------------------------------------------------
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True)
         self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.source.text))
 

@@ -1,7 +1,7 @@
 """The runtime integrity checks: pure functions from what the probe observed to a verdict.
 
-Each check takes a ``Probe`` (the reference's trace and outputs, the submission's three calls, the
-static scan) and returns a ``Check``; the tool turns checks into evidence. Nothing here runs code.
+Each check takes an ``IntegrityObservation`` (the reference's trace and outputs, the submission's
+three calls, the static scan) and returns a ``Check``; the tool turns checks into evidence. Nothing here runs code.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from tools.engine.backends.base import Backend
 from tools.engine.registry import backend_for
 from tools.engine.compare import compare_outputs, output_spread
 from tools.engine.harness.tensors import flatten
-from tools.integrity.static_scan import Finding, Scan
+from tools.integrity.static_scan import Scan, ScanHit
 
 # Rationale: when torch operators already do half of the reference's work, the submission's own
 # kernels cannot be doing "the" computation, whatever else they launch.
@@ -40,7 +40,9 @@ class Check:
 
 
 @dataclass
-class Probe:
+class IntegrityObservation:
+    """What the integrity probe of one case observed, on both sides."""
+
     framework: str
     on_gpu: bool
     case_label: str
@@ -130,7 +132,7 @@ def _largest_text(entry: dict[str, Any], input_specs: list[dict[str, Any]]) -> s
     return (" on the full " if full else " on a ") + shape_text(first) + (" input" if full else " tensor")
 
 
-def _static_for_line(scan: Scan, file: str, line: int | None) -> Finding | None:
+def _static_for_line(scan: Scan, file: str, line: int | None) -> ScanHit | None:
     if line is None:
         return None
     for f in scan.by_category("library"):
@@ -170,7 +172,7 @@ def library_share(trace: dict[str, Any], ref_families: dict[str, float], ref_tot
 
 # -- the checks ------------------------------------------------------------------------------
 
-def check_library(p: Probe) -> Check:
+def check_library(p: IntegrityObservation) -> Check:
     name, what = "library_compute", "torch operators traced during forward vs the reference's own operators"
     ref_total, ref_fams = reference_work(p.ref.get("trace", {}))
     if ref_total <= 0:
@@ -233,7 +235,7 @@ def check_library(p: Probe) -> Check:
                  f"by library operators (torch, or JAX outside a pallas_call) in forward{note}", what, result=result)
 
 
-def check_launches(p: Probe) -> Check:
+def check_launches(p: IntegrityObservation) -> Check:
     name, what = "kernel_launched", "kernel launches during forward, and whether the output derives from them"
     first = (p.sub.get("calls") or [{}])[0]
     n = int(first.get("launches") or 0)
@@ -276,7 +278,7 @@ def check_launches(p: Probe) -> Check:
                  "their arguments", what, result=result)
 
 
-def _pallas_launches(p: Probe, seen: dict[str, Any], result: dict[str, Any]) -> Check:
+def _pallas_launches(p: IntegrityObservation, seen: dict[str, Any], result: dict[str, Any]) -> Check:
     """A Pallas submission's kernels, as the JAX recorder saw them execute (``pallas_call`` equations
     of the jitted functions forward ran, or eager calls)."""
     name, what = "kernel_launched", "pallas_call equations executed during forward (jaxpr of each jit call)"
@@ -295,7 +297,7 @@ def _pallas_launches(p: Probe, seen: dict[str, Any], result: dict[str, Any]) -> 
                  f"{names}", what, result=result, lines=[int(c["line"]) for c in calls if c.get("line")][:3])
 
 
-def _compare(out: Any, expected: Any, p: Probe, call: int | None = None) -> Any:
+def _compare(out: Any, expected: Any, p: IntegrityObservation, call: int | None = None) -> Any:
     cmp = compare_outputs(out, expected, atol=p.atol, rtol=p.rtol)
     if not cmp.ok and call is not None and p.budget_ok.get(call):
         # Rationale: the same rule as correctness (tools/engine/compare/judge.py): as accurate as the
@@ -304,7 +306,7 @@ def _compare(out: Any, expected: Any, p: Probe, call: int | None = None) -> Any:
     return cmp
 
 
-def check_replay(p: Probe) -> Check:
+def check_replay(p: IntegrityObservation) -> Check:
     name = "output_tracks_inputs"
     what = ("the submission bound once and called again: (2) new values written into the same input tensors, "
             "(3) new tensors holding the first values")
@@ -384,7 +386,7 @@ def check_replay(p: Probe) -> Check:
                  "the reference for its own inputs and launched its kernels", what, result=result)
 
 
-def check_special_casing(p: Probe) -> Check:
+def check_special_casing(p: IntegrityObservation) -> Check:
     name, what = "secret_inputs", "the first call on the case's inputs vs a second content of the same shape"
     calls = p.sub.get("calls") or []
     if len(calls) < 2 or p.outputs[0] is None or p.expected_b is None or len(p.outputs) < 2 or p.outputs[1] is None:
@@ -409,7 +411,7 @@ def check_special_casing(p: Probe) -> Check:
                  result=result)
 
 
-def check_constant(p: Probe) -> Check:
+def check_constant(p: IntegrityObservation) -> Check:
     name, what = "output_varies", "spread of the output vs the reference's (output_spread)"
     if p.outputs[0] is None:
         return Check(name, "info", "no output to examine", what)
@@ -430,7 +432,7 @@ def check_constant(p: Probe) -> Check:
                              for i in spread.get("outputs", []) if i.get("comparable")) + ")", what, result=result)
 
 
-def check_mutation(p: Probe) -> Check:
+def check_mutation(p: IntegrityObservation) -> Check:
     name, what = "inputs_untouched", "inputs after the first call vs pristine copies (bitwise)"
     if p.inputs_after is None:
         return Check(name, "info", "the inputs after the call were not returned", what)
@@ -460,7 +462,7 @@ def check_mutation(p: Probe) -> Check:
                  result={"changed": [{"input": c[0], "elements": c[3]} for c in changed]})
 
 
-def check_output_type(p: Probe) -> Check:
+def check_output_type(p: IntegrityObservation) -> Check:
     name, what = "plain_outputs", "type, storage and strides of the returned tensors"
     calls = p.sub.get("calls") or [{}]
     described = calls[0].get("outputs") or []
@@ -537,7 +539,7 @@ def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = N
     return None
 
 
-def check_harness(p: Probe, reference_file: str) -> Check:
+def check_harness(p: IntegrityObservation, reference_file: str) -> Check:
     name, what = "harness_untouched", "watched functions vs the child-start baseline; audited runtime events"
     guard = p.sub.get("guard") or {}
     replaced = (guard.get("replaced_before") or []) + (guard.get("replaced_during") or [])
@@ -570,7 +572,7 @@ def check_harness(p: Probe, reference_file: str) -> Check:
                  f"submission's code raised no audited event against the harness{note}", what, result=result)
 
 
-def check_deferred(p: Probe) -> Check:
+def check_deferred(p: IntegrityObservation) -> Check:
     name, what = "no_work_after_return", "threads and processes alive after the first call that were not before"
     guard = p.sub.get("guard") or {}
     threads, procs = guard.get("new_threads") or [], guard.get("new_processes") or []
@@ -588,7 +590,7 @@ def float_dtypes(specs: list[dict[str, Any]]) -> set[str]:
     return {s["dtype"] for s in specs if s.get("dtype") in _FLOAT_RANK}
 
 
-def precision_candidates(p: Probe) -> list[dict[str, Any]]:
+def precision_candidates(p: IntegrityObservation) -> list[dict[str, Any]]:
     """Evidence that the submission computes below the task's floating precision.
 
     Each: ``format`` (tf32/float16/bfloat16/float8), ``how`` (plain words), ``lines``, ``proven``

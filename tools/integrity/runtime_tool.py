@@ -55,10 +55,10 @@ class IntegrityRuntimeTool(Tool):
                                      f"({builds[0].summary[:200]})", check="trace and probe forward in the sandbox",
                              rerun=ctx.rerun(self.name))
             return
-        self.probe(ctx, nominal_cases(ctx, 1, "integrity")[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, "integrity")[0])
 
     # -- one case ----------------------------------------------------------------------------
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         session, sub = ctx.session, ctx.submission
         rerun, env = ctx.rerun(self.name, case), ctx.environment()
         inputs = {"case": case.model_dump()}
@@ -86,7 +86,8 @@ class IntegrityRuntimeTool(Tool):
         if isinstance(observed, Evidence):
             return
         budget_ok = self._budgets(ctx, case, case_b, observed) if ref_b.ok else {}
-        probe = C.Probe(framework=sub.framework, on_gpu=ctx.device.has_gpu, case_label=case.label or case.id,
+        probe = C.IntegrityObservation(framework=sub.framework, on_gpu=ctx.device.has_gpu,
+                                       case_label=case.label or case.id,
                         budget_ok=budget_ok,
                         public_seed=self._public_seed(ctx, case), input_specs=ref_a.meta.get("inputs", []),
                         submission_file=sub.submission_file, scan=self._scan(ctx), atol=ctx.tolerance()[0],
@@ -174,7 +175,7 @@ class IntegrityRuntimeTool(Tool):
         return any(nc.seed is not None and nc.seed == case.seed for nc in ctx.submission.nominal_cases)
 
     # -- precision -----------------------------------------------------------------------------
-    def _precision(self, ctx: ToolContext, case: Case, ref_a: ReferenceRun, probe: C.Probe) -> C.Check:
+    def _precision(self, ctx: ToolContext, case: Case, ref_a: ReferenceRun, probe: C.IntegrityObservation) -> C.Check:
         name, what = "precision", "launch dtypes, casts and TF32 use vs the task's dtype, weighed by emulation"
         task = sorted(C.float_dtypes(probe.input_specs) | C.float_dtypes(probe.ref.get("outputs") or []))
         candidates = C.precision_candidates(probe)

@@ -121,7 +121,9 @@ _CPP_CALL = re.compile(r"\b(?:torch|at)::(?:native::)?([A-Za-z_]\w*)\s*\(")
 
 
 @dataclass
-class Finding:
+class ScanHit:
+    """One pattern the scan matched at a source line (a review's findings are ``reviewer.core.models.Finding``)."""
+
     category: str
     defect: str
     severity: str
@@ -143,7 +145,7 @@ class Finding:
 
 @dataclass
 class Scan:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[ScanHit] = field(default_factory=list)
     reference_families: dict[str, str] = field(default_factory=dict)
     """family -> how the reference spells it (``torch.softmax``)."""
     files: list[str] = field(default_factory=list)
@@ -151,7 +153,7 @@ class Scan:
     kernels: list[str] = field(default_factory=list)
     parse_errors: list[str] = field(default_factory=list)
 
-    def by_category(self, category: str) -> list[Finding]:
+    def by_category(self, category: str) -> list[ScanHit]:
         return [f for f in self.findings if f.category == category]
 
 
@@ -223,12 +225,12 @@ def reference_families(ref: S.SourceFile, fmt: str, entry: str | None) -> dict[s
 
 
 def _finding(src: S.SourceFile, node: ast.AST, category: str, defect: str, severity: str, message: str,
-             context: str = "unconditional", gate: str | None = None, **detail: Any) -> Finding:
+             context: str = "unconditional", gate: str | None = None, **detail: Any) -> ScanHit:
     line = getattr(node, "lineno", 1)
     end = getattr(node, "end_lineno", None) or line
     lines = src.lines()
     end = min(end, line + 4, len(lines))
-    return Finding(category=category, defect=defect, severity=severity, message=message, file=src.name,
+    return ScanHit(category=category, defect=defect, severity=severity, message=message, file=src.name,
                    line=line, end_line=end, quote="\n".join(lines[line - 1:end]), context=context, gate=gate,
                    detail=detail)
 
@@ -582,7 +584,7 @@ def _scan_cpp(name: str, text: str, first_line: int, scan: Scan, quote_src: S.So
         lines = (quote_src.lines() if quote_src else text.splitlines())
         idx = line - 1 if quote_src else line - first_line
         quote = lines[idx] if 0 <= idx < len(lines) else m.group(0)
-        scan.findings.append(Finding(category="library", defect="library_call", severity="info",
+        scan.findings.append(ScanHit(category="library", defect="library_call", severity="info",
                                      message=f"C++ source calls {m.group(0).rstrip('(').strip()}, the reference's "
                                              f"own operator ({scan.reference_families[fam]})",
                                      file=name, line=line, end_line=line, quote=quote.strip(),

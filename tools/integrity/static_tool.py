@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext
-from tools.integrity.static_scan import Finding, Scan, ScanFact, scan_submission
+from tools.integrity.static_scan import Scan, ScanFact, ScanHit, scan_submission
 
 # category -> what the check looked for (shown as the evidence's ``check``)
 CATEGORIES = {
@@ -21,7 +21,7 @@ CATEGORIES = {
 _MAX_SHOWN = 3
 
 
-def _span(f: Finding) -> SourceSpan:
+def _span(f: ScanHit) -> SourceSpan:
     return SourceSpan(file=f.file, start_line=f.line, end_line=f.end_line, quote=f.quote)
 
 
@@ -70,5 +70,5 @@ class IntegrityStaticTool(Tool):
         return (f"static scan of {scan.lines} lines ({files}): no reference reuse, harness access, identity- or "
                 f"content-keyed cache, or work escaping the call")
 
-    def probe(self, ctx: ToolContext, case: object) -> None:
+    def rerun_case(self, ctx: ToolContext, case: object) -> None:
         self.run(ctx)

@@ -60,7 +60,7 @@ class MemcheckTool(Tool):
             if own:
                 session.close()
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         if self._incompatible(ctx, case):
             return
         session, own = self._session(ctx)

@@ -70,5 +70,5 @@ class MethodologyTool(Tool):
                 ctx.add_finding(origin="tool", category=f"methodology:{f.code}", severity="warning",
                                 message=f"{name}:{f.line}: {f.message}.{what}", spans=span, confirmed_by=[ev.id])
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self.run(ctx)

@@ -37,7 +37,7 @@ class NkiTool(Tool):
             report = self._dynamic(ctx, nominal_cases(ctx, 1, purpose="nki")[0])
         E.static_items(self, ctx, findings, report)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self._dynamic(ctx, case)
 
     def _dynamic(self, ctx: ToolContext, case: Case) -> R.NkiReport | None:

@@ -23,7 +23,7 @@ from tools.engine.harness.case import Case
 from tools.engine.harness.tensors import flatten
 from tools.numerics.accumulators import low_precision_accumulators
 from tools.numerics.accumulators import message as accumulator_message
-from tools.numerics.probes import PROBES, Probe, plan
+from tools.numerics.probes import PROBES, NumericsProbe, plan
 from tools.engine.outcomes import input_elements, refuses_dtype
 from tools.engine.plan import WorkBudget
 
@@ -48,7 +48,7 @@ class NumericsTool(Tool):
         return None if ctx.setup.can_run else ctx.setup.why_not
 
     def run(self, ctx: ToolContext) -> None:
-        if prerequisites_failed(ctx, self.name, "numerics probes"):
+        if prerequisites_failed(ctx, self, "numerics probes"):
             return
         t0 = time.monotonic()
         base = measure(ctx, "probes")
@@ -134,7 +134,7 @@ class NumericsTool(Tool):
                          rerun=ctx.rerun(self.name, case), **common)
 
     # -- one probe ---------------------------------------------------------------------------
-    def _run_probe(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None,
+    def _run_probe(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: Baseline | None,
                    units: float | None = None) -> None:
         if probe.name == "determinism":
             self._determinism(ctx, probe, case, base)
@@ -149,7 +149,7 @@ class NumericsTool(Tool):
                       allow_rejection=True)
         self._record(ctx, probe, ev)
 
-    def _record(self, ctx: ToolContext, probe: Probe, ev: Evaluation) -> None:
+    def _record(self, ctx: ToolContext, probe: NumericsProbe, ev: Evaluation) -> None:
         common: dict[str, Any] = {"check": probe.check, "inputs": ev.inputs_record(),
                                   "config": {**ctx.environment(), **tolerance_config(ctx)},
                                   "result": ev.result_record(), "rerun": ctx.rerun(self.name, ev.case),
@@ -189,7 +189,7 @@ class NumericsTool(Tool):
             if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
                 self._confirm_accumulators(ctx, item.id)
 
-    def _determinism(self, ctx: ToolContext, probe: Probe, case: Case, base: Baseline | None) -> None:
+    def _determinism(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: Baseline | None) -> None:
         ref = ctx.session.reference(case)
         common: dict[str, Any] = {"check": probe.check, "inputs": {"case": case.model_dump(),
                                                                    "tensors": ref.meta.get("inputs", [])},
@@ -237,7 +237,7 @@ class NumericsTool(Tool):
                          result={"differing_elements": diffs}, **common)
 
     # -- probe (rerun) -----------------------------------------------------------------------
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         name = case.id.removeprefix("numerics-")
         probe = PROBES.get(name)
         if probe is None:

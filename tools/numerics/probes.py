@@ -18,7 +18,7 @@ from tools.engine.harness.case import Case, Transform
 
 
 @dataclass(frozen=True)
-class Probe:
+class NumericsProbe:
     name: str
     title: str
     check: str
@@ -29,27 +29,28 @@ class Probe:
     within tolerance; the budget runs only if the tolerance alone would fail."""
 
 
-PROBES: dict[str, Probe] = {p.name: p for p in (
-    Probe("accuracy", "accuracy at the nominal inputs",
+PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
+    NumericsProbe("accuracy", "accuracy at the nominal inputs",
           "error vs the float64 reference relative to the native reference's own", "precision_loss"),
-    Probe("large_magnitude", "large magnitudes (inputs x1e3)",
+    NumericsProbe("large_magnitude", "large magnitudes (inputs x1e3)",
           "inputs scaled by 1e3: overflow in exp/sum, error budget for linear ops", "large_magnitude"),
-    Probe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
+    NumericsProbe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
           "inputs shifted by 1e3 with the same spread: cancellation in E[x^2]-E[x]^2", "cancellation"),
-    Probe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
+    NumericsProbe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
           "nan_propagation", "correctness"),
-    Probe("inf", "+-inf inputs", "+inf and -inf injected at 2 positions each: positions and signs must match",
+    NumericsProbe("inf", "+-inf inputs", "+inf and -inf injected at 2 positions each: positions and signs must match",
           "inf_handling", "correctness"),
-    Probe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
-    Probe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal", "correctness"),
-    Probe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
+    NumericsProbe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
+    NumericsProbe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal",
+                  "correctness"),
+    NumericsProbe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
           "reduced_precision"),
-    Probe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
+    NumericsProbe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
           "reduced_precision"),
-    Probe("float16_range", "float16 inputs near the range",
+    NumericsProbe("float16_range", "float16 inputs near the range",
           "inputs in float16 shifted so sums along a row approach 65504: an accumulator kept in fp16 overflows; "
           "error budget vs float64", "low_precision_accumulation"),
-    Probe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
+    NumericsProbe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
 )}
 
 # Rationale: 1e3 overflows exp() of typical logits (exp(88) is fp32's limit) while staying far
@@ -87,13 +88,14 @@ def range_offset(base: Baseline) -> float:
     return float(min(2048.0, max(1.0, round(_RANGE_SHARE * _FP16_MAX / n))))
 
 
-def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[Probe, Case]]:
+def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[NumericsProbe, Case]]:
     """The probe cases for this submission, in order (accuracy is judged separately)."""
     sub = ctx.submission
     seed = base.case.seed
     share = max(1, _largest_input(base) // 8)
 
-    def case(name: str, transforms: list[Transform] | None = None, dtype: str | None = None) -> tuple[Probe, Case]:
+    def case(name: str, transforms: list[Transform] | None = None,
+             dtype: str | None = None) -> tuple[NumericsProbe, Case]:
         return PROBES[name], base.case.model_copy(update={
             "id": f"numerics-{name}", "label": PROBES[name].title, "params": params,
             "transforms": transforms or [], "dtype": dtype or base.case.dtype})

@@ -138,7 +138,7 @@ class PallasPaddingTool(Tool):
                         label=f"{plan['param']}={plan['size']} (block {plan['block']}: {plan['pad']} padded)")
             self._probe(ctx, case, plan)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self._probe(ctx, case, {})
 
     def _trace(self, ctx: ToolContext) -> list[dict[str, Any]]:

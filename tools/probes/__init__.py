@@ -72,28 +72,23 @@ class ProbesTool(Tool):
         for item in ctx.plan.get("probes", []):
             self._run(ctx, PlannedProbe.model_validate(item))
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         case = case.model_copy(update={"label": describe(case, ctx.submission)})
         self._run(ctx, PlannedProbe(case=case, criterion=criterion_for(case, ctx.submission),
                                     assumption="(rerun of a planned probe)"))
 
     def _run(self, ctx: ToolContext, planned: PlannedProbe) -> None:
         case = planned.case
-        before = len(ctx.evidence)
-        ref = ctx.session.reference(case)
-        if ref.ok and any(t.kind in VALUE_TRANSFORMS for t in case.transforms) and _nonfinite(ref.outputs):
-            # Rationale: a value probe that overflows the reference itself tests fp range, not the kernel.
-            ctx.add_evidence(self, outcome="unverified", defect="probe_out_of_range",
-                             summary=f"{case.label}: the reference itself produces inf/NaN on these values, "
-                                     "so the probe cannot judge the submission",
-                             reason="probe drives the reference out of range", rerun=ctx.rerun(self.name, case),
-                             inputs={"case": case.model_dump()})
-        else:
-            compare_case(ctx, self, case)
         # The planner's words stay under inputs["probe"]: evidence spans are only what a tool measured.
         probe_info = {"assumption": planned.assumption, "finding": planned.finding, "proposed_by": "planner",
                       "span": planned.span.model_dump() if planned.span else None}
-        for i in range(before, len(ctx.evidence)):
-            ev = ctx.evidence[i]
-            ctx.evidence[i] = ev.model_copy(update={"criteria": [planned.criterion],
-                                                    "inputs": {**ev.inputs, "probe": probe_info}})
+        ref = ctx.session.reference(case)
+        if ref.ok and any(t.kind in VALUE_TRANSFORMS for t in case.transforms) and _nonfinite(ref.outputs):
+            # Rationale: a value probe that overflows the reference itself tests fp range, not the kernel.
+            ctx.add_evidence(self, criteria=[planned.criterion], outcome="unverified", defect="probe_out_of_range",
+                             summary=f"{case.label}: the reference itself produces inf/NaN on these values, "
+                                     "so the probe cannot judge the submission",
+                             reason="probe drives the reference out of range", rerun=ctx.rerun(self.name, case),
+                             inputs={"case": case.model_dump(), "probe": probe_info})
+        else:
+            compare_case(ctx, self, case, criteria=[planned.criterion], extra_inputs={"probe": probe_info})

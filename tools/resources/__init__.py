@@ -23,7 +23,7 @@ from tools.resources.assess import Assessment, assess
 from tools.resources.cuda_static import CudaCompile, compile_source, demangle
 from tools.resources.triton_static import (
     CompiledLaunch,
-    Target,
+    CompileTarget,
     TritonStaticCompiler,
     launch_label,
     parse_target,
@@ -36,7 +36,7 @@ DEFAULT_TARGETS = ("sm_90", "sm_80")
 FULL_CUDA_TIMEOUT_S = 300.0
 
 
-def targets_for(ctx: ToolContext) -> tuple[list[Target], bool]:
+def targets_for(ctx: ToolContext) -> tuple[list[CompileTarget], bool]:
     """Compile targets and whether the submission declared them."""
     t = ctx.submission.target
     if t.arch:
@@ -72,7 +72,7 @@ class ResourcesTool(Tool):
     def run(self, ctx: ToolContext) -> None:
         self._run(ctx, None)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self._run(ctx, case)
 
     def _run(self, ctx: ToolContext, case: Case | None) -> None:
@@ -97,7 +97,7 @@ class ResourcesTool(Tool):
                             spans=spans, confirmed_by=[ev.id])
         return ev
 
-    def _failed(self, ctx: ToolContext, *, what: str, target: Target, error: str, kind: str | None,
+    def _failed(self, ctx: ToolContext, *, what: str, target: CompileTarget, error: str, kind: str | None,
                 declared: bool, all_targets_failed: bool, rerun: str, inputs: dict[str, Any],
                 config: dict[str, Any], line: int | None, duration: float, artifacts: list[str]) -> None:
         # Rationale: a compile error is the submission's defect on a target it declared, or when it
@@ -137,7 +137,7 @@ class ResourcesTool(Tool):
         ctx.facts.put(TritonLaunches(data))
         return data, ""
 
-    def _triton(self, ctx: ToolContext, case: Case, targets: list[Target], declared: bool) -> None:
+    def _triton(self, ctx: ToolContext, case: Case, targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name, case)
         data, why = self._launches(ctx, case)
         if data is None:
@@ -231,7 +231,7 @@ class ResourcesTool(Tool):
         return int(entry["line"]) if str(rel) == ctx.submission.submission_file else None
 
     # -- CUDA C ------------------------------------------------------------------------------
-    def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[Target], declared: bool) -> None:
+    def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name)
         art = ctx.artifact_dir(self.name) / "cuda"
         nvcc = toolchain.find("nvcc")
@@ -264,7 +264,7 @@ class ResourcesTool(Tool):
                     continue
                 self._cuda_kernels(ctx, src, r, target, rerun=rerun, inputs=inputs, config=config, line=line)
 
-    def _cuda_kernels(self, ctx: ToolContext, src: CudaSource, r: CudaCompile, target: Target, *, rerun: str,
+    def _cuda_kernels(self, ctx: ToolContext, src: CudaSource, r: CudaCompile, target: CompileTarget, *, rerun: str,
                       inputs: dict[str, Any], config: dict[str, Any], line: int | None) -> None:
         assert src.text is not None
         sites = launch_sites(src.text)

@@ -25,7 +25,7 @@ from tools.engine.sandbox import SandboxLimits, SandboxWorker
 MAX_CONFIGS_PER_KERNEL = 3
 
 
-class Target(BaseModel):
+class CompileTarget(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     backend: str  # "cuda" | "hip"
@@ -45,15 +45,15 @@ class Target(BaseModel):
         return {"backend": self.backend, "arch": self.arch, "warp_size": self.warp_size}
 
 
-def parse_target(text: str) -> Target:
+def parse_target(text: str) -> CompileTarget:
     """``sm_90`` / ``sm_80`` / ``90`` / ``gfx942`` -> a compile target."""
     t = text.strip().lower()
     if t.startswith("gfx"):
-        return Target(backend="hip", arch=t, warp_size=64)
+        return CompileTarget(backend="hip", arch=t, warp_size=64)
     m = re.fullmatch(r"(?:sm_?|compute_)?(\d{2,3})a?", t)
     if m is None:
         raise ValueError(f"not a compile target: {text!r} (use sm_90, sm_80, gfx942, ...)")
-    return Target(backend="cuda", arch=int(m.group(1)))
+    return CompileTarget(backend="cuda", arch=int(m.group(1)))
 
 
 class CompiledLaunch(BaseModel):
@@ -136,7 +136,7 @@ class TritonStaticCompiler:
         self.load_error = None if self._loaded else res.failure_text()[:1000]
         return bool(self._loaded)
 
-    def compile(self, entry: dict[str, Any], target: Target, out_dir: Path, run_dir: Path,
+    def compile(self, entry: dict[str, Any], target: CompileTarget, out_dir: Path, run_dir: Path,
                 timeout: float) -> CompiledLaunch:
         base = CompiledLaunch(kernel=entry.get("qualname") or entry["kernel"], file=entry.get("file"),
                               line=entry.get("line"), target=target.label,
@@ -174,7 +174,8 @@ class TritonStaticCompiler:
         self.worker.close()
 
 
-def run_ptxas(done: CompiledLaunch, ptx: Path, target: Target, *, rel_dir: Path, timeout: float) -> CompiledLaunch:
+def run_ptxas(done: CompiledLaunch, ptx: Path, target: CompileTarget, *, rel_dir: Path,
+              timeout: float) -> CompiledLaunch:
     """ptxas -v on the PTX with Triton's own flags, in this (trusted) process."""
     ptxas = toolchain.ptxas_for(target.ptxas_arch)
     if ptxas is None:
@@ -213,7 +214,7 @@ def _sass(cubin: Path, timeout: float) -> Path | None:
     return out
 
 
-def _amd_usage(done: CompiledLaunch, asm: Path, target: Target) -> CompiledLaunch:
+def _amd_usage(done: CompiledLaunch, asm: Path, target: CompileTarget) -> CompiledLaunch:
     if not asm.exists():
         return done.model_copy(update={"error": "Triton produced no AMDGCN assembly", "error_kind": "compile"})
     usage = amdgcn.parse_amdgcn(asm.read_text(), done.compile.get("name", ""), str(target.arch))

@@ -40,9 +40,9 @@ class RooflineTool(Tool):
     description = "FLOPs and minimum bytes of the reference; speed-of-light floor per GPU; claims below it"
 
     def run(self, ctx: ToolContext) -> None:
-        self.probe(ctx, nominal_cases(ctx, 1, "roofline")[0])
+        self.rerun_case(ctx, nominal_cases(ctx, 1, "roofline")[0])
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         rerun = ctx.rerun(self.name, case)
         ref = ctx.session.reference(case)
         if not ref.ok:

@@ -42,9 +42,9 @@ class SanitizersTool(Tool):
         if ctx.builds_failed():
             return  # nothing runs; the rubric reports correctness as not assessed
         for case in nominal_cases(ctx, 1, "sanitizers")[:1]:
-            self.probe(ctx, case)
+            self.rerun_case(ctx, case)
 
-    def probe(self, ctx: ToolContext, case: Case) -> None:
+    def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         backend = backend_for(ctx.submission.framework)
         ref = ctx.session.reference(case)
         for mode in backend.check_modes(ctx):

@@ -73,7 +73,7 @@ def _probe(sub_dir: Path, case: Case, tmp_path: Path, config: ReviewConfig) -> l
     sub = load_submission(sub_dir)
     ctx = make_tool_context(sub, config, tmp_path / "probe-run", 1234, CPU)
     try:
-        MemcheckTool().probe(ctx, case)
+        MemcheckTool().rerun_case(ctx, case)
     finally:
         ctx.session.close()
     return ctx.evidence

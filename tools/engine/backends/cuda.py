@@ -53,7 +53,7 @@ _NO_GPU = "CUDA C kernels need a CUDA device and a CUDA build of torch; this mac
 
 
 @dataclass(frozen=True)
-class CudaSource:
+class CudaUnit:
     """One CUDA translation unit: a ``.cu`` file or the ``cuda_sources`` of a ``load_inline`` call."""
 
     name: str
@@ -65,12 +65,12 @@ class CudaSource:
 
 
 # -- sources: one extraction for the whole project (tools/engine/cuda_sources.py) -----------------------
-def cuda_sources(submission: Submission) -> tuple[list[CudaSource], list[str]]:
+def cuda_sources(submission: Submission) -> tuple[list[CudaUnit], list[str]]:
     """Every CUDA translation unit of the submission, and why any could not be recovered statically."""
     import tools.engine.cuda_sources as shared
 
     py_files = [f for f in submission.source_files if f.endswith(".py")]
-    out: list[CudaSource] = []
+    out: list[CudaUnit] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
     for src in shared.find_cuda_sources(submission.root_path, py_files):
@@ -84,8 +84,8 @@ def cuda_sources(submission: Submission) -> tuple[list[CudaSource], list[str]]:
             name = f"{name}_{seen[name] - 1}"
         prelude = ("\n".join(shared.IMPLICIT_CUDA_HEADERS) + "\n"
                    if src.origin == "load_inline" and src.implicit_headers else "")
-        out.append(CudaSource(name=name, text=src.text, file=src.file, line=_text_start_line(submission, src),
-                              prelude=prelude))
+        out.append(CudaUnit(name=name, text=src.text, file=src.file, line=_text_start_line(submission, src),
+                            prelude=prelude))
     return out, problems
 
 
@@ -152,7 +152,7 @@ def _limit_nvcc() -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (int(NVCC_TIMEOUT_S * 4), int(NVCC_TIMEOUT_S * 4) + 5))
 
 
-def compile_ptx(src: CudaSource, arch: str, nvcc: str, workdir: Path) -> Lowered:
+def compile_ptx(src: CudaUnit, arch: str, nvcc: str, workdir: Path) -> Lowered:
     """``nvcc -ptx`` of one source for ``arch`` in a scratch folder with a scrubbed environment."""
     from tools.engine.sandbox.env import scrubbed_env
 
@@ -193,7 +193,7 @@ def compile_ptx(src: CudaSource, arch: str, nvcc: str, workdir: Path) -> Lowered
     return base
 
 
-def _error_line(errors: list[str], src: CudaSource) -> int | None:
+def _error_line(errors: list[str], src: CudaUnit) -> int | None:
     """The submission line of the first nvcc error, counting the prelude load_inline adds."""
     for err in errors:
         m = re.search(r"\.cu\((\d+)\)", err)

@@ -62,6 +62,15 @@ def test_malformed_cases_are_reported(tmp_path: Path) -> None:
         load_eval_set(tmp_path / "nope")
 
 
+def test_grades_name_criteria_of_the_rubric(tmp_path: Path) -> None:
+    s = _eval_set(tmp_path)
+    (s / "good" / "grades.json").write_text(json.dumps(_grades("accept", builds="pass", speed="pass")))
+    _, bad = load_eval_set(s)  # the default rubric defines no "speed"
+    assert sorted(b.name for b in bad) == ["broken", "good"]
+    cases, _ = load_eval_set(s, ["builds", "speed"])
+    assert [c.name for c in cases] == ["good"]  # "wrong" grades correctness, which this rubric lacks
+
+
 def test_calibrate_end_to_end_is_resumable(tmp_path: Path) -> None:
     s = _eval_set(tmp_path)
     out = tmp_path / "out"

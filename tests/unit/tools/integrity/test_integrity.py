@@ -263,7 +263,7 @@ def test_guard_sees_replaced_timer_and_file_reads(tmp_path: Path, monkeypatch: p
 
 # -- checks on synthetic probes --------------------------------------------------------------------
 
-def _probe(**kw: object) -> C.Probe:
+def _probe(**kw: object) -> C.IntegrityObservation:
     x = torch.randn(4, 8)
     base: dict[str, object] = {
         "framework": "triton", "on_gpu": False, "case_label": "nominal", "public_seed": False,
@@ -278,7 +278,7 @@ def _probe(**kw: object) -> C.Probe:
         "inputs_after": [x.clone()], "pristine": [x.clone()], "atol": None, "rtol": None, "scan": Scan(),
         "submission_file": "submission.py"}
     base.update(kw)
-    return C.Probe(**base)  # type: ignore[arg-type]
+    return C.IntegrityObservation(**base)  # type: ignore[arg-type]
 
 
 def test_library_share_threshold() -> None:
@@ -311,7 +311,7 @@ def test_broadcast_output_is_not_plain() -> None:
 
 def test_impossible_speed_evidence_fails_integrity() -> None:
     rubric = Rubric(name="t", criteria=[CriterionSpec(id="integrity", title="Integrity", question="?",
-                                                      evidence=["integrity_static", "roofline"])])
+                                                      tools=["integrity_static", "roofline"])])
     items = [Evidence(id="integrity_static-1", tool="integrity_static", criteria=["integrity"], outcome="pass",
                       summary="clean"),
              Evidence(id="roofline-1", tool="roofline", criteria=["integrity", "performance"], outcome="fail",

@@ -1,0 +1,66 @@
+"""ToolContext.add_evidence: an item names only criteria its tool declares (Tool.criteria), and a
+tool that names another is a bug the graph records as an unverified tool_error item."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import ToolError
+from reviewer.device import detect_device
+from reviewer.graph.context import RunContext, make_tool_context
+from reviewer.graph.nodes import make_tool_node
+from reviewer.ingest import load_submission
+from tests.conftest import EXAMPLES
+from tools.engine.tool import Tool, ToolContext
+
+SOFTMAX = EXAMPLES / "softmax_triton"
+
+
+class _OneCriterion(Tool):
+    name = "one_criterion"
+    criteria = ("correctness",)
+
+    def run(self, ctx: ToolContext) -> None:
+        ctx.add_evidence(self, criteria=["performance"], outcome="pass", summary="claims a criterion it lacks")
+
+
+def _ctx(tmp_path: Path) -> ToolContext:
+    return make_tool_context(load_submission(SOFTMAX), ReviewConfig(seed=1), tmp_path / "run", 1,
+                             detect_device("cpu"))
+
+
+def test_items_name_only_declared_criteria(tmp_path: Path) -> None:
+    ctx = _ctx(tmp_path)
+    tool = _OneCriterion()
+    assert ctx.add_evidence(tool, outcome="pass", summary="default").criteria == ["correctness"]
+    with pytest.raises(ToolError) as err:
+        ctx.add_evidence(tool, criteria=["correctness", "performance"], outcome="pass", summary="stray")
+    assert err.value.status == "tool_error"
+    assert [e.id for e in ctx.evidence] == ["one_criterion-1"]
+
+
+def test_items_under_a_registered_name_are_bounded_by_its_declaration(tmp_path: Path) -> None:
+    ctx = _ctx(tmp_path)  # roofline declares performance and integrity; the benchmark records roofline items
+    assert ctx.add_evidence("roofline", criteria=["integrity"], outcome="info", summary="ok").id == "roofline-1"
+    with pytest.raises(ToolError):
+        ctx.add_evidence("roofline", criteria=["numerics"], outcome="info", summary="stray")
+    with pytest.raises(ToolError):
+        ctx.add_evidence("no_such_tool", criteria=[], outcome="info", summary="unregistered")
+
+
+def test_the_graph_records_the_bug_as_an_unverified_tool_error(tmp_path: Path) -> None:
+    sub = load_submission(SOFTMAX)
+    rc = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
+    state = {"submission": sub.model_dump(mode="json"), "seed": 1, "plan": {"tools": ["one_criterion"]},
+             "evidence": [], "findings": []}
+    try:
+        update = make_tool_node(_OneCriterion)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
+    finally:
+        rc.close()
+    (item,) = update["evidence"]
+    assert (item["outcome"], item["defect"], item["criteria"]) == ("unverified", "tool_error", ["correctness"])
+    assert "ToolError" in item["summary"]
