@@ -9,6 +9,8 @@ submission per file. Each submission file's docstring has a line
 
 naming the verdicts it must get (criteria not named are not asserted). ``materialize`` builds a
 submission directory from a family's reference and one file; ``expectations`` reads the line.
+Python packages in a family's folder (sub-folders with an ``__init__.py``) are helpers every
+submission of the family may import; they are copied next to each one.
 """
 
 from __future__ import annotations
@@ -41,5 +43,8 @@ def materialize(path: Path, dest: Path) -> Path:
         src = path.parent / name
         if src.exists():
             shutil.copy(src, dest / name)
+    for package in path.parent.iterdir():
+        if (package / "__init__.py").is_file():
+            shutil.copytree(package, dest / package.name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(path, dest / "submission.py")
     return dest
