@@ -1,11 +1,16 @@
 """Row-wise softmax over the last dimension (KernelBench style), small enough for a quick review.
 
-The submissions of this family ship helper modules whose names the reviewer also uses: a ``tools``
-package, a ``reviewer`` package and a ``utils.py`` (all three next to the submission). Each must
-import its own helpers, not the reviewer's (tools/engine/sandbox/own_modules.py)."""
+The task ships helper modules whose names the reviewer also uses: a ``tools`` package, a
+``reviewer`` package and a ``utils.py`` (next to the reference and each submission). The reference
+and every submission must import these, not the reviewer's (tools/engine/sandbox/own_modules.py)."""
 
 import torch
 import torch.nn as nn
+from tools.launch import next_pow2  # the task's own helper package, the reference side of the check
+
+import tools
+
+assert tools.OWNER == "task"
 
 
 class Model(nn.Module):
@@ -21,6 +26,7 @@ dim = 300
 
 
 def get_inputs():
+    assert next_pow2(dim) >= dim
     return [torch.randn(batch_size, dim)]
 
 

@@ -26,7 +26,7 @@ def softmax_kernel(out_ptr, in_ptr, in_row_stride, out_row_stride, n_cols, BLOCK
 
 class ModelNew(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        assert tools.OWNER == "submission"
+        assert tools.OWNER == "task"
         n_cols = x.shape[-1]
         x2 = x.reshape(-1, n_cols).contiguous()
         out = torch.empty_like(x2)

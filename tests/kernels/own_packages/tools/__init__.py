@@ -1,3 +1,3 @@
-"""The submission's own helper package (it has the name of the reviewer's ``tools`` package)."""
+"""The task's own helper package (it has the name of the reviewer's ``tools`` package)."""
 
-OWNER = "submission"
+OWNER = "task"
