@@ -44,5 +44,13 @@ def load_all() -> None:
 
 def get(name: str) -> Instrument:
     if name not in INSTRUMENTS:
-        raise KeyError(f"unknown instrument {name!r}")
+        # Rationale: in a child every instrument is registered before user code (load_all, and the NKI
+        # prelude for ``nki``), so this import only runs in-process (tests, tooling), never after
+        # the child withdrew our modules.
+        if not name.isidentifier():
+            raise KeyError(f"bad instrument name {name!r}")
+        try:
+            importlib.import_module(f"tools.engine.harness.instruments.{name}")
+        except ModuleNotFoundError as exc:
+            raise KeyError(f"unknown instrument {name!r}") from exc
     return INSTRUMENTS[name]
