@@ -40,10 +40,6 @@ class RunSummary(BaseModel):
     """criterion id -> verdict"""
     error: str = ""
 
-    @property
-    def signed(self) -> bool:
-        return self.status in ("approved", "rejected")
-
     def age_s(self, now: float | None = None) -> float | None:
         try:
             t = datetime.fromisoformat(self.created_at)

@@ -11,6 +11,8 @@ naming the verdicts it must get (criteria not named are not asserted; a CUDA ker
 ``Expect on CPU:`` line, the verdicts a machine without a GPU gives). ``materialize`` builds a
 submission directory from a family's reference and one file; ``expectations`` reads the line. Every
 family is reviewed by the one runner, tests/e2e/test_kernel_verdicts.py.
+Python packages in a family's folder (sub-folders with an ``__init__.py``) are helpers every
+submission of the family may import; they are copied next to each one.
 """
 
 from __future__ import annotations
@@ -50,6 +52,9 @@ def materialize(path: Path, dest: Path) -> Path:
         src = path.parent / name
         if src.exists():
             shutil.copy(src, dest / name)
+    for package in path.parent.iterdir():
+        if (package / "__init__.py").is_file():
+            shutil.copytree(package, dest / package.name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(path, dest / "submission.py")
     return dest
 

@@ -78,18 +78,6 @@ class SignoffError(UsageError):
     status = "not_awaiting_signoff"
 
 
-class SandboxError(KReviewError):
-    """The sandbox machinery itself failed (not the submission inside it)."""
-
-    status = "sandbox_error"
-
-
-class ProtocolError(SandboxError):
-    """A child answered something that is not a valid protocol message."""
-
-    status = "protocol_error"
-
-
 class ToolError(KReviewError):
     """A concrete tool failed in a way that is our bug or our environment, not the submission's."""
 

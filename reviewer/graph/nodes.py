@@ -5,7 +5,6 @@ from __future__ import annotations
 import platform
 import time
 import traceback
-from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -246,7 +245,3 @@ def publish_node(state: State, runtime: Runtime[RunContext]) -> State:
     for publisher in rc.publishers:
         publisher(review)
     return {"status": status, "signoff": signoff, "draft": review.draft.model_dump(mode="json") if review.draft else None}
-
-
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")

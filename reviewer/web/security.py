@@ -19,7 +19,7 @@ import secrets
 
 from starlette.datastructures import URL
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 SESSION_COOKIE = "kreview_session"
@@ -126,7 +126,3 @@ class Guard:
 
 def session_of(request: Request) -> str:
     return request.cookies.get(SESSION_COOKIE) or request.scope.get("state", {}).get("kreview_session", "")
-
-
-def refuse(message: str, status: int = 403) -> Response:
-    return PlainTextResponse(message, status)

@@ -157,6 +157,7 @@ CORPORA: dict[str, Corpus] = {
     "resources": Corpus(("resources_rows", "resources_matmul"), resources_tools, check_resources),
     "resources_cuda": Corpus(("resources_cuda",), ["builds", "resources"], check_resources_cuda, marks=(NO_NVCC,)),
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
+    "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/llm reviews them with a scripted model (the verdicts depend on its answers)"}

@@ -17,6 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import tools.engine.harness.tensors as tensors
+import tools.engine.harness.transforms as transforms
+from tools.benchmark.stats import StopRule
+from tools.engine.harness.case import Case
+from tools.engine.harness.kernelbench import dtype_of
+from tools.engine.harness.programs import CaseData
+
 OP = "benchmark_time"
 _SAVED: dict[str, Any] = {}
 
@@ -122,8 +129,6 @@ def timed_callable(program: Any, case: Any, data: Any, device: str, mode: str) -
     """``f(inputs)`` doing only the work being timed (model construction happens once, here)."""
     import torch
 
-    from tools.engine.harness.kernelbench import dtype_of
-
     if hasattr(program, "cls") or hasattr(program, "module_for"):
         cls = program.cls if hasattr(program, "cls") else program.module_for(case.params).Model
         torch.manual_seed(case.seed)
@@ -154,12 +159,6 @@ def timed_callable(program: Any, case: Any, data: Any, device: str, mode: str) -
 
 def _benchmark(payload: dict[str, Any], state: Any) -> dict[str, Any]:
     import torch
-
-    from tools.benchmark.stats import StopRule
-    import tools.engine.harness.tensors as tensors
-    import tools.engine.harness.transforms as transforms
-    from tools.engine.harness.case import Case
-    from tools.engine.harness.programs import CaseData
 
     if "event" not in _SAVED:
         raise RuntimeError("no CUDA device in this child")

@@ -154,7 +154,6 @@ def _contractions(ir: Ttgir, mmas: list[MmaInstr], out: CompiledReview, is_user_
         narrowest = min(elems, key=elem_bits) if elems else None
         widen = [w for _, ws in chains for w in ws]
         frame = ir.user_frame(op.loc, is_user_file)
-        precision = re.search(r"inputPrecision = (\d+)", op.text)
         entry = {"op": op.name, "ttgir_line": op.index, "form": how, "tensor_cores": on_tc,
                  "data_type": narrowest, "operand_types": [c[0][0] if c[0] else None for c in chains],
                  "source_line": frame.line if frame else None}

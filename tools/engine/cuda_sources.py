@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,7 +38,6 @@ from tools.engine.source import parse as parse_source
 
 # What load_inline prepends (torch/utils/cpp_extension.py, unless no_implicit_headers=True).
 IMPLICIT_CUDA_HEADERS = ("#include <torch/types.h>", "#include <cuda.h>", "#include <cuda_runtime.h>")
-IMPLICIT_CPP_HEADERS = ("#include <torch/extension.h>",)
 _MAX_FILE = 2 * 2**20
 
 
@@ -72,13 +71,6 @@ class LaunchSite:
     line: int
     block_threads: int | None = None
     dynamic_smem: int | None = None
-
-
-@dataclass
-class _Scope:
-    """String-valued assignments visible at a point: module level and the enclosing function."""
-
-    values: dict[str, ast.expr] = field(default_factory=dict)
 
 
 class _Unresolved(Exception):

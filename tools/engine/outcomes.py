@@ -11,7 +11,6 @@ from typing import Any
 import torch
 
 from reviewer.core.models import Outcome
-from tools.engine.harness.tensors import flatten
 from tools.engine.nki.interp.errors import UNSUPPORTED_MARK
 from tools.engine.sandbox import CallResult
 from tools.engine.source import parse as parse_source
@@ -56,10 +55,6 @@ class Classified:
 
 def input_elements(meta: dict[str, Any]) -> int:
     return sum(int(torch.Size(d.get("shape", [])).numel()) for d in meta.get("inputs", []) if "shape" in d)
-
-
-def _numel(value: Any) -> int:
-    return sum(int(leaf.numel()) for _, leaf in flatten(value) if isinstance(leaf, torch.Tensor))
 
 
 def _timeout(crash_message: str, *, interpreted: bool, input_numel: int, stage: str,
@@ -135,10 +130,6 @@ def refuses_dtype(c: Classified | None) -> bool:
     (``unsupported_dtype``) by the generality dtype axis and the numerics fp16/bf16 probes alike;
     only a silent wrong answer in that dtype is a defect."""
     return c is not None and c.outcome == "fail" and c.defect == "exception"
-
-
-def numel_of(value: Any) -> int:
-    return _numel(value)
 
 
 # Rationale: only a ``raise``/``assert`` written in the submission's own file, not chained from

@@ -22,7 +22,6 @@ from tools.engine.harness.transforms import TRANSFORMS
 ProbeCriterion = Literal["generality", "correctness"]
 
 DTYPES = ("float32", "float16", "bfloat16", "float64")
-LAYOUT_TRANSFORMS = frozenset({"transpose_layout", "strided_slice", "storage_offset"})
 VALUE_TRANSFORMS = frozenset({"scale", "shift"})
 
 # Rationale: generality bugs show at small and odd sizes; sizes far above nominal only cost

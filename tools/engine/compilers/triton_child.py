@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tools.engine.harness.loader import import_file
+
 OP = "triton_static_compile"
 # Rationale: the CUDA caching allocator hands out blocks aligned to at least 512 bytes, so a tensor's
 # pointer alignment is decided by its storage offset alone; the interpreter's CPU pointers say nothing.
@@ -62,8 +64,6 @@ def _resolve(launch: dict[str, Any], src_root: str, recorded_root: str | None) -
         raise LookupError(f"kernel {qualname} is defined inside a function; it cannot be located by name")
     module = sys.modules.get(launch.get("module") or "")
     if module is None and launch.get("file"):
-        from tools.engine.harness.loader import import_file
-
         path = Path(launch["file"])
         if recorded_root and path.is_relative_to(recorded_root):
             path = Path(src_root) / path.relative_to(recorded_root)

@@ -22,7 +22,9 @@ from tools.engine.harness.programs import CaseData, ReferenceProgram, Submission
 
 
 def _prepare(folder: Path) -> None:
-    gpumode_shim.install_modules((folder / "utils.py").exists(), (folder / "task.py").exists())
+    # a task's own utils.py or utils/ package is the one it imports; the stand-ins only fill a gap
+    gpumode_shim.install_modules((folder / "utils.py").exists() or (folder / "utils").is_dir(),
+                                 (folder / "task.py").exists() or (folder / "task").is_dir())
 
 
 class GpuModeReference(ReferenceProgram):

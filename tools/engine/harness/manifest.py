@@ -11,6 +11,7 @@ import torch
 
 import tools.engine.harness.tensors as tensors
 from tools.engine.harness.case import Case
+from tools.engine.harness.cuda_ext import load_cu
 from tools.engine.harness.kernelbench import dtype_of
 from tools.engine.harness.loader import import_file
 from tools.engine.harness.programs import CaseData, ReferenceProgram, SubmissionProgram, register
@@ -68,8 +69,6 @@ class ManifestSubmission(SubmissionProgram):
         super().__init__(spec, device)
         path = Path(spec["submission_path"])
         if path.suffix == ".cu":
-            from tools.engine.harness.cuda_ext import load_cu
-
             self.fn = load_cu(path, spec["entry"])
         else:
             self.fn = _entry(path, "submission", spec["entry"])

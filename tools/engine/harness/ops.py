@@ -24,6 +24,7 @@ import tools.engine.harness.instruments as instruments
 import tools.engine.harness.programs as programs
 import tools.engine.harness.tensors as tensors
 import tools.engine.harness.transforms as transforms
+from tools.engine.counting import count_work
 from tools.engine.harness.case import Case
 from tools.engine.harness.programs import CaseData
 
@@ -167,8 +168,6 @@ def _check(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
 def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     if state.reference is None:
         raise RuntimeError("reference not loaded")
-    from tools.engine.counting import count_work
-
     case = Case.model_validate(payload["case"])
     saved = tensors.load(payload["inputs_path"])
     data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
@@ -180,3 +179,5 @@ def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any
 # Integrity probes register their requests here; importing them at child start also arms the
 # harness guard (baseline of watched functions, audit hook) before any user code is loaded.
 importlib.import_module("tools.engine.harness.integrity_probes")
+# every other instrument too, before any user code (tools/engine/sandbox/own_modules.py)
+instruments.load_all()

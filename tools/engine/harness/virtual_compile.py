@@ -6,7 +6,9 @@ as one JSON line.
 
 It runs as a child of the sandboxed child, so it inherits its limits and isolation; it imports the
 submission's module again (its kernels must exist by name), under the same CUDA shim and virtual
-device as the run child.
+device as the run child. Like the run child, it imports all of the reviewer's modules it needs first
+and then withdraws them (tools/engine/sandbox/own_modules.py), so the submission's own ``tools`` or
+``reviewer`` package is the one it imports.
 """
 
 from __future__ import annotations
@@ -17,20 +19,37 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
+
+# the reviewer's modules this server runs on, imported by ``_prepare`` before the submission's code
+_OWN = SimpleNamespace()
+
+
+def _prepare(request: dict[str, Any]) -> None:
+    root = request.get("package_root")
+    if root and root not in sys.path:
+        sys.path.insert(0, root)
+    import tools.engine.compilers.toolchain as toolchain
+    import tools.engine.harness.cuda_shim as cuda_shim
+    import tools.engine.harness.virtual_gpu as virtual_gpu
+    from tools.engine.compilers.ptxas import parse_ptxas
+    from tools.engine.compilers.triton_child import _compile
+    from tools.engine.sandbox.own_modules import withdraw
+
+    cuda_shim.install({"cuda_shim": request.get("cuda_shim", True)})
+    virtual_gpu.install({"virtual_gpu": request["spec"]})
+    _OWN.toolchain, _OWN.parse_ptxas, _OWN.compile = toolchain, parse_ptxas, _compile
+    _OWN.held = withdraw(root or "")
 
 
 def _figures(request: dict[str, Any]) -> dict[str, Any]:
-    import tools.engine.compilers.toolchain as toolchain
-    from tools.engine.compilers.ptxas import parse_ptxas
-    from tools.engine.compilers.triton_child import _compile
-
     launch = request["launch"]
     arch = int(request["spec"]["arch"][3:])
     out = Path(tempfile.mkdtemp(prefix="kreview-warmup-"))
     src_root = str(Path(launch["file"]).parent) if launch.get("file") else "."
     try:
-        result = _compile({"launch": launch, "target": {"backend": "cuda", "arch": arch, "warp_size": 32},
+        result = _OWN.compile({"launch": launch, "target": {"backend": "cuda", "arch": arch, "warp_size": 32},
                            "out_dir": str(out), "src_root": src_root}, None)
     except (LookupError, ImportError, OSError) as exc:  # the kernel could not be found again: our limit
         return {"ok": False, "kind": "setup", "error": f"{type(exc).__name__}: {str(exc)[:1500]}"}
@@ -38,14 +57,14 @@ def _figures(request: dict[str, Any]) -> dict[str, Any]:
         return {"ok": False, "kind": "compile", "error": f"{type(exc).__name__}: {str(exc)[:1500]}"}
     ptx = out / result["files"].get("ptx", "missing.ptx")
     gpu_name = f"sm_{arch}{'a' if arch >= 90 else ''}"
-    ptxas = toolchain.ptxas_for(gpu_name)
+    ptxas = _OWN.toolchain.ptxas_for(gpu_name)
     if ptxas is None or not ptx.exists():
         return {"ok": False, "kind": "setup", "error": "ptxas not found (neither in Triton's wheel nor a CUDA toolkit)"}
     # already inside the sandbox's limits: a plain subprocess (toolchain.run_tool would raise them)
     run = subprocess.run([ptxas, "-v", "--regAllocOptLevel=2", f"--gpu-name={gpu_name}", ptx.name,
                           "-o", "k.cubin"], cwd=out, capture_output=True, text=True, timeout=120, check=False)
     log = run.stderr + run.stdout
-    report = parse_ptxas(log)
+    report = _OWN.parse_ptxas(log)
     usage = report.kernel(result["name"], None) or (report.kernels[0] if report.kernels else None)
     if run.returncode != 0 or usage is None or usage.registers is None:
         return {"ok": False, "kind": "setup", "error": f"ptxas failed: {log[-800:]}"}
@@ -72,15 +91,8 @@ def main() -> int:
             continue
         try:
             request = json.loads(line)
-            root = request.get("package_root")
-            if root and root not in sys.path:
-                sys.path.insert(0, root)
             if not prepared:
-                import tools.engine.harness.cuda_shim as cuda_shim
-                import tools.engine.harness.virtual_gpu as virtual_gpu
-
-                cuda_shim.install({"cuda_shim": request.get("cuda_shim", True)})
-                virtual_gpu.install({"virtual_gpu": request["spec"]})
+                _prepare(request)
                 prepared = True
             answer = _figures(request)
         except Exception as exc:  # noqa: BLE001 - anything else is this machine's problem, said as such

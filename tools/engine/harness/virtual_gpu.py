@@ -44,6 +44,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from tools.engine.harness.instruments.triton_launches import _describe_arg
+
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
 _LIMITS = Path(__file__).resolve().parents[1] / "gpu_limits.yaml"
 PRELUDE = "tools.engine.harness.virtual_gpu"
@@ -290,8 +292,6 @@ _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion"
 
 def _launch_description(fn: Any, args: tuple[Any, ...],
                         kwargs: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    from tools.engine.harness.instruments.triton_launches import _describe_arg
-
     params = list(inspect.signature(fn).parameters)
     constexpr_names = [n for n, p in inspect.signature(fn).parameters.items() if "constexpr" in str(p.annotation)]
     bound = dict(zip(params, args))

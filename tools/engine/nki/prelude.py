@@ -20,12 +20,18 @@ import sys
 import types
 from typing import Any
 
+import tools.engine.harness.instruments.nki  # noqa: F401 - registers the ``nki`` instrument of this child
+import tools.engine.nki.interp as nki
+import tools.engine.nki.interp.isa as isa
+import tools.engine.nki.interp.language as language
+import tools.engine.nki.interp.typing as typing
+from tools.engine.nki.interp.errors import NkiUnsupportedName
+from tools.engine.nki.interp.kernel import _is_torch, numpy_to_torch, torch_to_numpy
+
 MODE_ENV = "KREVIEW_NKI_MODE"
 
 
 def _stub(name: str) -> types.ModuleType:
-    from tools.engine.nki.interp.errors import NkiUnsupportedName
-
     mod = types.ModuleType(name)
 
     def missing(attr: str) -> Any:
@@ -38,11 +44,6 @@ def _stub(name: str) -> types.ModuleType:
 
 
 def install_interpreter() -> None:
-    import tools.engine.nki.interp as nki
-    import tools.engine.nki.interp.isa as isa
-    import tools.engine.nki.interp.language as language
-    import tools.engine.nki.interp.typing as typing
-
     compiler = _stub("neuronxcc.nki.compiler")
     nki.compiler = compiler  # type: ignore[attr-defined]
     top = types.ModuleType("neuronxcc")
@@ -67,8 +68,6 @@ def install_real_neuronxcc() -> None:
 
     if has_neuron_device():
         return
-    from tools.engine.nki.interp.kernel import _is_torch, numpy_to_torch, torch_to_numpy
-
     real_jit = real.jit
 
     def jit(func: Any = None, mode: str = "auto", **kwargs: Any) -> Any:

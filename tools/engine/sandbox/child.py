@@ -52,10 +52,14 @@ def main(argv: list[str]) -> int:
 
         torch.set_num_threads(int(config.get("threads", 1)))
         import tools.engine.harness.ops as ops
+        from tools.engine.sandbox.own_modules import withdraw
 
         state = ops.ChildState(config)
+        # Rationale: from here on ``tools``/``reviewer`` are the submission's (or the task's) own, if
+        # it ships them; the harness runs on the references it holds (tools/engine/sandbox/own_modules.py).
+        held = withdraw(root or "")
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
-                 "isolation": measured}
+                 "isolation": measured, "withdrawn": len(held)}
         _send(resp_fd, {"id": 0, "ok": True, "result": ready})
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
         _send(resp_fd, {"id": 0, "ok": False, "error": _error(exc)})

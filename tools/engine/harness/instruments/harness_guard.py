@@ -64,10 +64,22 @@ _CACHES = tuple(p.rstrip(os.sep) + os.sep for p in (
     os.environ.get("HOME"), os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
 
 
+# Rationale: the reviewer's own modules leave ``sys.modules`` before user code loads (the names are
+# the submission's from then on: tools/engine/sandbox/own_modules.py), so watched names of ours are
+# looked up in the modules the harness runs on, kept here when this module is imported.
+_OWN: dict[str, Any] = {}
+
+
+def _module(name: str) -> Any:
+    if name.partition(".")[0] in ("tools", "reviewer"):
+        return _OWN.get(name)
+    return sys.modules.get(name)
+
+
 def _resolve(path: str) -> Any:
     parts = path.split(".")
     for cut in range(len(parts), 0, -1):
-        mod = sys.modules.get(".".join(parts[:cut]))
+        mod = _module(".".join(parts[:cut]))
         if mod is None:
             continue
         obj: Any = mod
@@ -83,14 +95,17 @@ def _snapshot() -> dict[str, Any]:
     for name in ("time", "json", "torch", "numpy", "tools.engine.harness.tensors", "tools.engine.harness.programs"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
+    _OWN.update({n: m for n, m in sys.modules.items() if n.partition(".")[0] in ("tools", "reviewer")})
     snap = {path: _resolve(path) for path in WATCHED}
-    snap.update({f"sys.modules[{m!r}]": sys.modules.get(m) for m in MODULES})
+    snap.update({f"sys.modules[{m!r}]": _module(m) for m in MODULES})
     return {k: v for k, v in snap.items() if v is not None}
 
 
 def _current(key: str) -> Any:
     if key.startswith("sys.modules["):
-        return sys.modules.get(key[len("sys.modules['"):-2])
+        name = key[len("sys.modules['"):-2]
+        # one of ours absent from sys.modules is as withdrawn; anything put there under its name is not ours
+        return sys.modules.get(name, _module(name))
     return _resolve(key)
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from tools.engine.harness.instruments import instrument
+from tools.engine.nki.interp.recorder import RECORDER
+from tools.engine.nki.version import INTERPRETER_LABEL
 
 NOTE_PREFIX = "kreview-nki-report: "
 _NOTE_EVENTS = 12
@@ -40,9 +42,6 @@ def nki_report(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     if mode != "interpreter":
         yield data
         return
-    from tools.engine.nki.interp.recorder import RECORDER
-    from tools.engine.nki.version import INTERPRETER_LABEL
-
     data["label"] = INTERPRETER_LABEL
     RECORDER.reset()
     try:

@@ -22,6 +22,7 @@ import io
 from collections.abc import Iterator
 from typing import Any
 
+import tools.engine.harness.pallas_shim as pallas_shim
 from tools.engine.harness.instruments import instrument
 
 _MAX_DISTINCT = 32
@@ -64,8 +65,6 @@ def _family(params: Any) -> str | None:
 def _describe(kernel: Any, out_shape: Any, kwargs: dict[str, Any], avals: Any) -> dict[str, Any]:
     import jax
 
-    from tools.engine.harness.pallas_shim import real_pallas_call
-
     kw = {**kwargs, "interpret": False, "debug": False}
     info: dict[str, Any] = _kernel_site(kernel)
     cp = kwargs.get("compiler_params")
@@ -73,7 +72,7 @@ def _describe(kernel: Any, out_shape: Any, kwargs: dict[str, Any], avals: Any) -
     info["family"] = _family(cp)
     info["dimension_semantics"] = [str(s) for s in (getattr(cp, "dimension_semantics", None) or [])]
     info["interpret_requested"] = repr(kwargs.get("interpret", False))[:80]
-    jaxpr = jax.make_jaxpr(real_pallas_call()(kernel, out_shape, **kw))(*avals)
+    jaxpr = jax.make_jaxpr(pallas_shim.real_pallas_call()(kernel, out_shape, **kw))(*avals)
     eqn = next((e for e in jaxpr.jaxpr.eqns if e.primitive.name == "pallas_call"), None)
     if eqn is None:
         return info
@@ -93,10 +92,8 @@ def _lower(kernel: Any, out_shape: Any, kwargs: dict[str, Any], avals: Any, plat
     from jax import export
     from jax._src import config
 
-    from tools.engine.harness.pallas_shim import real_pallas_call
-
     t0 = time.perf_counter()
-    fn = real_pallas_call()(kernel, out_shape, **{**kwargs, "interpret": False, "debug": True})
+    fn = pallas_shim.real_pallas_call()(kernel, out_shape, **{**kwargs, "interpret": False, "debug": True})
     printed = io.StringIO()
     checks = [export.DisabledSafetyCheck.custom_call(name)
               for name in ("__gpu$xla.gpu.triton", "mosaic_gpu", "mosaic_gpu_v2")]
@@ -154,12 +151,6 @@ class _RaceLog:
 def pallas(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     opts = (payload.get("instrument_options") or {}).get("pallas") or {}
     data: dict[str, Any] = {"total": 0, "calls": [], "races": [], "race_count": 0, "truncated": False}
-    try:
-        import tools.engine.harness.pallas_shim as pallas_shim
-    except ImportError as exc:
-        data["error"] = f"the Pallas prelude is not importable: {exc}"
-        yield data
-        return
     if not pallas_shim.STATE["installed"]:
         data["error"] = "the Pallas prelude (tools.engine.harness.pallas_shim) is not installed in this child"
         yield data

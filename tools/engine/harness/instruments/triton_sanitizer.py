@@ -15,6 +15,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from tools.engine.harness.instruments import instrument
+from tools.engine.harness.sanitizer.compat import require_compatible
+from tools.engine.harness.sanitizer.hooks import Sanitizer
+from tools.engine.harness.sanitizer.report import Report
 
 
 @instrument("triton_sanitizer")
@@ -22,10 +25,6 @@ from tools.engine.harness.instruments import instrument
 def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     import triton
     from triton.runtime import interpreter
-
-    from tools.engine.harness.sanitizer.compat import require_compatible
-    from tools.engine.harness.sanitizer.hooks import Sanitizer
-    from tools.engine.harness.sanitizer.report import Report
 
     require_compatible()
     report = Report(triton.__version__)

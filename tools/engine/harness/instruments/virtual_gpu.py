@@ -12,14 +12,13 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+import tools.engine.harness.virtual_gpu as vg
 from tools.engine.harness.instruments import instrument
 
 
 @instrument("virtual_gpu")
 @contextlib.contextmanager
 def virtual_gpu(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    import tools.engine.harness.virtual_gpu as vg
-
     opts = (payload.get("instrument_options") or {}).get("virtual_gpu") or {}
     data: dict[str, Any] = {"active": bool(vg.SPEC)}
     if not vg.SPEC:

@@ -22,6 +22,7 @@ import numpy as np
 import tools.engine.nki.interp.context as context
 import tools.engine.nki.interp.dtypes as D
 from tools.engine.nki.interp.errors import NkiUnsupported
+from tools.engine.nki.interp.language import kernel_range
 from tools.engine.nki.interp.recorder import RECORDER, violation
 from tools.engine.nki.interp.tensor import Storage, Tile, hbm
 from tools.engine.nki.version import PAGES
@@ -85,8 +86,6 @@ def _annotations(fn: Any) -> dict[str, str]:
 
 def _with_kernel_range(fn: Any) -> Any:
     """The kernel function with Python ``range`` replaced by the tracked sequential loop."""
-    from tools.engine.nki.interp.language import kernel_range
-
     if not isinstance(fn, types.FunctionType):
         return fn
     g = dict(fn.__globals__)

@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.engine.nki.interp.errors import make_error
+
 _PKG = os.path.dirname(os.path.abspath(__file__))
 _MAX_EVENTS = 64
 
@@ -77,8 +79,6 @@ RECORDER = Recorder()
 def violation(code: str, message: str, *, exc_type: type[BaseException] = SyntaxError, documented: bool,
               kind: str, doc: str | None = None, **data: Any) -> BaseException:
     """Record a rule violation and return the exception to raise (``raise violation(...)``)."""
-    from tools.engine.nki.interp.errors import make_error
-
     exc = make_error(code, message, exc_type=exc_type, documented=documented, doc=doc)
     RECORDER.event(kind, message, code=code, documented=documented, doc=exc.nki_doc,  # type: ignore[attr-defined]
                    raised=True, exception=exc_type.__name__, **data)

@@ -1,0 +1,1 @@
+"""The submission's own package named like the reviewer's ``reviewer`` package."""

@@ -1,0 +1,3 @@
+"""The task's own helper package (it has the name of the reviewer's ``tools`` package)."""
+
+OWNER = "task"
