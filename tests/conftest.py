@@ -22,6 +22,16 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(var, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_user_llm_files(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every LLM test (tests/unit/reviewer/llm, tests/e2e/llm) runs without the user's config or cache."""
+    if "llm" not in request.node.path.parts:
+        return
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.delenv("KREVIEW_CONFIG", raising=False)
+
+
 @pytest.fixture
 def config(tmp_path: Path) -> ReviewConfig:
     """A deterministic, no-sign-off config; tests copy it with the changes they need."""

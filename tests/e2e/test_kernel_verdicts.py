@@ -160,7 +160,7 @@ CORPORA: dict[str, Corpus] = {
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
-ELSEWHERE = {"llm": "tests/llm reviews them with a scripted model (the verdicts depend on its answers)"}
+ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)"}
 
 
 def files(family: str) -> list[Path]:

@@ -12,7 +12,7 @@ from reviewer.cli import app
 from reviewer.core.config import ReviewConfig
 from reviewer.pr.diffreview import review_diff
 from reviewer.runs import read_review
-from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, TRITON_IMPORTER, TRITON_OP, Repo
+from tests.e2e.pr.gitrepo import CORRECT, RAISES, REFERENCE, TRITON_IMPORTER, TRITON_OP, Repo
 
 
 def test_old_and_new_versions_side_by_side(tmp_path: Path, config: ReviewConfig) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from reviewer.pr.gitdiff import changed_files, open_repo, resolve
 from reviewer.pr.repoconfig import RepoConfig
 from reviewer.pr.targets import find_targets
-from tests.pr.gitrepo import CORRECT, REFERENCE, TRITON_IMPORTER, TRITON_OP, Repo
+from tests.e2e.pr.gitrepo import CORRECT, REFERENCE, TRITON_IMPORTER, TRITON_OP, Repo
 
 
 def _targets(r: Repo, base: str, head: str, cfg: RepoConfig | None = None):

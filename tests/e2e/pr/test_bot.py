@@ -16,8 +16,8 @@ from reviewer.pr.bot import handle_comment, parse_command, post_draft, review_pu
 from reviewer.pr.github import GitHubProvider
 from reviewer.pr.render import SUMMARY_MARK, read_state, state_marker
 from reviewer.pr.repoconfig import RepoConfig
-from tests.pr.fakegithub import BASE, BOT, FakeGitHub
-from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
+from tests.e2e.pr.fakegithub import BASE, BOT, FakeGitHub
+from tests.e2e.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
 
 PR = 7
 SUB = "kernels/affine/submission.py"

@@ -14,7 +14,7 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient
 
 from reviewer.web.app import create_app
-from tests.web.conftest import add_hostile_run
+from tests.e2e.web.conftest import add_hostile_run
 
 BASE = "http://127.0.0.1:8765"
 
@@ -227,7 +227,7 @@ def test_a_pull_request_run_shows_its_diff_with_comments_on_changed_lines(store,
     from reviewer.pr.gitdiff import changed_files, open_repo, resolve
     from reviewer.pr.models import PlannedComment, ReviewTarget
     from reviewer.pr.record import keep_change
-    from tests.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
+    from tests.e2e.pr.gitrepo import CORRECT, RAISES, REFERENCE, Repo
 
     runs, run_id = store
     r = Repo(tmp_path / "repo")

@@ -8,7 +8,7 @@ import yaml
 
 from reviewer.pr.repoconfig import GitHubSettings
 
-WF = Path(__file__).resolve().parents[2] / ".github" / "workflows"
+WF = Path(__file__).resolve().parents[4] / ".github" / "workflows"
 
 
 def _load(name: str) -> tuple[dict, str]:

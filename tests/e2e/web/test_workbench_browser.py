@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import add_hostile_run
+from tests.e2e.web.conftest import add_hostile_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -30,7 +30,7 @@ from reviewer.web.app import create_app
 
 ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "img"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "img"
 
 
 def _free_port() -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from reviewer.pr.gitdiff import changed_files, materialise, merge_base, open_repo, parse_patch, resolve
 from reviewer.pr.models import LineRange
-from tests.pr.gitrepo import Repo
+from tests.e2e.pr.gitrepo import Repo
 
 
 def _ranges(rs: list[LineRange]) -> list[tuple[int, int]]:

@@ -18,9 +18,9 @@ from reviewer.pr.diffreview import _with_target
 from reviewer.pr.github import GitHubProvider, api_url
 from reviewer.pr.repoconfig import RepoConfig, load_repo_config
 from tests.kernelfiles import KERNELS, materialize
-from tests.pr.fakegithub import BASE
+from tests.e2e.pr.fakegithub import BASE
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "pull-requests.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "pull-requests.md"
 
 
 def test_documented_config_validates() -> None:
@@ -127,7 +127,7 @@ def test_diff_reads_tool_kreview_at_the_revision(tmp_path: Path) -> None:
 def test_github_client_retries_and_follows_pagination(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 502 or a rate limit does not fail the posting job (githubkit's retry), and lists longer than a
     page are read to the end through GitHub's Link headers (githubkit's paginator)."""
-    from tests.pr.fakegithub import FakeGitHub
+    from tests.e2e.pr.fakegithub import FakeGitHub
 
     waits: list[float] = []
     monkeypatch.setattr("githubkit.core.time.sleep", waits.append)

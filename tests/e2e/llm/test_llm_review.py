@@ -16,7 +16,7 @@ from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from reviewer.llm import ScriptedModel, make_drafter
 from tests.kernelfiles import KERNELS, expectations, materialize
-from tests.llm.support import answer_for
+from tests.e2e.llm.support import answer_for
 from tools.engine.harness.case import Case
 from tools.probes import ProbesTool
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from tests.kernelfiles import KERNELS, materialize
-from tests.llm.support import FakeOpenAIServer, scripted_responder
+from tests.e2e.llm.support import FakeOpenAIServer, scripted_responder
 
 KREVIEW = str(Path(sys.executable).with_name("kreview"))
 KEY = "sk-cli-secret-4242"

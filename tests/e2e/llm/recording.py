@@ -7,7 +7,7 @@ recording, and the upstream key is read from the environment only). Replaying se
 responses in order and notes any request whose role or response_format differs from the recording
 (evidence text may differ run to run: durations are in it).
 
-    python -m tests.llm.recording assumes_contiguous [--upstream URL --model NAME]
+    python -m tests.e2e.llm.recording assumes_contiguous [--upstream URL --model NAME]
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.llm.support import FakeOpenAIServer, Responder, role_of, scripted_responder
+from tests.e2e.llm.support import FakeOpenAIServer, Responder, role_of, scripted_responder
 
 RECORDINGS = Path(__file__).parent / "recordings"
-KERNEL_DIR = Path(__file__).resolve().parents[1] / "kernels" / "llm"
+KERNEL_DIR = Path(__file__).resolve().parents[2] / "kernels" / "llm"
 SEED = 1234
 
 
@@ -74,7 +74,7 @@ def record(kernel: str, upstream: str | None, model: str) -> Path:
         rv = start_review(sub, ReviewConfig(runs_dir=Path(tmp) / "runs", seed=SEED, signoff=False),
                           drafter=make_drafter(settings))
         out = {"kernel": kernel, "seed": SEED, "model": model,
-               "recorded_with": upstream or "tests/llm/support.py scripted_responder (llama.cpp-style server)",
+               "recorded_with": upstream or "tests/e2e/llm/support.py scripted_responder (llama.cpp-style server)",
                "grounding_removed": len(rv.draft.removed) if rv.draft else 0, "exchanges": srv.exchanges}
     RECORDINGS.mkdir(exist_ok=True)
     path = RECORDINGS / f"{kernel}.json"

@@ -14,7 +14,7 @@ from reviewer.llm import make_model
 from reviewer.llm.cache import CachedModel, ResponseCache, cache_key
 from reviewer.llm.client import ChatRequest, OpenAIChatModel
 from reviewer.llm.settings import resolve
-from tests.llm.support import FakeOpenAIServer, completion
+from tests.e2e.llm.support import FakeOpenAIServer, completion
 
 KEY = "sk-test-secret-0123456789"
 REQ = ChatRequest(model="tiny", messages=[{"role": "user", "content": "hello"}],

@@ -1,4 +1,4 @@
-"""Recorded chat-completions exchanges replayed through the real openai client (tests/llm/recording.py)."""
+"""Recorded chat-completions exchanges replayed through the real openai client (tests/e2e/llm/recording.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from reviewer.api import start_review
 from reviewer.core.config import LLMSettings
 from reviewer.llm import make_drafter
 from tests.kernelfiles import materialize
-from tests.llm.recording import KERNEL_DIR, RECORDINGS, SEED, Replayer
-from tests.llm.support import FakeOpenAIServer
+from tests.e2e.llm.recording import KERNEL_DIR, RECORDINGS, SEED, Replayer
+from tests.e2e.llm.support import FakeOpenAIServer
 
 FILES = sorted(RECORDINGS.glob("*.json"))
 

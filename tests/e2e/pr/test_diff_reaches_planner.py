@@ -9,7 +9,7 @@ from pathlib import Path
 from reviewer.core.config import LLMSettings, ReviewConfig
 from reviewer.llm import ScriptedModel, make_drafter
 from reviewer.pr.diffreview import review_diff
-from tests.pr.gitrepo import CORRECT, REFERENCE, Repo
+from tests.e2e.pr.gitrepo import CORRECT, REFERENCE, Repo
 
 
 def _text(request) -> str:
@@ -38,7 +38,7 @@ def test_the_planner_receives_the_change_s_diff(tmp_path: Path, config: ReviewCo
 
 def test_a_review_without_a_change_shows_the_planner_no_diff(tmp_path: Path, config: ReviewConfig) -> None:
     from reviewer.api import start_review
-    from tests.pr.gitrepo import CORRECT as SOURCE
+    from tests.e2e.pr.gitrepo import CORRECT as SOURCE
 
     sub = tmp_path / "sub"
     sub.mkdir()
