@@ -21,12 +21,11 @@ from tools.engine.backends.base import (
     Backend,
     CheckMode,
     Defect,
-    DeviceInfo,
     Lowered,
     ModeRun,
-    RunSetup,
     StaticFinding,
 )
+from tools.engine.runsetup import DeviceInfo, RunSetup
 
 if TYPE_CHECKING:
     from reviewer.core.submission import Submission
