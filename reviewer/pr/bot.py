@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from reviewer.core.config import ReviewConfig
 from reviewer.core.errors import UsageError
 from reviewer.core.models import Review
+from reviewer.drafting.base import Drafter
 from reviewer.pr.bundle import MAX_ARTIFACT_BYTES, RUNS, BadArtifact, extract_zip, load_bundle, write_bundle
 from reviewer.pr.comments import fingerprints_in
 from reviewer.pr.diffreview import review_diff
@@ -69,7 +70,7 @@ def read_event(path: str | Path) -> dict[str, Any]:
 
 def review_pull_request(event: dict[str, Any], event_name: str, repo_path: Path, out: Path, *,
                         repo_config: RepoConfig | None = None, review_config: ReviewConfig | None = None,
-                        progress: Callable[[object], None] | None = None, drafter: Any = None) -> Bundle:
+                        progress: Callable[[object], None] | None = None, drafter: Drafter | None = None) -> Bundle:
     """Review the pull request's head against its base and write the artifact to ``out``."""
     if event_name != "pull_request":
         raise UsageError(f"`kreview pr review` runs on the pull_request event, not {event_name!r}: on "
