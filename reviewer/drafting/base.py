@@ -35,7 +35,7 @@ class PlanOutcome:
     """What a source-reading drafter proposes before the tools run (all JSON-able dicts)."""
 
     probes: list[dict[str, Any]] = field(default_factory=list)
-    """``tools.probes.spec.PlannedProbe`` dumps, already validated against what the harness runs."""
+    """``tools.engine.probe_requests.PlannedProbe`` dumps, already validated against what the harness runs."""
     findings: list[dict[str, Any]] = field(default_factory=list)
     """Source-grounded ``Finding`` dumps (origin llm), confirmed or not after the tools ran."""
     removed: list[dict[str, Any]] = field(default_factory=list)

@@ -12,8 +12,7 @@ from reviewer.llm.structured import StructuredCaller, schema_text
 from reviewer.core.models import Finding
 from tools.engine.tool import ToolContext
 from tools.engine.harness.case import Transform
-from tools.probes import plan_probes
-from tools.probes.spec import PlannedProbe, ProbeRequest
+from tools.engine.probe_requests import PlannedProbe, ProbeRequest, plan_probes
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from reviewer.core.submission import Submission
 from reviewer.core.models import CriterionResult, Evidence, Finding
 from tools.engine.harness.transforms import TRANSFORMS
-from tools.probes.spec import DTYPES, MAX_SIZE_FACTOR, MAX_VALUE_MAGNITUDE, MIN_SIZE_CAP
+from tools.engine.probe_requests import DTYPES, MAX_SIZE_FACTOR, MAX_VALUE_MAGNITUDE, MIN_SIZE_CAP
 
 # Rationale: about 10k tokens per file keeps three prompts within small local models' contexts.
 MAX_FILE_CHARS = 40_000

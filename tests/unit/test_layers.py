@@ -5,6 +5,7 @@
 - tools/ imports nothing of reviewer outside reviewer.core;
 - tools/engine imports no tool plugin (``tools.<x>`` outside ``tools.engine``);
 - a plugin imports no other plugin;
+- the rest of reviewer imports no plugin either (it finds plugins through tools/engine/registry.py);
 - no import loop between files at all (every strongly connected component of the file graph is one file).
 
 An edge goes to the module an import names: ``import a.b`` to ``a.b``; ``from pkg import name`` to
@@ -106,6 +107,8 @@ def layer_violations(edges: list[Edge]) -> list[str]:
             bad.append(f"tools imports reviewer outside reviewer.core: {e}")
         if _within(e.source, "tools.engine") and _plugin(e.target):
             bad.append(f"the engine imports a plugin: {e}")
+        if _within(e.source, "reviewer") and _plugin(e.target):
+            bad.append(f"reviewer imports a plugin: {e}")
         source_plugin, target_plugin = _plugin(e.source), _plugin(e.target)
         if source_plugin and target_plugin and source_plugin != target_plugin:
             bad.append(f"a plugin imports another plugin: {e}")
@@ -210,6 +213,10 @@ def test_the_checks_can_fail(tmp_path: Path) -> None:
     # the upward import from tools into the rest of reviewer is named too
     (root / "tools/beta/x.py").write_text("from reviewer.graph import run\n")
     assert "tools imports reviewer outside reviewer.core: tools/beta/x.py:1: tools.beta.x imports reviewer.graph" \
+        in layer_violations(graph(root))
+    # and so is reviewer reaching into a plugin instead of going through the registry
+    (root / "reviewer/graph.py").write_text("from tools.alpha import A\n")
+    assert "reviewer imports a plugin: reviewer/graph.py:1: reviewer.graph imports tools.alpha" \
         in layer_violations(graph(root))
 
 

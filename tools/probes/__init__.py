@@ -11,48 +11,16 @@ from __future__ import annotations
 
 import torch
 
-from reviewer.core.spans import check_span
 from tools.engine.checking import compare_case
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.harness.case import Case
 from tools.engine.harness.tensors import flatten
-from tools.probes.spec import VALUE_TRANSFORMS, PlannedProbe, ProbeRequest, criterion_for, describe, to_case
+from tools.engine.probe_requests import VALUE_TRANSFORMS, PlannedProbe, criterion_for, describe
 
 
 def _nonfinite(value: object) -> bool:
     return any(isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and not torch.isfinite(leaf).all()
                for _, leaf in flatten(value))
-
-
-def plan_probes(requests: list[ProbeRequest], ctx: ToolContext, limit: int) -> tuple[list[PlannedProbe], list[str]]:
-    """Validated, de-duplicated probes (at most ``limit``) and a reason for each one dropped."""
-    sub = ctx.submission
-    seeds = ctx.seeds(max(limit, 1), "probes")
-    planned: list[PlannedProbe] = []
-    dropped: list[str] = []
-    seen: set[str] = set()
-    for n, req in enumerate(requests, 1):
-        if len(planned) >= limit:
-            dropped.append(f"probe {n}: over the limit of {limit} probes")
-            continue
-        case = to_case(req, sub, seed=seeds[len(planned)], index=len(planned) + 1,
-                       interpreted=ctx.setup.interpreted)
-        if isinstance(case, str):
-            dropped.append(f"probe {n} ({req.assumption[:80]}): {case}")
-            continue
-        key = case.model_dump_json(include={"params", "dtype", "transforms"})
-        if key in seen:
-            dropped.append(f"probe {n}: the same input as an earlier probe")
-            continue
-        seen.add(key)
-        span = req.span
-        why = check_span(span, sub.root_path) if span is not None else None
-        if why:
-            dropped.append(f"probe {n}: kept, but its source span was dropped ({why})")
-            span = None
-        planned.append(PlannedProbe(case=case, criterion=criterion_for(case, sub), assumption=req.assumption,
-                                    finding=req.finding, span=span))
-    return planned, dropped
 
 
 class ProbesTool(Tool):

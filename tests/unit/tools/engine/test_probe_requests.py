@@ -12,8 +12,7 @@ from reviewer.core.models import SourceSpan
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import KERNELS, materialize
 from tools.engine.harness.case import Transform
-from tools.probes import plan_probes
-from tools.probes.spec import ProbeRequest, criterion_for, to_case
+from tools.engine.probe_requests import ProbeRequest, criterion_for, plan_probes, to_case
 
 
 @pytest.fixture

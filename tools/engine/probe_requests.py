@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.submission import Submission
 from reviewer.core.models import SourceSpan
+from reviewer.core.spans import check_span
 from tools.engine.harness.case import Case, Transform
 from tools.engine.harness.transforms import TRANSFORMS
+from tools.engine.tool import ToolContext
 
 ProbeCriterion = Literal["generality", "correctness"]
 
@@ -174,3 +176,34 @@ def describe(case: Case, sub: Submission) -> str:
         args = ", ".join(f"{k}={v}" for k, v in t.args.items())
         parts.append(f"{t.kind}({args})" if args else t.kind)
     return f"probe {', '.join(parts) or 'nominal'}, seed {case.seed}"
+
+
+def plan_probes(requests: list[ProbeRequest], ctx: ToolContext, limit: int) -> tuple[list[PlannedProbe], list[str]]:
+    """Validated, de-duplicated probes (at most ``limit``) and a reason for each one dropped."""
+    sub = ctx.submission
+    seeds = ctx.seeds(max(limit, 1), "probes")
+    planned: list[PlannedProbe] = []
+    dropped: list[str] = []
+    seen: set[str] = set()
+    for n, req in enumerate(requests, 1):
+        if len(planned) >= limit:
+            dropped.append(f"probe {n}: over the limit of {limit} probes")
+            continue
+        case = to_case(req, sub, seed=seeds[len(planned)], index=len(planned) + 1,
+                       interpreted=ctx.setup.interpreted)
+        if isinstance(case, str):
+            dropped.append(f"probe {n} ({req.assumption[:80]}): {case}")
+            continue
+        key = case.model_dump_json(include={"params", "dtype", "transforms"})
+        if key in seen:
+            dropped.append(f"probe {n}: the same input as an earlier probe")
+            continue
+        seen.add(key)
+        span = req.span
+        why = check_span(span, sub.root_path) if span is not None else None
+        if why:
+            dropped.append(f"probe {n}: kept, but its source span was dropped ({why})")
+            span = None
+        planned.append(PlannedProbe(case=case, criterion=criterion_for(case, sub), assumption=req.assumption,
+                                    finding=req.finding, span=span))
+    return planned, dropped
