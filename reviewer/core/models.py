@@ -24,7 +24,10 @@ Verdict = Literal["pass", "fail", "unverified", "not_applicable"]
 Overall = Literal["accept", "reject", "needs_human"]
 RunStatus = Literal["awaiting_signoff", "approved", "rejected", "completed", "failed"]
 Format = Literal["kernelbench", "gpumode", "manifest"]
-Framework = Literal["triton", "pallas", "cuda", "nki", "torch", "unknown"]
+Framework = str
+"""A registered backend's name (``kreview.backends`` entry points: triton, pallas, cuda, nki, torch, and
+whatever a plugin adds) or ``unknown``; ingest checks a manifest's ``framework`` against the registry, so
+adding a framework is a backend class and its entry point, with no list to edit here."""
 
 
 class _Model(BaseModel):

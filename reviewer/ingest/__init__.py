@@ -254,6 +254,12 @@ def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[
         if manifest.name:
             sub.name = manifest.name
         if manifest.framework:
+            from tools.engine.registry import backends
+
+            known = sorted(backends()) + ["unknown"]
+            if manifest.framework not in known:
+                raise ManifestError(f"{root / 'kreview.toml'}: framework {manifest.framework!r} is not a registered "
+                                    f"backend; one of {known}")
             sub.framework = manifest.framework
         if manifest.tolerance.atol is not None or manifest.tolerance.rtol is not None:
             sub.tolerance = manifest.tolerance

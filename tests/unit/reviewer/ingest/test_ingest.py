@@ -31,7 +31,7 @@ def test_gpumode_example_reads_tests_benchmarks_and_task_tolerance() -> None:
 
 def _manifest_dir(tmp_path: Path, toml: str) -> Path:
     d = tmp_path / "m"
-    d.mkdir()
+    d.mkdir(parents=True)
     (d / "ref.py").write_text(
         "import torch\n"
         "def make(seed, n=64):\n    g = torch.Generator().manual_seed(seed)\n    return [torch.randn(n, generator=g)]\n"
@@ -81,6 +81,27 @@ def test_invalid_manifest_is_a_clear_error(tmp_path: Path) -> None:
         load_submission(d)
     assert exc.value.status == "bad_manifest"
     assert "bogus" in str(exc.value)
+
+
+_FUNCTION_STYLE = """
+framework = "{framework}"
+[submission]
+file = "kern.py"
+entry = "relu"
+[reference]
+file = "ref.py"
+entry = "ref"
+inputs = "make"
+"""
+
+
+def test_a_manifest_framework_is_one_the_registry_knows(tmp_path: Path) -> None:
+    """The framework list is the registered backends (plus unknown), not a list kept in the core."""
+    sub = load_submission(_manifest_dir(tmp_path / "ok", _FUNCTION_STYLE.format(framework="torch")))
+    assert sub.framework == "torch"
+    with pytest.raises(ManifestError) as exc:
+        load_submission(_manifest_dir(tmp_path / "bad", _FUNCTION_STYLE.format(framework="mlx")))
+    assert "'mlx' is not a registered backend" in str(exc.value) and "'triton'" in str(exc.value)
 
 
 @pytest.mark.parametrize("setup", ["empty", "file", "missing", "only_reference", "random_py"])
