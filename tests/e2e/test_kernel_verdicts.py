@@ -158,6 +158,7 @@ CORPORA: dict[str, Corpus] = {
     "resources_cuda": Corpus(("resources_cuda",), ["builds", "resources"], check_resources_cuda, marks=(NO_NVCC,)),
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
+    "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)"}

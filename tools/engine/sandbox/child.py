@@ -51,6 +51,7 @@ def main(argv: list[str]) -> int:
         import torch
 
         torch.set_num_threads(int(config.get("threads", 1)))
+        import tools.engine.harness.instruments.harness_guard as harness_guard
         import tools.engine.harness.ops as ops
         from tools.engine.sandbox.own_modules import withdraw
 
@@ -58,6 +59,7 @@ def main(argv: list[str]) -> int:
         # Rationale: from here on ``tools``/``reviewer`` are the submission's (or the task's) own, if
         # it ships them; the harness runs on the references it holds (tools/engine/sandbox/own_modules.py).
         held = withdraw(root or "")
+        harness_guard.seal(held)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
                  "isolation": measured, "withdrawn": len(held)}
         _send(resp_fd, {"id": 0, "ok": True, "result": ready})

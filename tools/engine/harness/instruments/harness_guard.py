@@ -5,7 +5,10 @@ Three observations, all cheap:
 - *replaced functions*: timers, comparison functions, the harness's own save/describe helpers and
   a few more (``WATCHED``) are snapshotted when this module is imported, which ``tools.engine.harness.ops``
   does at child start, before any user code runs. Any that is no longer the same object before or
-  after the call was replaced by the submission (at import or during the call).
+  after the call was replaced by the submission (at import or during the call). When the child has
+  loaded every module of ours it will run, ``seal`` also snapshots each of those modules' globals
+  that name a module, function or class: the harness calls through them, so rebinding one (reached
+  through a frame's ``f_globals``, ``gc`` or a function's ``__globals__``) is a replacement too.
 - *audited events*: a ``sys.addaudithook`` hook (it cannot be removed) records events raised by the
   submission's own code since the child started: files opened or listed, the call stack or the
   garbage collector inspected, ``id()`` taken, processes or sockets started, trace hooks set.
@@ -23,6 +26,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator
+from types import FunctionType, ModuleType
 from typing import Any
 
 import tools.engine.harness.frames as frames
@@ -110,6 +114,19 @@ def _current(key: str) -> Any:
 
 
 _BASELINE = _snapshot()
+# (module name, global name) -> the object the harness module's global named when the child was sealed
+_GLOBALS: dict[tuple[str, str], tuple[ModuleType, Any]] = {}
+
+
+def seal(modules: dict[str, ModuleType]) -> None:
+    """Snapshot the module, function and class globals of every module of ours the child runs on
+    (called once, after the last of them is imported and before any user code loads)."""
+    for name, mod in modules.items():
+        if name.partition(".")[0] not in ("tools", "reviewer"):
+            continue
+        for attr, value in list(vars(mod).items()):
+            if isinstance(value, (ModuleType, FunctionType, type)) and not attr.startswith("__"):
+                _GLOBALS[(name, attr)] = (mod, value)
 _EVENTS_SEEN: dict[tuple[str, str, int], dict[str, Any]] = {}
 _STATE = {"phase": "import or an earlier call", "busy": False, "root": None, "dropped": 0}
 
@@ -166,19 +183,28 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 sys.addaudithook(_hook)
 
 
-def replaced() -> list[dict[str, Any]]:
-    """Watched objects that are no longer the originals, with what replaced them."""
-    out = []
+def _changed() -> Iterator[tuple[str, Any]]:
     for key, original in _BASELINE.items():
         now = _current(key)
         if now is not original:
-            code = getattr(now, "__code__", None)
-            where = frames.relative(code.co_filename, _STATE["root"]) if code is not None else None
-            origin = frames.kind_of(code.co_filename) if code is not None else "unknown"
-            if origin in ("library", "harness"):
-                continue  # a library re-wrapping its own function (torch does, lazily)
-            out.append({"name": key, "now": repr(now)[:120], "origin": origin,
-                        "defined_in": where, "line": code.co_firstlineno if code is not None else None})
+            yield key, now
+    for (name, attr), (mod, original) in _GLOBALS.items():
+        now = vars(mod).get(attr)
+        if now is not original:
+            yield f"{name}.{attr} (a global the harness calls through)", now
+
+
+def replaced() -> list[dict[str, Any]]:
+    """Watched objects that are no longer the originals, with what replaced them."""
+    out = []
+    for key, now in _changed():
+        code = getattr(now, "__code__", None)
+        where = frames.relative(code.co_filename, _STATE["root"]) if code is not None else None
+        origin = frames.kind_of(code.co_filename) if code is not None else "unknown"
+        if origin in ("library", "harness"):
+            continue  # a library re-wrapping its own function (torch does, lazily)
+        out.append({"name": key, "now": repr(now)[:120], "origin": origin,
+                    "defined_in": where, "line": code.co_firstlineno if code is not None else None})
     return out
 
 

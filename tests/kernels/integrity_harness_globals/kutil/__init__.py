@@ -1,0 +1,1 @@
+"""The submission's own launch helpers."""
