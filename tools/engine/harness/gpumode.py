@@ -22,9 +22,10 @@ from tools.engine.harness.programs import CaseData, ReferenceProgram, Submission
 
 
 def _prepare(folder: Path) -> None:
-    # a task's own utils.py or utils/ package is the one it imports; the stand-ins only fill a gap
-    gpumode_shim.install_modules((folder / "utils.py").exists() or (folder / "utils").is_dir(),
-                                 (folder / "task.py").exists() or (folder / "task").is_dir())
+    # a task's own utils.py / task.py (files of the task, as GPU MODE's reference-kernels ship them) are the
+    # ones it imports; the stand-ins only fill a gap. A utils/ or task/ package is not a task file: the
+    # reference child must not import a package a submission could have put beside it.
+    gpumode_shim.install_modules((folder / "utils.py").exists(), (folder / "task.py").exists())
 
 
 class GpuModeReference(ReferenceProgram):
