@@ -1,6 +1,6 @@
 """The backend interface: what the reviewer needs to know about, and do with, a kernel framework.
 
-One small interface per framework (Triton, Pallas, CUDA, NKI, plain torch; a fifth one is a class of
+One small interface per framework (Triton, Pallas, CUDA, NKI, plain torch; a sixth one is a class of
 the same shape registered under the ``kreview.backends`` entry-point group):
 
 - detection: ``markers`` and ``priority`` (``detect``);
