@@ -499,7 +499,7 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             node.names[0].name if isinstance(node, ast.Import) else None)
         if mod and mod.startswith(_HARNESS_MODULES):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
-                                          f"imports the reviewer's own module {mod}"))
+                                          f"imports the reviewer's own module {mod}", module=mod))
         if isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRS and not S.in_main_block(src, node):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"reads frame attribute .{node.attr} (walks the caller's frames)"))
@@ -633,4 +633,18 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 40 \
                     and ("::" in node.value):
                 _scan_cpp(name, node.value, node.lineno, scan, src)
+    # Rationale: a top-level name the submission ships itself (its own tools/ or reviewer/) is its own
+    # module in the child (tools/engine/sandbox/own_modules.py), not the reviewer's: importing it is no
+    # access to the harness.
+    shipped = _shipped_top_levels(sub.root_path)
+    scan.findings = [f for f in scan.findings
+                     if not (f.defect == "harness_access" and str(f.detail.get("module", "")).split(".")[0] in shipped)]
     return scan
+
+
+def _shipped_top_levels(root: Path) -> set[str]:
+    """Top-level module names the submission directory provides: ``name.py`` files and folders
+    holding Python files."""
+    names = {p.stem for p in root.glob("*.py")}
+    names |= {p.name for p in root.iterdir() if p.is_dir() and next(p.rglob("*.py"), None) is not None}
+    return names

@@ -4,6 +4,7 @@ pure checks on synthetic probes, and the roofline hook in the rubric. Nothing he
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 import time
 from pathlib import Path
@@ -14,6 +15,7 @@ import torch
 from reviewer.ingest import load_submission
 from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec, Rubric, judge
+from tests.kernelfiles import KERNELS, materialize
 from tools.engine.compare import output_spread
 from tools.engine.harness import frames
 from tools.engine.harness.instruments import harness_guard
@@ -318,3 +320,15 @@ def test_impossible_speed_evidence_fails_integrity() -> None:
                       defect="impossible_speed", summary="3.1 us is below the 12 us memory-bandwidth floor")]
     (verdict,) = judge(rubric, items, {})
     assert verdict.verdict == "fail" and "roofline-1" in verdict.evidence
+
+
+def test_importing_a_package_the_submission_ships_is_not_harness_access(tmp_path: Path) -> None:
+    """A submission with its own reviewer/ package imports its own (the sandbox child makes sure);
+    without one, the same import reaches for the reviewer's and is flagged."""
+    path = KERNELS / "own_packages" / "torch_own_reviewer_utils.py"
+    own = materialize(path, tmp_path / "own")
+    assert not [f.message for f in scan_submission(load_submission(own)).findings if f.defect == "harness_access"]
+    bare = materialize(path, tmp_path / "bare")
+    shutil.rmtree(bare / "reviewer")
+    hits = [f.message for f in scan_submission(load_submission(bare)).findings if f.defect == "harness_access"]
+    assert hits and all("reviewer.stable" in m for m in hits), hits
