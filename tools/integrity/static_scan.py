@@ -608,6 +608,9 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     own = [f for f in sub.source_files if f not in shared]
     if sub.submission_file not in own:
         own.insert(0, sub.submission_file)
+    # Rationale: a helper package the submission ships runs in the child as much as its top-level files
+    # do, so a tamperer could hide there; its Python files are scanned too.
+    own += [f for f in _package_files(sub.root_path) if f not in own]
     ref_stem = Path(sub.reference_file).stem
     for name in own:
         text = view.file(name)
@@ -640,6 +643,18 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     scan.findings = [f for f in scan.findings
                      if not (f.defect == "harness_access" and str(f.detail.get("module", "")).split(".")[0] in shipped)]
     return scan
+
+
+_MAX_PACKAGE_FILES = 200
+
+
+def _package_files(root: Path) -> list[str]:
+    """Python files in the submission's sub-folders (its helper packages), relative, at most
+    ``_MAX_PACKAGE_FILES`` of them."""
+    found = sorted(p.relative_to(root).as_posix() for d in root.iterdir()
+                   if d.is_dir() and not d.name.startswith((".", "__pycache__"))
+                   for p in d.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())
+    return found[:_MAX_PACKAGE_FILES]
 
 
 def _shipped_top_levels(root: Path) -> set[str]:

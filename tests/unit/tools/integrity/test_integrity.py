@@ -332,3 +332,12 @@ def test_importing_a_package_the_submission_ships_is_not_harness_access(tmp_path
     shutil.rmtree(bare / "reviewer")
     hits = [f.message for f in scan_submission(load_submission(bare)).findings if f.defect == "harness_access"]
     assert hits and all("reviewer.stable" in m for m in hits), hits
+
+
+def test_a_helper_package_the_submission_ships_is_scanned_too(tmp_path: Path) -> None:
+    """The frame-walking tamperer hides in the submission's own kutil/ package, not in submission.py."""
+    sub = materialize(KERNELS / "integrity_harness_globals" / "frames_rebind_harness.py", tmp_path / "s")
+    scan = scan_submission(load_submission(sub))
+    assert "kutil/launch.py" in scan.files
+    hits = {(f.file, f.message.split(" (")[0]) for f in scan.findings if f.defect == "harness_access"}
+    assert ("kutil/launch.py", "reads frame attribute .tb_frame") in hits, hits
