@@ -133,8 +133,8 @@ class ReviewConfig(BaseModel):
         return super().model_copy(update=update, deep=deep)
 
     def tool_options(self) -> ToolOptions:
-        return ToolOptions(seeds=self.seeds, budget=self.budget, target_gpu=self.target_gpu,
-                           tolerance=self.tolerance, device=self.device, limits=self.limits)
+        """The settings tools read: every ``ToolOptions`` field, taken from this configuration."""
+        return ToolOptions(**{name: getattr(self, name) for name in ToolOptions.model_fields})
 
 
 def merge_layers(*layers: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -610,7 +610,8 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
         own.insert(0, sub.submission_file)
     # Rationale: a helper package the submission ships runs in the child as much as its top-level files
     # do, so a tamperer could hide there; its Python files are scanned too.
-    own += [f for f in _package_files(sub.root_path) if f not in own]
+    package_files = _package_files(sub.root_path)
+    own += [f for f in package_files[:_MAX_PACKAGE_FILES] if f not in own]
     ref_stem = Path(sub.reference_file).stem
     for name in own:
         text = view.file(name)
@@ -639,7 +640,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     # Rationale: a top-level name the submission ships itself (its own tools/ or reviewer/) is its own
     # module in the child (tools/engine/sandbox/own_modules.py), not the reviewer's: importing it is no
     # access to the harness.
-    shipped = _shipped_top_levels(sub.root_path)
+    shipped = {Path(f).stem for f in sub.source_files if f.endswith(".py")} | {f.split("/")[0] for f in package_files}
     scan.findings = [f for f in scan.findings
                      if not (f.defect == "harness_access" and str(f.detail.get("module", "")).split(".")[0] in shipped)]
     return scan
@@ -649,17 +650,8 @@ _MAX_PACKAGE_FILES = 200
 
 
 def _package_files(root: Path) -> list[str]:
-    """Python files in the submission's sub-folders (its helper packages), relative, at most
-    ``_MAX_PACKAGE_FILES`` of them."""
-    found = sorted(p.relative_to(root).as_posix() for d in root.iterdir()
-                   if d.is_dir() and not d.name.startswith((".", "__pycache__"))
-                   for p in d.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())
-    return found[:_MAX_PACKAGE_FILES]
-
-
-def _shipped_top_levels(root: Path) -> set[str]:
-    """Top-level module names the submission directory provides: ``name.py`` files and folders
-    holding Python files."""
-    names = {p.stem for p in root.glob("*.py")}
-    names |= {p.name for p in root.iterdir() if p.is_dir() and next(p.rglob("*.py"), None) is not None}
-    return names
+    """Python files in the submission's sub-folders (its helper packages), relative and sorted; the
+    scan reads the first ``_MAX_PACKAGE_FILES``, and their top folders are names the submission ships."""
+    return sorted(p.relative_to(root).as_posix() for d in root.iterdir()
+                  if d.is_dir() and not d.name.startswith((".", "__pycache__"))
+                  for p in d.rglob("*.py") if "__pycache__" not in p.parts and p.is_file())

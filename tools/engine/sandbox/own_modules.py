@@ -14,7 +14,7 @@ falls through to the normal search (the installed reviewer), as it did before.
 The rule this sets for code run in the child: it imports every module of ours it needs at module
 level (or in a prelude's ``install``, which runs before ``withdraw``), never lazily inside a function
 that runs after user code is loaded; such an import would find the submission's package or a fresh
-copy of ours, not the harness's own. tests/test_sandbox_own_modules.py checks it.
+copy of ours, not the harness's own. tests/unit/tools/engine/sandbox/test_own_modules.py checks it.
 """
 
 from __future__ import annotations

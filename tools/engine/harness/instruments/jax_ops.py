@@ -18,8 +18,9 @@ kernel body is not walked (that is the kernel, not work done around it).
 A ``jax.jit`` hit in the C++ fast path executes no Python, so the recorder clears JAX's caches
 when it starts (``clear_caches``): the first traced call of a function is always seen.
 
-Private JAX internals used (jax/jaxlib are pinned; tests/test_pallas_integrity.py fails loudly if
-they move): ``jax._src.pjit._run_python_pjit``, ``jax._src.core.EvalTrace.process_primitive``.
+Private JAX internals used (jax/jaxlib are pinned; the integrity_pallas kernel families of
+tests/e2e/test_kernel_verdicts.py fail loudly if they move): ``jax._src.pjit._run_python_pjit``,
+``jax._src.core.EvalTrace.process_primitive``.
 """
 
 from __future__ import annotations
