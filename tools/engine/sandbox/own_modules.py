@@ -34,14 +34,26 @@ def is_own(name: str) -> bool:
     return name.partition(".")[0] in OWN_PACKAGES
 
 
+# a path entry holding this file holds a copy of the reviewer (a source checkout or an installed one)
+_MARKER = os.path.join("tools", "engine", "sandbox", "own_modules.py")
+
+
 class _SubmissionFirst(importlib.abc.MetaPathFinder):
-    """``tools`` and ``reviewer`` from any path entry but the reviewer's own folder, if one has them."""
+    """``tools`` and ``reviewer`` from any path entry that is not a copy of the reviewer, if one has them.
+
+    The harness's own folder is not the only copy on the path: a source checkout run with the package
+    also installed (``pip install .``) has a second one in site-packages, and that regular package
+    would again win over a submission's namespace package."""
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root)
 
+    def _is_reviewer(self, entry: str) -> bool:
+        real = os.path.realpath(entry or ".")
+        return real == self.root or os.path.isfile(os.path.join(real, _MARKER))
+
     def _others(self) -> list[str]:
-        return [e for e in sys.path if isinstance(e, str) and os.path.realpath(e or ".") != self.root]
+        return [e for e in sys.path if isinstance(e, str) and not self._is_reviewer(e)]
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> importlib.machinery.ModuleSpec | None:
         if path is not None or name not in OWN_PACKAGES:

@@ -155,3 +155,26 @@ def test_a_name_the_submission_lacks_falls_through_to_the_installed_reviewer() -
     path, same = out.split()
     assert Path(path).resolve() == ROOT / "tools" / "__init__.py"
     assert same == "fresh"  # a new copy: the harness's own modules stay out of reach by name
+
+
+def test_a_second_installed_copy_of_the_reviewer_does_not_win_over_the_submission(tmp_path: Path) -> None:
+    """A source checkout run with the package also installed (``pip install .``, as CI does) has two
+    copies of ``tools`` on the path; neither may shadow the submission's namespace package."""
+    sub, site = tmp_path / "sub", tmp_path / "site"
+    (sub / "tools").mkdir(parents=True)
+    (sub / "tools" / "launch.py").write_text("OWNER = 'submission'\n")
+    (site / "tools" / "engine" / "sandbox").mkdir(parents=True)
+    (site / "tools" / "__init__.py").write_text("")
+    (site / "tools" / "engine" / "sandbox" / "own_modules.py").write_text("")
+    out = _run(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from tools.engine.sandbox.own_modules import withdraw
+
+        sys.path.append({str(site)!r})
+        withdraw({str(ROOT)!r})
+        sys.path.insert(0, {str(sub)!r})
+        import tools.launch
+        print(tools.launch.OWNER)
+    """)
+    assert out.split() == ["submission"]
