@@ -29,6 +29,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tools.engine.sandbox.libraries import library_paths
+
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 # the reviewer's packages a child imports (tools.engine.harness, tools.engine.sandbox, reviewer.core.errors, ...)
 _PACKAGES = ("tools", "reviewer")
@@ -79,6 +81,8 @@ def _python_roots() -> list[Path]:
         # site-packages outside the prefixes (a user site, a PYTHONPATH entry the venv relies on)
         if p and "site-packages" in p and Path(p).is_dir():
             roots.add(Path(p))
+    # PYTHONPATH folders holding installed distributions the child puts on its path (libraries.py)
+    roots.update(Path(p) for p in library_paths())
     return sorted(r for r in roots if str(r) not in ("/", "/usr") and r.exists())
 
 

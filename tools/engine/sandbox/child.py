@@ -35,6 +35,10 @@ def main(argv: list[str]) -> int:
     req_fd, resp_fd, config = int(argv[1]), int(argv[2]), json.loads(argv[3])
     faulthandler.enable()
     root = config.get("package_root")
+    # the reviewer's PYTHONPATH library folders, in its order (tools/engine/sandbox/libraries.py)
+    for folder in reversed(config.get("library_paths") or []):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     if root and root not in sys.path:
         sys.path.insert(0, root)
     os.set_inheritable(req_fd, False)
@@ -53,6 +57,7 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(int(config.get("threads", 1)))
         import tools.engine.harness.instruments.harness_guard as harness_guard
         import tools.engine.harness.ops as ops
+        from tools.engine.sandbox.libraries import origins
         from tools.engine.sandbox.own_modules import withdraw
 
         state = ops.ChildState(config)
@@ -61,7 +66,7 @@ def main(argv: list[str]) -> int:
         held = withdraw(root or "")
         harness_guard.seal(held)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
-                 "isolation": measured, "withdrawn": len(held)}
+                 "isolation": measured, "withdrawn": len(held), "libraries": origins()}
         _send(resp_fd, {"id": 0, "ok": True, "result": ready})
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
         _send(resp_fd, {"id": 0, "ok": False, "error": _error(exc)})

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
 from tools.engine.sandbox.env import scrubbed_env
+from tools.engine.sandbox.libraries import library_paths, mismatches, origins
 from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
 from reviewer.core.limits import SandboxLimits
 from tools.engine.sandbox.measure import problems
@@ -214,6 +215,7 @@ class SandboxWorker:
             "preludes": self.preludes,
             "threads": self.limits.threads,
             "package_root": str(_PACKAGE_ROOT),
+            "library_paths": library_paths(),
             **self.child_config,
         }
         prefix: list[str] = []
@@ -278,6 +280,15 @@ class SandboxWorker:
                                    + "; ".join(bad))
                 return CallResult(answered=False, crash=crash, duration_s=dt)
             self.isolation = measured
+        if msg.get("ok") and isinstance(self.ready_info, dict):
+            # Rationale: the review records the reviewer's library versions; a child that would run
+            # other files of them is stopped (an environment problem, never a kernel failure).
+            wrong = mismatches(origins(), self.ready_info.get("libraries") or {})
+            if wrong:
+                self._kill()
+                crash = ChildCrash(kind="startup", message="sandbox child failed to start: it would import other "
+                                   "library files than the reviewer's: " + "; ".join(wrong))
+                return CallResult(answered=False, crash=crash, duration_s=dt)
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=self.ready_info,
                           error=msg.get("error"), duration_s=dt)
 
