@@ -28,10 +28,11 @@ TABLE: tuple[FailureClass, ...] = (
         "toolchain_mismatch", "driver/toolchain mismatch",
         (r"CUDA driver version is insufficient", r"PTX was compiled with an unsupported toolchain",
          r"no kernel image is available for execution", r"Unsupported gpu architecture",
+         r"Unsupported \.version \d+\.\d+; current version is",
          r"undefined symbol: \S*(?:cuda|c10|torch|at::)", r"version `GLIBC\w*_[\d.]+' not found",
          r"compiled with (?:a )?different (?:CUDA|PyTorch) version", r"CUDA_HOME environment variable is not set"),
         "the binary, the compiler and the driver/runtime disagree (built for another GPU generation, a newer "
-        "PTX ISA than the driver accepts, or an extension built against another PyTorch/CUDA)",
+        "PTX ISA than the driver or the assembler (ptxas) accepts, or an extension built against another PyTorch/CUDA)",
         "rebuild for the target architecture with the toolkit the driver supports; pin the extension to the "
         "installed PyTorch", environment=True),
     FailureClass(

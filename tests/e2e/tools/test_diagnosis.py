@@ -64,6 +64,8 @@ QUOTED = [
     ("toolchain_mismatch", "RuntimeError: CUDA error: the provided PTX was compiled with an unsupported "
                            "toolchain."),
     ("toolchain_mismatch", "RuntimeError: CUDA error: no kernel image is available for execution on the device"),
+    ("toolchain_mismatch", "ptxas failed (exit status 255): ptxas softmax_kernel.ptx, line 5; fatal   : Unsupported "
+                           ".version 8.8; current version is '8.7'\nptxas fatal   : Ptx assembly aborted due to errors"),
     ("unsupported_on_target", 'ValueError("type fp8e4nv not supported in this architecture. The supported fp8 '
                               "dtypes are ('fp8e4b15', 'fp8e5')\")"),
     ("block_size", "ValueError: arange's range must be a power of 2"),
