@@ -53,6 +53,9 @@ _RULES = (
 # no lowering registered): not the kernel's fault, so never a build failure.
 _UNSUPPORTED = re.compile(r"cannot be used for \w+ lowering|Cannot lower pallas_call on platform|"
                           r"not supported on|Only interpret mode is supported")
+# this jaxlib cannot lower for that platform at all (a CPU-only jaxlib of some JAX versions): the
+# reviewer's install, not the kernel
+_JAXLIB_CANNOT = re.compile(r"To use Pallas on (?:GPU|TPU), install jaxlib")
 _OOB = re.compile(r"Out-of-bounds (?:read|write)[^\n]*")
 _GPU_STYLE = re.compile(r"pallas\s+import\s+(?:triton|mosaic_gpu)|pallas\.(?:triton|mosaic_gpu)|"
                         r"\b(?:pltriton|plgpu)\.")
@@ -88,7 +91,11 @@ def classify_lowering(entry: dict[str, Any], intended: bool) -> tuple[str, str |
     """(status, rule) of one lowering attempt recorded by the ``pallas`` instrument."""
     if entry.get("status") == "ok":
         return "ok", None
+    if entry.get("status") == "unavailable":  # the reviewer could not attempt it (tools/engine/harness/instruments/pallas.py)
+        return "unavailable", None
     message = entry.get("message", "")
+    if _JAXLIB_CANNOT.search(message):
+        return "unavailable", None
     if _UNSUPPORTED.search(message):
         return "unsupported", None
     rule = next((name for name, rx in _RULES if rx.search(message)), "lowering_error")

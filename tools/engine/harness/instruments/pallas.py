@@ -85,21 +85,40 @@ def _describe(kernel: Any, out_shape: Any, kwargs: dict[str, Any], avals: Any) -
     return info
 
 
+def _mosaic_gpu_switch(on: bool) -> Any | None:
+    """JAX's switch between the Triton and the Mosaic GPU lowering of Pallas, set to ``on``: a flag of
+    ``jax._src.config`` in JAX 0.10, of ``jax._src.pallas.pallas_call`` in 0.9; None when this JAX has
+    neither (then the GPU lowerings cannot be chosen, which is the reviewer's limit, not the kernel's)."""
+    from jax._src import config
+
+    state = getattr(config, "jax_pallas_use_mosaic_gpu", None)
+    if state is None:
+        from jax._src.pallas import pallas_call
+
+        state = getattr(pallas_call, "_PALLAS_USE_MOSAIC_GPU", None)
+    return state(on) if callable(state) else None
+
+
 def _lower(kernel: Any, out_shape: Any, kwargs: dict[str, Any], avals: Any, platform: str) -> dict[str, Any]:
     import time
 
     import jax
     from jax import export
-    from jax._src import config
 
     t0 = time.perf_counter()
+    out: dict[str, Any] = {"platform": platform}
+    switch = _mosaic_gpu_switch(platform == "mosaic_gpu")
+    if switch is None and platform != "tpu":
+        out.update(status="unavailable", seconds=0.0,
+                   message=f"this JAX ({jax.__version__}) has no switch between the Triton and Mosaic GPU "
+                           f"lowerings of Pallas that the reviewer knows; {platform} lowering not attempted")
+        return out
     fn = pallas_shim.real_pallas_call()(kernel, out_shape, **{**kwargs, "interpret": False, "debug": True})
     printed = io.StringIO()
     checks = [export.DisabledSafetyCheck.custom_call(name)
               for name in ("__gpu$xla.gpu.triton", "mosaic_gpu", "mosaic_gpu_v2")]
-    out: dict[str, Any] = {"platform": platform}
     try:
-        with contextlib.redirect_stdout(printed), config.jax_pallas_use_mosaic_gpu(platform == "mosaic_gpu"):
+        with contextlib.redirect_stdout(printed), (switch or contextlib.nullcontext()):
             exported = export.export(jax.jit(fn), platforms=("tpu" if platform == "tpu" else "cuda",),
                                      disabled_checks=checks)(*avals)
         out.update(status="ok", module=exported.mlir_module()[:_MAX_IR])

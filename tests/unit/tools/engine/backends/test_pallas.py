@@ -99,6 +99,11 @@ def test_lowering_errors_are_classified_by_rule() -> None:
     prim = {"status": "error", "message": "Unimplemented primitive in Pallas Mosaic GPU lowering: foo"}
     assert classify_lowering(prim, False)[0] == "unsupported" and classify_lowering(prim, True)[0] == "rejected"
     assert classify_lowering({"status": "ok"}, True) == ("ok", None)
+    # the reviewer's install or its JAX version, never the kernel: an intended target is then unverified
+    cpu_jaxlib = {"status": "error", "message": "Cannot lower pallas_call on platform: gpu. To use Pallas on GPU, "
+                                                "install jaxlib GPU 0.4.24 or newer."}
+    assert classify_lowering(cpu_jaxlib, True) == ("unavailable", None)
+    assert classify_lowering({"status": "unavailable", "message": "no switch"}, True) == ("unavailable", None)
 
 
 def test_hard_coded_interpreter_is_a_static_finding(tmp_path) -> None:
