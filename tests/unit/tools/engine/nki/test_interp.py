@@ -266,6 +266,9 @@ def test_unwritten_output_elements_are_recorded() -> None:
 
     with pytest.raises(SyntaxError, match="was never written to"):
         nki.simulate_kernel(never, rand(4, 4))
+    RECORDER.reset()
+    assert nki.simulate_kernel(never, rand(4, 0)).shape == (4, 0)  # nothing to write: not a defect
+    assert kinds() == []
 
 
 def test_affine_loop_reading_a_previous_iteration_is_recorded_and_sequential_is_not() -> None:
