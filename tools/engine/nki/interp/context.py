@@ -55,7 +55,7 @@ class KernelRun:
         self.shared: list[Any] = []
         self.shared_index = 0
         self.spmd_frame: LoopFrame | None = None
-        self.sites: list[races.Site] = []
+        self.sites = races.SiteTable()
 
     # -- SPMD: the n-th shared_hbm tensor of every program instance is the same tensor ------------
     def claim_shared(self, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -162,10 +162,9 @@ class KernelRun:
 
     def _site(self, what: str, write: bool, accumulate: bool) -> int:
         file, line = user_location()
-        self.sites.append(races.Site(file=file, line=line, what=what or ("a write" if write else "a read"),
-                                     write=write, accumulate=accumulate, program=tuple(self.program_id),
-                                     iterations=tuple((f, f.iteration) for f in self.loops)))
-        return len(self.sites) - 1
+        return self.sites.add(races.Site(file=file, line=line, what=what or ("a write" if write else "a read"),
+                                         write=write, accumulate=accumulate, program=tuple(self.program_id),
+                                         iterations=tuple((f, f.iteration) for f in self.loops)))
 
     def check_access(self, storage: Any, coords: tuple[np.ndarray, ...] | None, *, write: bool,
                      accumulate: bool = False, what: str = "") -> None:

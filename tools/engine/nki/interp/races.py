@@ -68,14 +68,32 @@ def first_element(mask: np.ndarray, coords: tuple[np.ndarray, ...] | None) -> li
     return [int(np.asarray(c)[pos]) for c in coords]
 
 
+class SiteTable:
+    """The sites of one launch, and a flag array saying which are accumulations (indexable by a site
+    array; its last slot is always False, so an unknown site, -1, counts as a plain access)."""
+
+    def __init__(self) -> None:
+        self.sites: list[Site] = []
+        self.accumulating = np.zeros(1024, dtype=bool)
+
+    def add(self, site: Site) -> int:
+        if len(self.sites) + 1 >= self.accumulating.size:
+            self.accumulating = np.concatenate([self.accumulating, np.zeros_like(self.accumulating)])
+        self.accumulating[len(self.sites)] = site.accumulate
+        self.sites.append(site)
+        return len(self.sites) - 1
+
+    def __getitem__(self, i: int) -> Site:
+        return self.sites[i]
+
+
 def conflicting(stamps: np.ndarray, sites: np.ndarray, frame: Any, accumulate: bool,
-                site_table: list[Site]) -> np.ndarray:
+                table: SiteTable) -> np.ndarray:
     """Elements (of the access) last touched in an earlier iteration of ``frame``, accumulations met by
     an accumulation excepted."""
     earlier = (stamps >= frame.start_epoch) & (stamps < frame.iter_start_epoch)
     if accumulate and earlier.any():
-        acc = np.array([s.accumulate for s in site_table] + [False], dtype=bool)
-        earlier &= ~acc[sites]  # site -1 (unknown) indexes the trailing False: a conflict
+        earlier &= ~table.accumulating[sites]
     return earlier
 
 
