@@ -147,7 +147,7 @@ CORPORA: dict[str, Corpus] = {
     "float64_judge": Corpus(("pallas_matmul", "pallas_matmul_np"), float64_tools, check_float64_judge, ONE_SEED),
     "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
     "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
-    "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm"), NKI_TOOLS, check_nki, ONE_SEED),
+    "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm", "nki/races_diff", "nki/races_rowsum"), NKI_TOOLS, check_nki, ONE_SEED),
     "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
                            check_nki_example, ONE_SEED),
     "pallas": Corpus(("pallas_rowsum", "pallas_rowsum_int", "pallas_manifest_jnp"), PALLAS_TOOLS, check_pallas,

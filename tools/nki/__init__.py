@@ -76,6 +76,7 @@ class NkiTool(Tool):
                              check="count NKI kernel launches during the call", result={"ops": report.ops}, **common)
             return report
         failed = E.recorded_items(self, ctx, report, common)
+        E.work_item(self, ctx, report, ref.outputs, ctx.session.pristine_inputs(ref), common)
         ctx.add_evidence(self, criteria=["integrity"], outcome="info",
                          summary=f"{len(report.launches)} NKI kernel launch(es) during the call "
                                  f"({', '.join(sorted({l.get('kernel', '?') for l in report.launches}))}; "

@@ -6,6 +6,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from reviewer.core.models import SourceSpan
 import tools.engine.nki.version as V
 from tools.nki.report import NkiReport
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
 _RECORDED = {
     "uninit_read": ("correctness", "fail", "uninitialised_read"),
     "unwritten_output": ("correctness", "fail", "unwritten_output"),
-    "affine_carried_dependency": ("correctness", "fail", "affine_loop_carried_dependency"),
+    "race": ("correctness", "fail", "race"),
     "sbuf_pressure": ("resources", "fail", "sbuf_over_capacity"),
 }
 
@@ -79,9 +81,17 @@ def recorded_items(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict
                          summary=f"{first.message[:400]}{more} ({_label(report)})",
                          check=f"NKI interpreter: {kind.replace('_', ' ')}",
                          result={"events": [e.model_dump(exclude_defaults=True) for e in events[:10]]},
-                         spans=[s for e in events[:3] for s in span(ctx, e.file, e.line)], **common)
+                         spans=[s for e in events[:3] for s in _event_spans(ctx, e)], **common)
         failed.add(criterion)
     return failed
+
+
+def _event_spans(ctx: ToolContext, e: Any) -> list[SourceSpan]:
+    """The event's line; for a race, the other access's line first (both sides of the conflict)."""
+    first = e.data.get("first_site") if isinstance(e.data.get("first_site"), dict) else None
+    other = span(ctx, str(first.get("file", "")), int(first.get("line") or 0)) if first else []
+    here = span(ctx, e.file, e.line)
+    return other + [s for s in here if not other or s.start_line != other[0].start_line]
 
 
 def clean_items(tool: Tool, ctx: ToolContext, report: NkiReport, failed: set[str], common: dict[str, Any]) -> None:
@@ -97,7 +107,7 @@ def clean_items(tool: Tool, ctx: ToolContext, report: NkiReport, failed: set[str
     if "correctness" not in failed:
         ctx.add_evidence(tool, criteria=["correctness"], outcome="pass",
                          summary="no undefined value reached an output, every output element was written, and no "
-                                 f"affine_range/SPMD iteration read or wrote another's elements ({_label(report)})",
+                                 f"affine_range iteration or SPMD program touched elements another one wrote or read (no race; {_label(report)})",
                          check="NKI interpreter: uninitialised data, unwritten outputs, affine-loop hazards",
                          result={"loops": report.loops[:20]}, **common)
     if "resources" not in failed:
@@ -109,6 +119,81 @@ def clean_items(tool: Tool, ctx: ToolContext, report: NkiReport, failed: set[str
                                  f"({_label(report)})",
                          check="NKI interpreter: SBUF/PSUM accounting by tensor lifetime and loop scope",
                          result={"peak": report.peak}, **common)
+
+
+#: interpreter operations that only move, lay out or create data; every other recorded operation
+#: (element-wise, activation, reduction, matmul, ``+=``, DMA accumulation) is arithmetic
+MOVEMENT_OPS = frozenset({"load", "store", "copy", "load_transpose2d", "broadcast_to", "expand_dims", "assign",
+                          "ndarray", "zeros", "ones", "full", "rand", "shared_constant", "iota", "dma_copy",
+                          "nc_transpose", "transpose"})
+
+
+def _values(x: Any) -> list[np.ndarray]:
+    """Every floating/integer tensor in ``x`` as a flat float64 array (torch, NumPy or JAX)."""
+    if isinstance(x, (list, tuple)):
+        return [v for item in x for v in _values(item)]
+    if isinstance(x, dict):
+        return [v for item in x.values() for v in _values(item)]
+    if hasattr(x, "detach") and hasattr(x, "dtype"):
+        x = x.detach().to("cpu").float().numpy()
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError):
+        return []
+    if arr.dtype.kind not in "fiub" or arr.size == 0:
+        return []
+    return [arr.astype(np.float64).ravel()]
+
+
+def new_value_share(outputs: Any, inputs: Any) -> tuple[float, int]:
+    """Share of the reference's distinct output values that appear nowhere among its inputs (arithmetic
+    results rather than moved input values), and the number of distinct output values. Distinct values,
+    so that a fill (padding zeros, a constant) counts once however many elements it covers."""
+    outs, ins = _values(outputs), _values(inputs)
+    if not outs:
+        return 0.0, 0
+    out = np.unique(np.concatenate(outs))
+    out = out[~np.isnan(out)]
+    if out.size == 0:
+        return 0.0, 0
+    pool = np.unique(np.concatenate(ins)) if ins else np.empty(0)
+    return float((~np.isin(out, pool)).mean()), int(out.size)
+
+
+def work_item(tool: Tool, ctx: ToolContext, report: NkiReport, reference_outputs: Any, reference_inputs: Any,
+              common: dict[str, Any]) -> None:
+    """Who did the work: the kernel's executed instructions against what the reference computes.
+
+    A kernel that executed only data movement (loads, stores, copies) returns values it did not compute.
+    That is a defect unless the reference itself only moves data: when most of the reference's distinct
+    output values appear nowhere among its inputs, the reference does arithmetic, and a movement-only kernel
+    returned a result computed outside it (by the Python wrapper, with NumPy or torch)."""
+    compute = {k: v for k, v in report.ops.items() if k not in MOVEMENT_OPS and v > 0}
+    moved = {k: v for k, v in report.ops.items() if k in MOVEMENT_OPS and v > 0}
+    listing = lambda ops: ", ".join(f"{k} x{v}" for k, v in sorted(ops.items(), key=lambda kv: -kv[1])[:6])  # noqa: E731
+    check = "NKI interpreter: the kernel's executed instructions (arithmetic vs data movement) against the reference"
+    result = {"compute_ops": compute, "movement_ops": moved}
+    if compute:
+        ctx.add_evidence(tool, criteria=["integrity"], outcome="pass",
+                         summary=f"the NKI kernel(s) computed: {sum(compute.values())} arithmetic instruction(s) "
+                                 f"({listing(compute)}) besides {sum(moved.values())} data-movement one(s) "
+                                 f"({_label(report)})", check=check, result=result, **common)
+        return
+    share, n = new_value_share(reference_outputs, reference_inputs)
+    result.update(reference_new_value_share=round(share, 4), reference_distinct_outputs=n)
+    if n == 0 or share < 0.5:
+        ctx.add_evidence(tool, criteria=["integrity"], outcome="info",
+                         summary=f"the NKI kernel(s) only moved data ({listing(moved) or 'nothing'}); so does the "
+                                 f"reference: {100 * share:.0f}% of its {n} distinct output value(s) are not input values "
+                                 f"({_label(report)})", check=check, result=result, **common)
+        return
+    where = [sp for launch in report.launches[:3]
+             for sp in span(ctx, str(launch.get("file", "")), int(launch.get("line") or 0))]
+    ctx.add_evidence(tool, criteria=["integrity"], outcome="fail", defect="kernel_only_moves_data", spans=where,
+                     summary=f"the NKI kernel(s) executed no arithmetic, only data movement ({listing(moved)}), yet "
+                             f"{100 * share:.0f}% of the reference's {n} distinct output values appear nowhere among its "
+                             "inputs: the values the kernel returned were computed outside it, by the Python code "
+                             f"around the kernel ({_label(report)})", check=check, result=result, **common)
 
 
 def loop_hints(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict[str, Any]) -> None:
@@ -139,9 +224,7 @@ def static_items(tool: Tool, ctx: ToolContext, findings: list[StaticFinding], re
 
 def _confirms(f: StaticFinding, defect: str | None, result: dict[str, Any], report: NkiReport | None) -> bool:
     if f.code == "affine_carried_dependency":
-        if defect == "affine_loop_carried_dependency":
-            return True
-        return defect == "affine_output_dependency"
+        return defect in ("race", "affine_output_dependency")
     if f.code == "tail_not_handled":
         return defect in ("unwritten_output", "uninitialised_read")
     if f.code in ("partition_limit", "control_flow_on_tensor"):

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 import tools.engine.nki.version as V
+import tools.engine.nki.interp.races as races
 from tools.engine.nki.interp.recorder import RECORDER, user_location, violation
 
 
@@ -54,6 +55,7 @@ class KernelRun:
         self.shared: list[Any] = []
         self.shared_index = 0
         self.spmd_frame: LoopFrame | None = None
+        self.sites = races.SiteTable()
 
     # -- SPMD: the n-th shared_hbm tensor of every program instance is the same tensor ------------
     def claim_shared(self, shape: tuple[int, ...], dtype: Any) -> Any:
@@ -158,13 +160,24 @@ class KernelRun:
     def ordered_frames(self, storage: Any) -> list[LoopFrame]:
         return [f for f in self.loops if storage.alloc_epoch < f.start_epoch]
 
+    def _site(self, what: str, write: bool, accumulate: bool) -> int:
+        file, line = user_location()
+        return self.sites.add(races.Site(file=file, line=line, what=what or ("a write" if write else "a read"),
+                                         write=write, accumulate=accumulate, program=tuple(self.program_id),
+                                         iterations=tuple((f, f.iteration) for f in self.loops)))
+
     def check_access(self, storage: Any, coords: tuple[np.ndarray, ...] | None, *, write: bool,
                      accumulate: bool = False, what: str = "") -> None:
-        """Cross-iteration hazards on ``storage`` at ``coords`` (elements in use), then stamp writes."""
+        """Cross-iteration hazards on ``storage`` at ``coords`` (elements in use), then stamp the access.
+
+        A conflict with an earlier iteration of an ``affine_range`` loop or another SPMD program is a
+        ``race`` event naming both accesses (see ``races``); a write over another iteration's write is
+        also the compiler's documented ``err_unexpected_output_dependencies`` and raises."""
         if not self.loops:
             return
         frames = self.ordered_frames(storage)
-        if storage.stamps is not None and frames:
+        site = self._site(what, write, accumulate)
+        if frames and storage.stamps is not None:
             st = storage.stamps if coords is None else storage.stamps[coords]
             for f in frames:
                 earlier = (st >= f.start_epoch) & (st < f.iter_start_epoch)
@@ -172,32 +185,77 @@ class KernelRun:
                     continue
                 if accumulate:
                     f.accumulated = True
+                f.carried = f.carried or not accumulate
+                if not f.checks_order or storage.w_site is None:
+                    continue
+                ws = storage.w_site if coords is None else storage.w_site[coords]
+                hit = races.conflicting(st, ws, f, accumulate, self.sites)
+                if not hit.any():
                     continue
                 f.carried = True
-                if not f.checks_order:
-                    continue
-                loop = "the SPMD grid" if f.kind == "spmd" else f"nl.affine_range loop at line {f.line}"
+                accesses = "write/write" if write else "write/read"
+                first = self.sites[int(ws[hit].flat[0])]
+                self._race(accesses, storage, f, first, self.sites[site], hit, coords)
                 if write:
+                    loop = "the SPMD grid" if f.kind == "spmd" else f"nl.affine_range loop at line {f.line}"
                     raise violation(
                         "err_unexpected_output_dependencies",
                         f"Unexpected output dependencies: different iterations of {loop} write to "
-                        f"{storage.describe()} at the same elements; index the destination with the loop "
-                        "variable or use nl.sequential_range", documented=True, kind="affine_output_dependency",
-                        loop_line=f.line, tensor=storage.name)
-                RECORDER.event(
-                    "affine_carried_dependency",
-                    f"{what or 'an operation'} reads {int(earlier.sum())} element(s) of {storage.describe()} "
-                    f"written by an earlier iteration of {loop}: a loop-carried dependency, whose result is "
-                    "undefined when the compiler reorders or overlaps affine iterations "
-                    "(use nl.sequential_range)", dedupe=(f.line, storage.name), loop_line=f.line,
-                    tensor=storage.name, loop_kind=f.kind)
+                        f"{storage.describe()} at the same elements ({first.label(f)} at line {first.line}, "
+                        f"{self.sites[site].label(f)} at line {self.sites[site].line}); index the destination with "
+                        "the loop variable or use nl.sequential_range", documented=True,
+                        kind="affine_output_dependency", loop_line=f.line, tensor=storage.name)
+                break
+        if write and frames and storage.r_stamps is not None:
+            self._earlier_reads(storage, coords, frames, site, accumulate)
         if write:
             if storage.stamps is None:
                 storage.stamps = np.zeros(storage.shape, dtype=np.int32)
-            if coords is None:
-                storage.stamps[...] = self.epoch
-            else:
-                storage.stamps[coords] = self.epoch
+            where = ... if coords is None else coords
+            storage.stamps[where] = self.epoch
+            races.ensure(storage)
+            storage.w_site[where] = site
+            for arr, empty in ((storage.r_stamps, 0), (storage.r_site, -1), (storage.r_prev, 0),
+                               (storage.r_prev_site, -1)):
+                arr[where] = empty
+        elif storage.param != "immutable":
+            races.ensure(storage)
+            where = ... if coords is None else coords
+            # the last read made before this iteration of the innermost ordered loop is kept as well:
+            # an iteration that reads an element before overwriting it must not hide an earlier reader
+            inner = self.loops[-1]
+            last, last_site = storage.r_stamps[where], storage.r_site[where]
+            older = (last > 0) & (last < inner.iter_start_epoch)
+            storage.r_prev[where] = np.where(older, last, storage.r_prev[where])
+            storage.r_prev_site[where] = np.where(older, last_site, storage.r_prev_site[where])
+            storage.r_stamps[where] = self.epoch
+            storage.r_site[where] = site
+
+    def _earlier_reads(self, storage: Any, coords: tuple[np.ndarray, ...] | None, frames: list[LoopFrame],
+                       site: int, accumulate: bool) -> None:
+        """A write over elements an earlier iteration read (write-after-read): a dependency, and in an
+        ordered loop a race."""
+        pick = (lambda a: a) if coords is None else (lambda a: a[coords])
+        for f in frames:
+            for stamps, sites in ((storage.r_stamps, storage.r_site), (storage.r_prev, storage.r_prev_site)):
+                rs, rsite = pick(stamps), pick(sites)
+                hit = races.conflicting(rs, rsite, f, accumulate, self.sites) & (rsite >= 0)
+                if hit.any():
+                    f.carried = True
+                    if not f.checks_order:
+                        break
+                    first = self.sites[int(rsite[hit].flat[0])]
+                    self._race("read/write", storage, f, first, self.sites[site], hit, coords)
+                    return
+
+    def _race(self, accesses: str, storage: Any, frame: LoopFrame, first: races.Site, second: races.Site,
+              hit: np.ndarray, coords: tuple[np.ndarray, ...] | None) -> None:
+        element = races.first_element(hit, coords)
+        RECORDER.event(
+            "race", races.message(accesses, storage, frame, first, second, int(hit.sum()), element),
+            dedupe=(frame.line, storage.name, accesses), where=(second.file, second.line),
+            loop_line=frame.line, loop_kind=frame.kind, tensor=storage.name, count=int(hit.sum()),
+            accesses=accesses, element=element, first_site=first.as_dict(frame), second_site=second.as_dict(frame))
 
 
 def tile_limits(space: str, per_part: int, what: str) -> None:

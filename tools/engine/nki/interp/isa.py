@@ -14,7 +14,7 @@ import tools.engine.nki.interp.language as nl
 import tools.engine.nki.interp.ops as ops
 from tools.engine.nki.interp.errors import NkiUnsupported, NkiUnsupportedName
 from tools.engine.nki.interp.index import Index
-from tools.engine.nki.interp.recorder import violation
+from tools.engine.nki.interp.recorder import RECORDER, violation
 from tools.engine.nki.interp.tensor import Tile, psum, sbuf
 
 
@@ -225,12 +225,14 @@ def dma_copy(*, dst: Any, src: Any, mask: Any = None, dst_rmw_op: Any = None, oo
     if dst_rmw_op is not None:
         if _op_name(dst_rmw_op) != "add":
             raise NkiUnsupported(f"dma_copy dst_rmw_op={_op_name(dst_rmw_op)}")
+        RECORDER.op("dma_copy_accumulate")
         cur, cok = dst.read(m, what="dma_copy (accumulate)", accumulate=True)
         with np.errstate(all="ignore"):
             vals = cur.astype(np.float32) + np.broadcast_to(vals, dst.shape).astype(np.float32)
         ok = cok & np.broadcast_to(ok, dst.shape)
         dst.write(vals, m, what="dma_copy (accumulate)", accumulate=True, defined=ok)
         return
+    RECORDER.op("dma_copy")
     dst.write(vals, m, what="dma_copy", defined=ok)
 
 

@@ -215,6 +215,8 @@ def _returned(value: Any, made: list[_Arg], like: Any, params: set[int]) -> Any:
 def _check_written(tile: Tile) -> None:
     st = tile.store
     written = st.written if tile.coords is None else st.written[tile.coords]
+    if written.size == 0:
+        return  # an empty output (a zero-length dimension) has nothing to write
     if not written.any():
         raise violation("err_tensor_output_not_written_to",
                         f"output tensor {st.describe()} was never written to (a loop that writes it may never "

@@ -17,6 +17,7 @@ import numpy as np
 
 import tools.engine.nki.version as V
 import tools.engine.nki.interp.context as context
+import tools.engine.nki.interp.races as races
 from tools.engine.nki.interp.dtypes import as_dtype, uninit_fill
 from tools.engine.nki.interp.errors import NkiUnsupported
 from tools.engine.nki.interp.index import Index, Mask, mask_array
@@ -75,6 +76,12 @@ class Storage:
         #: elements ever written (``init`` says whether their value is defined)
         self.written = self.init.copy()
         self.stamps: np.ndarray | None = None
+        #: last writer / last reader per element, while an ordered loop runs (see ``races``)
+        self.w_site: np.ndarray | None = None
+        self.r_stamps: np.ndarray | None = None
+        self.r_site: np.ndarray | None = None
+        self.r_prev: np.ndarray | None = None
+        self.r_prev_site: np.ndarray | None = None
         self.alloc_epoch = 0
         self.token: dict[str, Any] | None = None
         self.out_of_scope = False
@@ -271,6 +278,9 @@ class Tile:
             st.stamps = np.zeros(st.shape, dtype=np.int32)
         twin = Storage(shape, st.dtype, st.buffer, name=st.name, data=st.data.reshape(shape))
         twin.init, twin.stamps = st.init.reshape(shape), st.stamps.reshape(shape)
+        races.ensure(st)
+        for attr in ("w_site", "r_stamps", "r_site", "r_prev", "r_prev_site"):
+            setattr(twin, attr, getattr(st, attr).reshape(shape))
         twin.written = st.written.reshape(shape)
         twin.alloc_epoch, twin.param, twin.shared = st.alloc_epoch, st.param, st.shared
         return Tile(twin)

@@ -266,6 +266,9 @@ def test_unwritten_output_elements_are_recorded() -> None:
 
     with pytest.raises(SyntaxError, match="was never written to"):
         nki.simulate_kernel(never, rand(4, 4))
+    RECORDER.reset()
+    assert nki.simulate_kernel(never, rand(4, 0)).shape == (4, 0)  # nothing to write: not a defect
+    assert kinds() == []
 
 
 def test_affine_loop_reading_a_previous_iteration_is_recorded_and_sequential_is_not() -> None:
@@ -279,7 +282,7 @@ def test_affine_loop_reading_a_previous_iteration_is_recorded_and_sequential_is_
 
     a = rand(4, 4)
     nki.simulate_kernel(scan, a, nl.affine_range)
-    assert kinds() == ["affine_carried_dependency"] and "earlier iteration" in RECORDER.events[0]["message"]
+    assert kinds() == ["race"] and "iteration 2 reads what iteration 1 wrote" in RECORDER.events[0]["message"]
     RECORDER.reset()
     nki.simulate_kernel(scan, a, nl.sequential_range)
     assert kinds() == [] and RECORDER.snapshot()["loops"][0]["carried"]
@@ -317,6 +320,103 @@ def test_spmd_grid_shares_the_output_and_checks_programs_like_affine_iterations(
 
     with pytest.raises(SyntaxError, match="different iterations of the SPMD grid write"):
         racy[2](a)
+
+
+def races() -> list[dict]:
+    return [e for e in RECORDER.events if e["kind"] == "race"]
+
+
+def test_affine_iteration_overwriting_what_an_earlier_iteration_read_is_a_race() -> None:
+    """In-place adjacent difference: iteration i reads column i+1, which iteration i+1 overwrites (a
+    write-after-read the sequential run orders correctly); sequential_range is clean."""
+    def diff(a, loop):
+        out = nl.ndarray((4, 3), dtype=a.dtype, buffer=nl.shared_hbm)
+        buf = nl.load(a)
+        for i in loop(3):
+            buf[:, i:i + 1] = nl.subtract(buf[:, i + 1:i + 2], buf[:, i:i + 1])
+        nl.store(out, value=buf[:, 0:3])
+        return out
+
+    a = rand(4, 4)
+    np.testing.assert_allclose(nki.simulate_kernel(diff, a, nl.affine_range), np.diff(a, axis=1), rtol=1e-6)
+    [race] = races()
+    line = diff.__code__.co_firstlineno + 4
+    assert race["accesses"] == "read/write" and race["loop_kind"] == "affine" and race["line"] == line
+    assert race["first_site"]["instance"] == "iteration 0" and race["second_site"]["instance"] == "iteration 1"
+    assert race["first_site"]["line"] == line and race["element"] == [0, 1] and race["count"] == 4
+    assert "iteration 1 overwrites what iteration 0 read" in race["message"]
+    RECORDER.reset()
+    nki.simulate_kernel(diff, a, nl.sequential_range)
+    assert races() == []
+
+
+def test_spmd_programs_merging_into_one_row_race_and_name_both_programs() -> None:
+    """Each program adds its column block's row sums into the same output rows with load + add + store:
+    program 1 reads what program 0 stored (race), then stores over it (race, and the documented
+    output-dependency error)."""
+    @nki.jit
+    def rowsum(a):
+        out = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        pid = nl.program_id(0)
+        part = nl.sum(nl.load(a[0:128, pid * 64:(pid + 1) * 64]), axis=1, keepdims=True)
+        if pid == 0:
+            nl.store(out, value=part)
+        else:
+            nl.store(out, value=nl.add(nl.load(out), part))
+        return out
+
+    first = rowsum.fn.__code__.co_firstlineno
+    with pytest.raises(SyntaxError, match=r"different iterations of the SPMD grid write .* \(program \(0,\) at "
+                                          rf"line {first + 6}, program \(1,\) at line {first + 8}\)"):
+        rowsum[2](rand(128, 128))
+    raw, waw = races()
+    assert raw["accesses"] == "write/read" and raw["loop_kind"] == "spmd"
+    assert (raw["first_site"]["program"], raw["second_site"]["program"]) == ([0], [1])
+    assert (raw["first_site"]["line"], raw["line"]) == (first + 6, first + 8)
+    assert "program (1,) reads what program (0,) wrote" in raw["message"]
+    assert waw["accesses"] == "write/write"
+
+
+def test_accumulation_and_disjoint_programs_are_not_races() -> None:
+    """``+=`` into PSUM across affine iterations (the documented associative reduction),
+    ``dma_copy(dst_rmw_op=np.add)`` accumulating in an affine loop, and SPMD programs on disjoint
+    tiles of one shared output."""
+    @nki.jit
+    def matmul(lhsT, rhs):
+        out = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+        for k in nl.affine_range(2):
+            acc += nl.matmul(nl.load(lhsT[k * 128:(k + 1) * 128, :]), nl.load(rhs[k * 128:(k + 1) * 128, :]),
+                             transpose_x=True)
+        nl.store(out, value=nl.copy(acc))
+        return out
+
+    a, b = rand(256, 128), rand(256, 512)
+    np.testing.assert_allclose(matmul(a, b), a.T @ b, rtol=1e-4, atol=1e-4)
+
+    @nki.jit
+    def colsum(a):
+        acc = nl.zeros((128, 64), nl.float32, buffer=nl.sbuf)
+        for j in nl.affine_range(4):
+            nisa.dma_copy(dst=acc, src=a[0:128, j * 64:(j + 1) * 64], dst_rmw_op=np.add)
+        out = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=acc)
+        return out
+
+    c = rand(128, 256)
+    np.testing.assert_allclose(colsum(c), c.reshape(128, 4, 64).sum(1), rtol=1e-5, atol=1e-5)
+
+    @nki.jit
+    def rows(a):
+        out = nl.ndarray((256, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        pid = nl.program_id(0)
+        nl.store(out[pid * 128:(pid + 1) * 128, :], value=nl.sum(nl.load(a[pid * 128:(pid + 1) * 128, :]), axis=1,
+                                                                   keepdims=True))
+        return out
+
+    np.testing.assert_allclose(rows[2](c[:, :128].repeat(2, 0)), c[:, :128].repeat(2, 0).sum(1, keepdims=True),
+                               rtol=1e-5, atol=1e-4)
+    assert races() == [] and kinds() == []
 
 
 def test_sbuf_over_capacity_is_recorded_and_a_single_oversized_tile_raises() -> None:
