@@ -1,7 +1,7 @@
 """Per-review overhead before and after a change, measured as ratios in one alternating run.
 
     python benchmarks/overhead_ab.py --before OLD_TREE --after NEW_TREE [--rounds 3]
-                                     [--paths DIR ...] [--json OUT.json]
+                                     [--paths DIR ...] [--only TOOL ...] [--json OUT.json]
 
 OLD_TREE and NEW_TREE are source trees of the reviewer (e.g. ``git archive <commit> | tar -x -C
 OLD_TREE``); each round reviews the same submissions once with each tree, in a fresh process
@@ -29,13 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATHS = [ROOT / "eval_sets" / "planted" / "relu_ok", ROOT / "examples" / "softmax_triton"]
 
 
-def one(tree: Path, paths: list[Path], tmp: Path, tag: str) -> dict:
+def one(tree: Path, paths: list[Path], tmp: Path, tag: str, only: list[str]) -> dict:
     bench = tree / "benchmarks" / "batch_throughput.py"
     if bench.resolve() != (ROOT / "benchmarks" / "batch_throughput.py").resolve():
         shutil.copyfile(ROOT / "benchmarks" / "batch_throughput.py", bench)
     out = tmp / f"{tag}.json"
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run([sys.executable, str(bench), "--executors", "", "--json", str(out), "--paths", *map(str, paths)],
+    subprocess.run([sys.executable, str(bench), "--executors", "", "--json", str(out), "--paths", *map(str, paths),
+                    *[a for t in only for a in ("--only", t)]],
                    check=True, env=env, cwd=tree, stdout=sys.stderr)
     return json.loads(out.read_text())["breakdown"]
 
@@ -46,6 +47,7 @@ def main() -> None:
     ap.add_argument("--after", type=Path, required=True)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--paths", type=Path, nargs="+", default=DEFAULT_PATHS)
+    ap.add_argument("--only", action="append", default=[], help="run only this tool (repeatable)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     paths = [p.resolve() for p in args.paths]
@@ -59,7 +61,7 @@ def main() -> None:
             got = {}
             for name, tree in order:
                 load = os.getloadavg()[0]
-                got[name] = one(tree.resolve(), paths, tmp, f"{name}-{r}")
+                got[name] = one(tree.resolve(), paths, tmp, f"{name}-{r}", args.only)
                 got[name]["load"] = load
             for i, p in enumerate(paths):
                 b, a = got["before"]["reviews"][i], got["after"]["reviews"][i]
