@@ -223,8 +223,12 @@ class SandboxSession:
         the same sandboxed child ``_ensure_loaded`` would start; no submission code runs in it
         before its ``load`` request."""
         for role in roles:
-            if role not in self._workers:
+            if role in self._workers:
+                continue
+            try:
                 self._worker(role).launch()
+            except Exception:  # noqa: BLE001 - raised again, and reported, where the role is used
+                continue
 
     def _ensure_loaded(self, role: str) -> CallResult:
         """Start the role's child if needed and load its program; cached until the child dies."""

@@ -9,6 +9,8 @@ import shutil
 import time
 from pathlib import Path
 
+import pytest
+
 from reviewer.core.limits import SandboxLimits
 from reviewer.device import detect_device
 from reviewer.graph.context import make_tool_context
@@ -49,6 +51,27 @@ def test_loading_the_submission_launches_the_reference_child_alongside(tmp_path,
         assert again.ok and session._workers["submission"].starts == 2 and ref_worker.starts == 1
     finally:
         session.close()
+
+
+def test_a_partner_that_cannot_be_launched_fails_where_it_is_used(tmp_path, config, monkeypatch) -> None:
+    """The early launch of the other role never fails the role asked for: the error comes back when
+    (and where) the other role is used, as it did before children were launched early."""
+    launch = SandboxWorker.launch
+
+    def broken(self) -> None:
+        if self.name == "reference":
+            raise OSError("no room for the reference child")
+        launch(self)
+
+    monkeypatch.setattr(SandboxWorker, "launch", broken)
+    ctx = _spine_ctx(tmp_path, config)
+    try:
+        load = ctx.session.load_submission()
+        assert load.answered and load.ok, load.failure_text()
+        with pytest.raises(OSError, match="no room for the reference child"):
+            ctx.session.reference(Case(id="c", seed=1))
+    finally:
+        ctx.session.close()
 
 
 def test_a_launched_child_that_dies_before_it_is_ready_is_a_startup_crash(tmp_path) -> None:
