@@ -1,4 +1,4 @@
-"""A review's sandbox session: one reference child and one submission child, started lazily.
+"""A review's sandbox session: one reference child and one submission child, launched together on first need.
 
 Order of trust: the reference child writes a case's inputs and outputs; the parent loads the
 outputs into memory and deletes the file *before* the submission child runs on those inputs, so no
