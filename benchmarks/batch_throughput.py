@@ -72,15 +72,25 @@ class Meter:
         from tools.engine.sandbox.worker import SandboxWorker
 
         meter = self
-        start, call = SandboxWorker.start, SandboxWorker.call
+        call = SandboxWorker.call
+        # a child's start: ``launch`` then ``wait_ready`` where the worker has them (children started
+        # early, the parent waits only for what is not ready yet), else ``start`` (before that split)
+        split = hasattr(SandboxWorker, "wait_ready")
+        start = SandboxWorker.wait_ready if split else SandboxWorker.start
+        launch = getattr(SandboxWorker, "launch", None)
 
         def timed_start(self):  # noqa: ANN001, ANN202
             t0 = time.perf_counter()
             try:
                 return start(self)
             finally:
-                meter.starts += 1
                 meter.start_s += time.perf_counter() - t0
+                if not split:
+                    meter.starts += 1
+
+        def counted_launch(self):  # noqa: ANN001, ANN202
+            meter.starts += 1
+            return launch(self)
 
         def timed_call(self, op, payload=None, timeout=None):  # noqa: ANN001, ANN202
             t0 = time.perf_counter()
@@ -103,7 +113,11 @@ class Meter:
             meter.sample(self.proc)
             return shutdown(self, timeout)
 
-        SandboxWorker.start, SandboxWorker.call = timed_start, timed_call
+        SandboxWorker.call = timed_call
+        if split:
+            SandboxWorker.wait_ready, SandboxWorker.launch = timed_start, counted_launch
+        else:
+            SandboxWorker.start = timed_start
         SandboxWorker.close, SandboxWorker.shutdown = sampled_close, sampled_shutdown
 
 
@@ -180,6 +194,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", type=Path, default=ROOT / "eval_sets" / "planted")
     ap.add_argument("--cases", type=int, default=4)
+    ap.add_argument("--paths", type=Path, nargs="+", help="review these submission directories instead of --set's")
     ap.add_argument("--executors", default="local1,local2,ray")
     ap.add_argument("--only", action="append", help="run only this tool (repeatable)")
     ap.add_argument("--no-breakdown", action="store_true")
@@ -188,6 +203,8 @@ def main() -> None:
     names = [n for n in DEFAULT_CASES if (args.set / n).is_dir()] or sorted(
         p.name for p in args.set.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
     paths = [(args.set / n).resolve() for n in names[: args.cases]]
+    if args.paths:
+        paths = [p.resolve() for p in args.paths]
     print(f"{len(paths)} cases from {args.set}; {os.cpu_count()} CPUs; load {os.getloadavg()}", flush=True)
     result: dict = {"cases": [p.name for p in paths], "cpus": os.cpu_count(), "load_before": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="kreview-bench-") as tmp_s:

@@ -1,4 +1,4 @@
-"""A review's sandbox session: one reference child and one submission child, started lazily.
+"""A review's sandbox session: one reference child and one submission child, launched together on first need.
 
 Order of trust: the reference child writes a case's inputs and outputs; the parent loads the
 outputs into memory and deletes the file *before* the submission child runs on those inputs, so no
@@ -32,6 +32,8 @@ from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
 from tools.engine.sandbox.worker import LOG_KEEP, log_tail
 
 _COPY_LIMIT = 64 * 2**20
+# the two children almost every review needs; started together (SandboxSession.prelaunch)
+_PAIR = ("submission", "reference")
 
 
 @dataclass
@@ -215,8 +217,25 @@ class SandboxSession:
             self._workers[role] = w
         return w
 
+    def prelaunch(self, roles: tuple[str, ...] = _PAIR) -> None:
+        """Launch the children of ``roles`` that were never started in this session, without
+        waiting: their interpreter and torch imports run while the parent does other work. Each is
+        the same sandboxed child ``_ensure_loaded`` would start; no submission code runs in it
+        before its ``load`` request."""
+        for role in roles:
+            if role in self._workers:
+                continue
+            try:
+                self._worker(role).launch()
+            except Exception:  # noqa: BLE001 - raised again, and reported, where the role is used
+                continue
+
     def _ensure_loaded(self, role: str) -> CallResult:
         """Start the role's child if needed and load its program; cached until the child dies."""
+        if role in _PAIR:
+            # Rationale: a review that runs the submission runs the reference too; the second child
+            # starts while the first loads instead of after it (first start of each only).
+            self.prelaunch(_PAIR)
         w = self._worker(role)
         cached = self._load_results.get(role)
         if cached is not None and (w.alive or not (cached.answered and cached.ok)):

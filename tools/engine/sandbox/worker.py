@@ -188,6 +188,10 @@ class SandboxWorker:
         self._buf = b""
         self.starts = 0
         self.ready_info: dict[str, Any] = {}
+        self._pending_ready = False
+        self._launch_logs = (0, 0)
+        self._launched_at = 0.0
+        self._launch_sandboxed = False
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
@@ -204,6 +208,20 @@ class SandboxWorker:
 
     def start(self) -> CallResult:
         """Start the child and wait for its ready message (preludes and torch imported)."""
+        self.launch()
+        return self.wait_ready()
+
+    @property
+    def launched(self) -> bool:
+        """Started and not yet waited for (``launch`` without ``wait_ready``)."""
+        return self._pending_ready
+
+    def launch(self) -> None:
+        """Start the child without waiting for it: its interpreter, preludes and torch import run
+        while the parent goes on (another child's start, the parent's own work). The child is the
+        same process under the same sandbox as ``start``'s; nothing of the submission runs before a
+        request asks for it. ``wait_ready`` (or the next ``call``) takes its ready message and
+        checks its isolation before any request is sent."""
         self.close()
         iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -259,7 +277,22 @@ class SandboxWorker:
         self._cgroup = cgroup
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1
-        t0 = time.monotonic()
+        self._pending_ready = True
+        self._launch_logs = (out_start, err_start)
+        self._launched_at = time.monotonic()
+        self._launch_sandboxed = iso.sandboxed
+
+    def wait_ready(self) -> CallResult:
+        """Wait for the ready message of the child ``launch`` started (startup timeout counted from
+        the launch) and check the isolation it measured; a child that falls short is killed."""
+        if not self._pending_ready:
+            return self.start()
+        self._pending_ready = False
+        sandboxed = self._launch_sandboxed
+        out_start, err_start = self._launch_logs
+        t0 = self._launched_at
+        # Rationale: the startup timeout runs from when the parent starts waiting, as it did before
+        # launches were early: time the parent spent elsewhere is never charged to the child.
         msg, crash = self._read_message(self.limits.startup_timeout_s, out_start, err_start)
         dt = time.monotonic() - t0
         if crash is not None:
@@ -270,7 +303,7 @@ class SandboxWorker:
         assert msg is not None
         self.ready_info = msg.get("result", {})
         measured = self.ready_info.get("isolation") if isinstance(self.ready_info, dict) else None
-        if iso.sandboxed and msg.get("ok"):
+        if sandboxed and msg.get("ok"):
             # Rationale: the promise is checked in every child, not only in the probe: a child whose
             # measurement falls short is stopped before it is sent any request.
             bad = problems(measured) if isinstance(measured, dict) else ["no measurement"]
@@ -303,6 +336,7 @@ class SandboxWorker:
                     pass
         self._req_w = self._resp_r = None
         self.proc = None
+        self._pending_ready = False
 
     def shutdown(self, timeout: float) -> int | None:
         """End the child by closing its request pipe (it exits 0), so a wrapper can write its final
@@ -355,8 +389,8 @@ class SandboxWorker:
     # -- requests ----------------------------------------------------------------------------
     def call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
         """Send one request and wait for its answer, or for the child's death, or the timeout."""
-        if not self.alive:
-            started = self.start()
+        if self._pending_ready or not self.alive:
+            started = self.wait_ready() if self._pending_ready else self.start()
             if not started.answered or not started.ok:
                 return started
         assert self._req_w is not None

@@ -1,0 +1,102 @@
+"""Early launch of sandbox children: the reference and submission children start together, a launched
+child is waited for (and its isolation checked) before its first request, and a launch that dies is a
+startup crash, never a hang or a pass."""
+
+from __future__ import annotations
+
+import select
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from reviewer.core.limits import SandboxLimits
+from reviewer.device import detect_device
+from reviewer.graph.context import make_tool_context
+from reviewer.ingest import load_submission
+from tests.kernelfiles import KERNELS
+from tools.engine.harness.case import Case
+from tools.engine.sandbox import SandboxWorker
+
+
+def _spine_ctx(tmp_path: Path, config):
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(KERNELS / "spine" / "good_triton.py", d / "submission.py")
+    return make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+
+
+def test_loading_the_submission_launches_the_reference_child_alongside(tmp_path, config) -> None:
+    ctx = _spine_ctx(tmp_path, config)
+    session = ctx.session
+    try:
+        load = session.load_submission()
+        assert load.answered and load.ok, load.failure_text()
+        ref_worker = session._workers["reference"]
+        # started while the submission child loaded, not waited for yet
+        assert ref_worker.starts == 1 and ref_worker.alive and ref_worker.launched
+        case = Case(id="c", seed=1)
+        ref = session.reference(case)
+        assert ref.ok, ref.call.failure_text()
+        assert ref_worker.starts == 1 and not ref_worker.launched  # the launched child served it
+        assert ref_worker.isolation or not ref_worker.ready_info.get("isolation")
+        run = session.run_submission(case, ref)
+        assert run.ok, run.call.failure_text()
+        assert session._workers["submission"].starts == 1
+        # a restart after a crash relaunches only the role that crashed
+        session.restart("submission")
+        again = session.run_submission(case, ref)
+        assert again.ok and session._workers["submission"].starts == 2 and ref_worker.starts == 1
+    finally:
+        session.close()
+
+
+def test_a_partner_that_cannot_be_launched_fails_where_it_is_used(tmp_path, config, monkeypatch) -> None:
+    """The early launch of the other role never fails the role asked for: the error comes back when
+    (and where) the other role is used, as it did before children were launched early."""
+    launch = SandboxWorker.launch
+
+    def broken(self) -> None:
+        if self.name == "reference":
+            raise OSError("no room for the reference child")
+        launch(self)
+
+    monkeypatch.setattr(SandboxWorker, "launch", broken)
+    ctx = _spine_ctx(tmp_path, config)
+    try:
+        load = ctx.session.load_submission()
+        assert load.answered and load.ok, load.failure_text()
+        with pytest.raises(OSError, match="no room for the reference child"):
+            ctx.session.reference(Case(id="c", seed=1))
+    finally:
+        ctx.session.close()
+
+
+def test_a_launched_child_that_dies_before_it_is_ready_is_a_startup_crash(tmp_path) -> None:
+    worker = SandboxWorker("dies", tmp_path / "w", SandboxLimits(startup_timeout_s=30.0),
+                           preludes=["tools.engine.no_such_prelude_module"])
+    try:
+        worker.launch()
+        res = worker.call("load", {})
+        assert not res.ok and not worker.launched
+        assert res.error is not None and res.error["type"] == "ModuleNotFoundError", res
+    finally:
+        worker.close()
+
+
+def test_the_startup_timeout_is_not_charged_with_the_time_before_the_parent_waits(tmp_path) -> None:
+    """A child launched early and waited for later gets its whole startup timeout from the wait."""
+    worker = SandboxWorker("late", tmp_path / "w", SandboxLimits(startup_timeout_s=0.5))
+    try:
+        worker.launch()
+        assert worker._resp_r is not None
+        readable, _, _ = select.select([worker._resp_r], [], [], 120)  # the child is ready (or dead)
+        assert readable
+        time.sleep(1.0)  # the parent was busy elsewhere for longer than the startup timeout
+        ready = worker.wait_ready()
+        assert ready.answered and ready.ok, ready.failure_text()
+        assert worker.call("load", {}).answered  # and it serves requests (this one is malformed)
+    finally:
+        worker.close()
