@@ -38,6 +38,7 @@ import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
 from tools.generality.device_paths import device_branches
 import tools.generality.large_grid as LG
+from tools.generality.int32_index import int32_index_products
 from tools.generality.search import Search, SearchResult, Trial
 from tools.engine.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.engine.harness.case import Case
@@ -111,6 +112,7 @@ class GeneralityTool(Tool):
             return
         blocks = self._blocks(ctx, base)
         self._device_paths(ctx)
+        self._int32_index(ctx)
         budget = WorkBudget(self.budget_units * ctx.options.budget)
         deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.options.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
@@ -162,6 +164,15 @@ class GeneralityTool(Tool):
             if self._large_grid_case(ctx, case, c, notes):
                 return
         how = "; ".join(notes[:4]) if notes else "no grid dimension is driven by a size knob"
+        uncrossed = [n for n in notes if n.startswith("no launch crossed") or "no launch crossed" in n]
+        if uncrossed:
+            # Rationale: the crossing configurations ran (every program, since no dimension passed the
+            # threshold): the grid does not grow past 65,535 with these sizes (a persistent grid).
+            ctx.add_evidence(self, outcome="info", summary=f"no grid dimension reached 65,536 programs at the "
+                             f"crossing sizes: {'; '.join(uncrossed[:3])}", check=check,
+                             config={"grid_units": allowance, "spent": round(spent, 1)},
+                             result={"not_crossed": notes}, rerun=self._rerun(ctx))
+            return
         if candidates or left_out:
             # Rationale: a crossing that the cost model or the reference ruled out was not run: no pass.
             ctx.add_evidence(self, outcome="unverified" if candidates else "info",
@@ -215,6 +226,13 @@ class GeneralityTool(Tool):
         ctx.add_evidence(self, outcome=verdict.outcome, defect=verdict.defect,
                          summary=f"{case.label}: {verdict.summary}", result=verdict.result, **common)
         return True
+
+    def _int32_index(self, ctx: ToolContext) -> None:
+        """int32 address products from a program id (tools/generality/int32_index.py): a finding each,
+        never a verdict (the sizes where they wrap, past 2^31 elements, cannot be run here)."""
+        for p in int32_index_products(ctx.source.text)[:6]:
+            ctx.add_finding(origin="tool", category="int32_index_overflow", severity="warning", message=p.message(),
+                            spans=ctx.submission_span(p.line))
 
     def _device_paths(self, ctx: ToolContext) -> None:
         """Device-dependent host branches: unverified without a GPU (tools/generality/device_paths.py)."""

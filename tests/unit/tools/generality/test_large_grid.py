@@ -41,3 +41,30 @@ def test_judge_window() -> None:
     v = judge_window(dropped)
     assert v.outcome == "fail" and "stores nothing" in v.summary
     assert judge_window(_launch([1000, 1, 1], [(0, 4, "a")])).outcome == "not_crossed"
+
+
+def test_int32_index_products_from_a_program_id_are_found_and_int64_casts_are_not() -> None:
+    from tools.generality.int32_index import int32_index_products
+
+    text = '''
+import triton
+import triton.language as tl
+
+@triton.jit
+def narrow(x_ptr, y_ptr, x_stride, n, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    base = row * x_stride
+    x = tl.load(x_ptr + base + offs, mask=offs < n)
+    tl.store(y_ptr + row * BLOCK + offs, x)
+    k = row * 3
+
+@triton.jit
+def wide(x_ptr, x_stride, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    x = tl.load(x_ptr + row * x_stride + tl.arange(0, BLOCK))
+    tl.store(x_ptr + tl.program_id(1).to(tl.int64) * x_stride, x)
+'''
+    found = [(p.kernel, p.line, p.expression) for p in int32_index_products(text)]
+    assert found == [("narrow", 9, "row * x_stride"), ("narrow", 11, "row * BLOCK")]
+    assert "2,147,483,648" in int32_index_products(text)[0].message()
