@@ -9,6 +9,9 @@
                          3. ``fresh``: new tensors holding A's contents again.
                          Each call's outputs are saved at once; the parent compares them with the
                          reference's (call 1 and 3 with A's, call 2 with B's) and with each other.
+``integrity_many_calls`` (submission child) the submission bound once and called many times on a
+                         schedule of contents and ways (same tensors, contents copied in, new
+                         tensors); every output saved for the parent (tools/integrity/many_calls.py).
 
 Importing this module (``tools.engine.harness.ops`` does, at child start) also arms the harness guard's
 baseline and audit hook before any user code runs.
