@@ -7,7 +7,8 @@ two programs is matched with each size knob: the knob is scaled by ``65,537 / pr
 dimension proportional to the knob then crosses 65,536), every other knob is reduced to at most
 16 (rows of width 1-16 keep the input small), and the configuration is run once, under the
 ``grid_window`` instrument when interpreted (only the head and tail programs of the large
-dimension execute; tools/engine/harness/instruments/grid_window.py). Verdicts:
+dimension execute, and a launch that does not cross runs no program;
+tools/engine/harness/instruments/grid_window.py). Verdicts:
 
 - the launch is refused (``GridLimitError`` from the virtual device: a grid dimension over CUDA's
   limit): fail ``grid_limit``, with the limit and the size;

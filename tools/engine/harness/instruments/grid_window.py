@@ -5,8 +5,10 @@ program index, ``if pid >= 65536: return``) needs a launch that large to show it
 programs take a minute under the interpreter (~1 ms each). This instrument lets the submission
 launch the full grid but, for a grid dimension over ``threshold`` programs, executes only the
 programs whose index in it lies in ``[0, width)`` (heads), ``[threshold, threshold + width)`` and
-the last ``width`` (tails); in the other dimensions only index 0. Every executed program's masked
-stores are recorded as a footprint: the number of addresses and a digest of the sorted set.
+the last ``width`` (tails); in the other dimensions only index 0. A launch with no dimension past
+``threshold`` runs no program at all (only its grid is recorded: a persistent kernel's 65,537 rows
+in 132 programs would take minutes here, and only the grid matters). Every executed program's
+masked stores are recorded as a footprint: the number of addresses and a digest of the sorted set.
 
 A correct kernel's tail programs store elements of their own; a tail program whose footprint equals
 a head program's (its index wrapped), or that stores nothing while every head stores, is the
@@ -69,9 +71,11 @@ def grid_window(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
             rec["armed"], rec["grid"] = True, [int(nx), int(ny), int(nz)]
             fn = ex.fn
 
+            large = any(d > threshold for d in rec["grid"])
+
             def windowed(**args: Any) -> Any:
                 idx = tuple(int(i) for i in interpreter.interpreter_builder.grid_idx)
-                if not in_window(idx, tuple(rec["grid"]), threshold, width):
+                if not large or not in_window(idx, tuple(rec["grid"]), threshold, width):
                     rec["skipped"] += 1
                     return None
                 state["pid"] = idx

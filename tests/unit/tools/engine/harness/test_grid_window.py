@@ -61,6 +61,11 @@ _SCRIPT = textwrap.dedent('''
 
     x = torch.randn(65537, 4)
     out = {}
+    y = torch.zeros_like(x)
+    with get("grid_window")({}) as data:
+        good[(1000,)](x, y, 4, BLOCK=4)
+    out["small"] = data
+    out["small_untouched"] = bool((y == 0).all())
     for k in (good, wraps):
         y = torch.zeros_like(x)
         with get("grid_window")({}) as data:
@@ -83,6 +88,9 @@ def test_windowed_launch_records_footprints_and_a_wrapped_index_repeats_program_
     assert [p["pid"][0] for p in good["programs"]] == [0, 1, 65535, 65536]
     assert all(p["stores"] == 4 for p in good["programs"])
     assert judge_window(data["good"]).outcome == "pass"
+    small = data["small"]["launches"][0]
+    assert small["grid"] == [1000, 1, 1] and small["ran"] == 0 and small["skipped"] == 1000
+    assert data["small_untouched"] and judge_window(data["small"]).outcome == "not_crossed"
     verdict = judge_window(data["wraps"])
     assert verdict.outcome == "fail" and verdict.defect == "program_id_wrap"
     assert verdict.result["tail"]["pid"][0] == 65536 and verdict.result["twin"]["pid"][0] == 0
