@@ -96,7 +96,8 @@ def int32_index_products(source: str) -> list[IndexProduct]:
                     changed = True
         parents = {c: p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
 
-        def in_address(node: ast.AST) -> bool:
+        def in_address(node: ast.AST, fn: ast.FunctionDef = fn, parents: dict = parents,
+                       addressed: set[str] = addressed) -> bool:
             cur: ast.AST | None = node
             while cur is not None and cur is not fn:
                 parent = parents.get(cur)
@@ -107,7 +108,7 @@ def int32_index_products(source: str) -> list[IndexProduct]:
                 cur = parent
             return False
 
-        def side_narrow(node: ast.AST) -> bool:
+        def side_narrow(node: ast.AST, narrow: set[str] = narrow) -> bool:
             return not _wide(node) and ("program_id" in ast.unparse(node) or bool(_names(node) & narrow))
 
         for node in ast.walk(fn):

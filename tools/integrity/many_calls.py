@@ -19,7 +19,7 @@ import torch
 
 from tools.engine.compare import compare_outputs
 from tools.engine.harness.tensors import flatten
-from tools.engine.plan import PROGRAM_UNITS, ELEMENTS_PER_UNIT
+from tools.engine.plan import ELEMENTS_PER_UNIT, PROGRAM_UNITS
 from tools.integrity.checks import Check
 
 # Rationale: the held-out defect switched after 300 calls; a few hundred calls on a small input

@@ -3,6 +3,8 @@ state that survives a call (tools/integrity/module_state.py)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import torch
 
 import tools.integrity.many_calls as M
@@ -14,7 +16,7 @@ def test_schedule_is_fixed_and_every_reuse_follows_its_own_content() -> None:
     plan = M.schedule()
     assert len(plan) == M.MANY_CALLS == 320 and plan == M.schedule()
     assert plan[0] == (0, "fresh")
-    for (prev, _), (content, how) in zip(plan, plan[1:]):
+    for (prev, _), (content, how) in pairwise(plan):
         if how == "reuse":
             assert content == prev
     hows = {h for _, h in plan}

@@ -27,7 +27,7 @@ def test_grid_limits_are_cudas_and_a_refused_dimension_is_named() -> None:
 
 
 def test_launch_grid_evaluates_callables_on_the_launch_arguments() -> None:
-    def kernel(x, n, BLOCK):  # noqa: N803 - a Triton-style constexpr name
+    def kernel(x, n, BLOCK):
         return None
 
     assert launch_grid(kernel, (None, 1000), lambda meta: (meta["n"] // meta["BLOCK"],), {"BLOCK": 10}) == (100, 1, 1)
@@ -80,7 +80,7 @@ def test_windowed_launch_records_footprints_and_a_wrapped_index_repeats_program_
 
     env = {**os.environ, "TRITON_INTERPRET": "1"}
     done = subprocess.run([sys.executable, "-c", _SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=300)
+                          timeout=300, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads(done.stdout.strip().splitlines()[-1])
     good = data["good"]["launches"][0]
