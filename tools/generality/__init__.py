@@ -186,6 +186,9 @@ class GeneralityTool(Tool):
                          notes: list[str]) -> bool:
         """Run one crossing configuration (windowed under the interpreter); True when it decided."""
         check = f"generality: a grid past {LG.THRESHOLD - 1:,} programs in the dimension a size drives"
+        if not case.label:  # a rerun's case carries no label
+            case = case.model_copy(update={"label": ", ".join(f"{k}={v}" for k, v in sorted(case.params.items())
+                                                              if k != "seed")})
         ref = ctx.session.reference(case)
         if not ref.ok:
             notes.append(f"{case.label}: the reference fails there ({ref.call.failure_text()[:120]})")
