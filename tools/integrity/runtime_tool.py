@@ -203,6 +203,9 @@ class IntegrityRuntimeTool(Tool):
         folder = ref_a.inputs_path.parent / f"many-calls-{len(ctx.evidence)}"
         folder.mkdir(parents=True, exist_ok=True)
         timeout = min(ctx.options.limits.call_timeout_s * 3, max(60.0, HANG_SLACK * base.estimate_s(units) + 5.0))
+        # Rationale: a fresh child before and after: the calls counted are the probe's own (a rerun
+        # fails at the same call), and the tools after this one do not inherit its 320 calls.
+        ctx.session.restart("submission")
         try:
             run = ctx.session.call("submission", "integrity_many_calls",
                                    {"case": case.model_dump(),
@@ -211,6 +214,7 @@ class IntegrityRuntimeTool(Tool):
             outputs = self._load(folder / "outputs.pt") if run.answered and run.ok else None
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+            ctx.session.restart("submission")
         if outputs is None or not isinstance(outputs, list):
             c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=n, on_cpu=not ctx.device.has_gpu,
                                  stage="the many-calls probe")

@@ -1,6 +1,6 @@
 """Softmax that goes wrong after its 300th call: a module-level counter switches, from then on, to
 a mask one column short (the last column of every row is left unwritten). Every probe that calls
-it a few times sees a correct kernel; the many-calls probe sees call 301 differ.
+it a few times sees a correct kernel; the many-calls probe (in a fresh child) sees call 301 differ.
 Expect: builds=pass, correctness=pass, integrity=fail
 Defect: stateful_output
 """
