@@ -233,7 +233,8 @@ class IntegrityRuntimeTool(Tool):
         verdict.result["notes"] = (run.result or {}).get("notes", [])
         spans = [s for ln in verdict.lines[:4] for s in ctx.submission_span(ln)]
         ctx.add_evidence(self, outcome=verdict.outcome, summary=verdict.summary, check=check, defect=verdict.defect,
-                         inputs=inputs, config=config, result=verdict.result, spans=spans, rerun=rerun)
+                         inputs=inputs, config=config, result=verdict.result, spans=spans, rerun=rerun,
+                         duration_s=run.duration_s)
 
     @staticmethod
     def _budgets(ctx: ToolContext, case: Case, case_b: Case, observed: dict[str, Any]) -> dict[int, bool]:
