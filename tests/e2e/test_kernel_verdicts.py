@@ -28,6 +28,7 @@ from tests.e2e.test_verdict_determinism import (
     check_device_dependent_branch,
     check_fp16_reference_overflow,
     check_gpumode_contract,
+    check_large_grid,
     check_low_precision_accumulator,
 )
 from tests.e2e.tools.test_compiled_code import check_compiled_code
@@ -130,6 +131,8 @@ CORPORA: dict[str, Corpus] = {
     "generality_numerics": Corpus(GENERATED, PROBE_TOOLS, check_generality_numerics, marks=SLOW),
     "softmax_plan": Corpus(("softmax_plan",), softmax_plan_tools, check_device_dependent_branch, softmax_plan_settings,
                            marks=SLOW),
+    "large_grid": Corpus(("large_grid",), ["builds", "correctness", "generality"], check_large_grid, {"budget": 0.2},
+                         marks=SLOW),
     "gpumode_contract": Corpus(("gpumode_contract",), ["builds", "correctness", "generality"], check_gpumode_contract,
                                {"budget": 0.3}, marks=SLOW),
     "gpumode_paths": Corpus(("gpumode_paths", "gpumode_paths_unrun"), ["builds", "correctness", "generality"],

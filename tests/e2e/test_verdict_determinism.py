@@ -216,3 +216,19 @@ def test_budget_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
     for argv in (["review", str(tmp_path), "--budget", "0"], ["probe", str(tmp_path), "--budget", "-1"]):
         res = CliRunner().invoke(app, argv)
         assert res.exit_code == 2 and "--budget" in res.output, res.output
+
+
+def check_large_grid(run: Reviewed) -> None:
+    """large_grid, reviewed with builds, correctness, generality at budget 0.2: the crossing past 65,535
+    programs runs (windowed) and names the wrap or the refused launch with the size that produced it."""
+    (item,) = [e for e in run.review.evidence if e.tool == "generality" and e.check.startswith(
+        "generality: a grid past 65,535")]
+    assert item.inputs["case"]["params"]["batch"] == 65537 and "--case" in item.rerun
+    if run.path.stem == "bad_program_id_wrap":
+        assert item.outcome == "fail" and item.defect == "program_id_wrap"
+        assert item.result["tail"]["pid"][0] == 65536 and item.result["twin"]["pid"][0] == 0
+    elif run.path.stem == "bad_grid_y_rows":
+        assert item.outcome == "fail" and item.defect == "grid_limit"
+        assert "grid dimension y = 65,537" in item.summary and "65,535" in item.summary
+    else:
+        assert item.outcome == "pass" and item.result["launches"][0]["grid"] == [65537, 1, 1]

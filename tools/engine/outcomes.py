@@ -110,6 +110,10 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
         # Rationale: a kernel using an NKI feature our interpreter lacks is not shown wrong by failing there
         # (unverified still keeps the review from accepting, so forging this message gains nothing).
         return Classified("unverified", "interpreter_unsupported", f"{stage} could not be checked: {text[:300]}")
+    if etype == "GridLimitError":
+        # Rationale: the virtual device refuses a grid a GPU refuses (tools/engine/harness/virtual_gpu.py):
+        # the kernel cannot launch at this size on any CUDA GPU. Forging it only fails the submission.
+        return Classified("fail", "grid_limit", f"{stage} could not launch: {msg[:400]}")
     if on_cpu and (_NEEDS_CUDA.search(text + (err.get("traceback") or "")[-1500:]) or _NO_DEVICE.search(text)):
         return Classified("unverified", "needs_gpu", f"{stage} needs a CUDA device this machine lacks ({text[:300]}). "
                                                      f"{NEEDS_GPU_REMEDY}")

@@ -37,10 +37,12 @@ from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
 from tools.generality.device_paths import device_branches
+import tools.generality.large_grid as LG
+from tools.generality.int32_index import int32_index_products
 from tools.generality.search import Search, SearchResult, Trial
 from tools.engine.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.engine.harness.case import Case
-from tools.engine.outcomes import input_elements, refuses_dtype
+from tools.engine.outcomes import classify_failure, deliberate_rejection, input_elements, refuses_dtype
 from tools.engine.plan import CALL_UNITS, WorkBudget
 
 
@@ -90,6 +92,11 @@ class GeneralityTool(Tool):
     # Rationale: inputs beyond this many elements are memory- and time-heavy under an interpreter.
     max_elements: ClassVar[int] = 1 << 23
     max_examples: ClassVar[dict[str, int]] = {"sizes": 24, "layouts": 10, "dtypes": 6}
+    # Rationale: the grid crossing 65,535 programs (tools/generality/large_grid.py) has its own
+    # allowance, outside the search's budget and not reduced by a --budget below 1: a windowed call
+    # on a ~1M-element input counts ~2,600 units, and a search that spent its budget must not
+    # leave it out.
+    grid_units: ClassVar[float] = 8000.0
 
     def applies(self, ctx: ToolContext) -> str | None:
         return None if ctx.setup.can_run else ctx.setup.why_not
@@ -105,6 +112,7 @@ class GeneralityTool(Tool):
             return
         blocks = self._blocks(ctx, base)
         self._device_paths(ctx)
+        self._int32_index(ctx)
         budget = WorkBudget(self.budget_units * ctx.options.budget)
         deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.options.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
@@ -129,6 +137,105 @@ class GeneralityTool(Tool):
                              check="size search", rerun=self._rerun(ctx))
         else:
             self._search(ctx, base, sizes, blocks, budget, deadline)
+        self._large_grid(ctx, base)
+
+    # -- grids past 65,535 programs ---------------------------------------------------------
+    def _large_grid(self, ctx: ToolContext, base: Baseline) -> None:
+        """A configuration crossing 65,535 programs in the grid dimension a size drives
+        (tools/generality/large_grid.py); what could not be tried is named."""
+        if not base.launches:
+            return  # no recorded grid (not Triton): nothing to scale
+        nominal = size_knobs_of(ctx, dict(base.case.params))
+        if not nominal:
+            return
+        check = f"generality: a grid past {LG.THRESHOLD - 1:,} programs in the dimension a size drives"
+        candidates, left_out = LG.crossings(base.launches, nominal, base.elements, self.max_elements)
+        allowance = self.grid_units * max(1.0, ctx.options.budget)
+        spent, notes = 0.0, list(left_out)
+        for c in candidates:
+            if spent + c.units > allowance:
+                notes.append(f"{c.knob}={c.params[c.knob]}: {c.units:.0f} work units, over the probe's {allowance:.0f}")
+                continue
+            changed = {k: v for k, v in c.params.items() if v != nominal[k]}
+            label = ", ".join(f"{k}={v}" for k, v in sorted(changed.items()))
+            case = base.case.model_copy(update={"id": "generality-large-grid", "label": label,
+                                                "params": {**base.case.params, **changed}})
+            spent += c.units
+            if self._large_grid_case(ctx, case, c, notes):
+                return
+        how = "; ".join(notes[:4]) if notes else "no grid dimension is driven by a size knob"
+        uncrossed = [n for n in notes if n.startswith("no launch crossed") or "no launch crossed" in n]
+        if uncrossed:
+            # Rationale: the crossing configurations ran (every program, since no dimension passed the
+            # threshold): the grid does not grow past 65,535 with these sizes (a persistent grid).
+            ctx.add_evidence(self, outcome="info", summary=f"no grid dimension reached 65,536 programs at the "
+                             f"crossing sizes: {'; '.join(uncrossed[:3])}", check=check,
+                             config={"grid_units": allowance, "spent": round(spent, 1)},
+                             result={"not_crossed": notes}, rerun=self._rerun(ctx))
+            return
+        if candidates or left_out:
+            # Rationale: a crossing that the cost model or the reference ruled out was not run: no pass.
+            ctx.add_evidence(self, outcome="unverified" if candidates else "info",
+                             defect="large_grid_not_tried" if candidates else None,
+                             reason="grid over 65,535 programs not tried" if candidates else None,
+                             summary=f"grid over 65,535 programs not tried: {how}", check=check,
+                             config={"grid_units": allowance, "spent": round(spent, 1)},
+                             result={"not_tried": notes}, rerun=self._rerun(ctx))
+
+    def _large_grid_case(self, ctx: ToolContext, case: Case, crossing: LG.Crossing | None,
+                         notes: list[str]) -> bool:
+        """Run one crossing configuration (windowed under the interpreter); True when it decided."""
+        check = f"generality: a grid past {LG.THRESHOLD - 1:,} programs in the dimension a size drives"
+        if not case.label:  # a rerun's case carries no label
+            case = case.model_copy(update={"label": ", ".join(f"{k}={v}" for k, v in sorted(case.params.items())
+                                                              if k != "seed")})
+        ref = ctx.session.reference(case)
+        if not ref.ok:
+            notes.append(f"{case.label}: the reference fails there ({ref.call.failure_text()[:120]})")
+            return False
+        windowed = ctx.setup.interpreted
+        instruments = instruments_for(ctx) + (["grid_window"] if windowed else [])
+        run = ctx.session.run_submission(case, ref, instruments=instruments, keep_inputs_after=False,
+                                         timeout=max(120.0, ctx.options.limits.call_timeout_s))
+        common: dict[str, Any] = {"check": check, "inputs": {"case": case.model_dump(),
+                                                             "tensors": ref.meta.get("inputs", [])},
+                                  "config": {"threshold": LG.THRESHOLD, "windowed": windowed,
+                                             "crossing": crossing.__dict__ if crossing else None},
+                                  "rerun": ctx.rerun(self.name, case), "duration_s": run.call.duration_s}
+        if not run.ok:
+            if run.loaded and (why := deliberate_rejection(run.call, ctx.submission.submission_file, ctx.source.text)):
+                ctx.add_evidence(self, outcome="info", summary=f"{case.label}: refused by the submission ({why[:200]})",
+                                 **common)
+                return True
+            c = classify_failure(run.call, interpreted=windowed, input_numel=input_elements(ref.meta),
+                                 on_cpu=not ctx.device.has_gpu, stage=f"the call on {case.label}",
+                                 estimate_is_bound=False)
+            if c.outcome == "fail" and c.defect in ("grid_limit", "exception", "crash"):
+                ctx.add_evidence(self, outcome="fail", defect=c.defect, summary=f"{case.label}: {c.reason[:500]}",
+                                 result={"error": run.call.failure_text()[:1000]}, **common)
+                return True
+            notes.append(f"{case.label}: {c.reason[:200]}")
+            return False
+        if not windowed:
+            ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True,
+                          timeout=max(120.0, ctx.options.limits.call_timeout_s), estimate_is_bound=False)
+            self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.source.text))
+            return True
+        data = (run.meta.get("instruments") or {}).get("grid_window") or {}
+        verdict = LG.judge_window(data)
+        if verdict.outcome == "not_crossed":
+            notes.append(f"{case.label}: {verdict.summary}")
+            return False
+        ctx.add_evidence(self, outcome=verdict.outcome, defect=verdict.defect,
+                         summary=f"{case.label}: {verdict.summary}", result=verdict.result, **common)
+        return True
+
+    def _int32_index(self, ctx: ToolContext) -> None:
+        """int32 address products from a program id (tools/generality/int32_index.py): a finding each,
+        never a verdict (the sizes where they wrap, past 2^31 elements, cannot be run here)."""
+        for p in int32_index_products(ctx.source.text)[:6]:
+            ctx.add_finding(origin="tool", category="int32_index_overflow", severity="warning", message=p.message(),
+                            spans=ctx.submission_span(p.line))
 
     def _device_paths(self, ctx: ToolContext) -> None:
         """Device-dependent host branches: unverified without a GPU (tools/generality/device_paths.py)."""
@@ -444,6 +551,13 @@ class GeneralityTool(Tool):
 
     # -- probe -----------------------------------------------------------------------------
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        if case.id == "generality-large-grid":
+            notes: list[str] = []
+            if not self._large_grid_case(ctx, case, None, notes):
+                ctx.add_evidence(self, outcome="unverified", defect="large_grid_not_tried",
+                                 reason="grid over 65,535 programs not tried", summary="; ".join(notes)[:500],
+                                 check="generality: a grid past 65,535 programs", rerun=ctx.rerun(self.name, case))
+            return
         ev = evaluate(ctx, case, instruments=instruments_for(ctx), allow_rejection=True)
         self._report_case(ctx, ev, case.label or _describe(case), source_blocks(ctx.source.text))
 

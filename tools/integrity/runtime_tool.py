@@ -21,8 +21,13 @@ import tools.engine.harness.tensors as tensors
 from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
 from tools.integrity.static_scan import Scan, ScanFact, scan_submission
-from tools.engine.outcomes import classify_failure, input_elements
+import tools.integrity.many_calls as M
+from tools.engine.baseline import affordable_params, knob_ratios, measure, size_knobs_of
+from tools.engine.outcomes import HANG_SLACK, classify_failure, input_elements
+from tools.engine.plan import CALL_UNITS, program_factor
 from tools.engine.session import ReferenceRun
+
+_MANY_CALLS_ID = "integrity-many-calls"
 
 _FORMAT_WORDS = {"tf32": "TF32 (10-bit mantissa)", "float16": "float16", "bfloat16": "bfloat16",
                  "float8": "float8 e4m3"}
@@ -56,9 +61,13 @@ class IntegrityRuntimeTool(Tool):
                              rerun=ctx.rerun(self.name))
             return
         self.rerun_case(ctx, nominal_cases(ctx, 1, "integrity")[0])
+        self._many_calls(ctx, None)
 
     # -- one case ----------------------------------------------------------------------------
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        if case.id == _MANY_CALLS_ID:
+            self._many_calls(ctx, case)
+            return
         session, sub = ctx.session, ctx.submission
         rerun, env = ctx.rerun(self.name, case), ctx.environment()
         inputs = {"case": case.model_dump()}
@@ -138,6 +147,94 @@ class IntegrityRuntimeTool(Tool):
             outputs.append(self._load(folder / f"call-{k}.pt"))
         return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
                 "outputs": outputs, "inputs_after": self._load(folder / "inputs-after-1.pt")}
+
+    # -- many calls ----------------------------------------------------------------------------
+    def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:
+        """The many-calls probe (tools/integrity/many_calls.py). Its size is reduced, by counting
+        work units, until the calls fit ``MANY_CALLS_UNITS`` x --budget; a probe that cannot run is
+        ``unverified`` when the source writes state that survives a call, else ``info``."""
+        scan = self._scan(ctx)
+        state = scan.by_category("state")
+        lines = sorted({f.line for f in state if f.file == ctx.submission.submission_file})
+        check = f"many_calls: {M.MANY_CALLS} calls of one bound instance on a small input, every output vs the reference"
+        cap = M.MANY_CALLS_UNITS * ctx.options.budget
+
+        def not_run(why: str, defect: str = "many_calls_not_run") -> None:
+            where = ("; the source writes state that survives a call (" + "; ".join(f.plain() for f in state[:2])
+                     + "), so whether an answer depends on the call history is not known") if state else ""
+            ctx.add_evidence(self, outcome="unverified" if state else "info", defect=defect if state else None,
+                             reason=why if state else None, summary=f"many-calls probe not run: {why}{where}",
+                             check=check, spans=[s for ln in lines[:4] for s in ctx.submission_span(ln)],
+                             rerun=ctx.rerun(self.name, case) if case is not None else ctx.rerun(self.name))
+
+        base = measure(ctx, "probes")
+        if not base.ok:
+            not_run("the nominal probe run failed")
+            return
+        if case is None:
+            per_call = min(cap / M.MANY_CALLS, M.SMALL_CALL_UNITS)
+            params = affordable_params(ctx, base, per_call - M.LOOP_CALL_UNITS + CALL_UNITS)
+            seed = ctx.seeds(1, "integrity-many-calls")[0]
+            params = {**params, "seed": seed} if "seed" in params else params
+            sizes = ", ".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "seed") or "nominal sizes"
+            case = base.case.model_copy(update={"id": _MANY_CALLS_ID, "seed": seed, "params": params,
+                                                "label": f"{sizes}, seed {seed}"})
+        rerun = ctx.rerun(self.name, case)
+        seed_b = ctx.seeds(1, "integrity-many-calls-second")[0]
+        case_b = case.model_copy(update={"id": f"{case.id}-b", "seed": seed_b,
+                                         "params": {**case.params, "seed": seed_b} if "seed" in case.params
+                                         else dict(case.params)})
+        ref_a, ref_b = ctx.session.reference(case), ctx.session.reference(case_b)
+        if not (ref_a.ok and ref_b.ok):
+            not_run(f"the reference failed on {case.label}", "reference_failed")
+            return
+        n = input_elements(ref_a.meta)
+        nominal = size_knobs_of(ctx, dict(base.case.params))
+        programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params))
+        units = M.loop_units(programs, n)
+        inputs = {"case": case.model_dump(), "second_seed": seed_b, "tensors": ref_a.meta.get("inputs", [])}
+        config = {**ctx.environment(), "calls": M.MANY_CALLS, "units": round(units, 1), "budget_units": cap}
+        if units > cap:
+            not_run(f"{M.MANY_CALLS} calls on {case.label} count {units:.0f} work units, over the probe's "
+                    f"{cap:.0f} (--budget raises it)", "over_budget")
+            return
+        plan = M.schedule()
+        assert ref_a.inputs_path is not None and ref_b.inputs_path is not None
+        folder = ref_a.inputs_path.parent / f"many-calls-{len(ctx.evidence)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        timeout = min(ctx.options.limits.call_timeout_s * 3, max(60.0, HANG_SLACK * base.estimate_s(units) + 5.0))
+        # Rationale: a fresh child before and after: the calls counted are the probe's own (a rerun
+        # fails at the same call), and the tools after this one do not inherit its 320 calls.
+        ctx.session.restart("submission")
+        try:
+            run = ctx.session.call("submission", "integrity_many_calls",
+                                   {"case": case.model_dump(),
+                                    "inputs": [str(ref_a.inputs_path), str(ref_b.inputs_path)],
+                                    "schedule": [list(p) for p in plan], "out_dir": str(folder)}, timeout=timeout)
+            outputs = self._load(folder / "outputs.pt") if run.answered and run.ok else None
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+            ctx.session.restart("submission")
+        if outputs is None or not isinstance(outputs, list):
+            c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=n, on_cpu=not ctx.device.has_gpu,
+                                 stage="the many-calls probe")
+            tampering = c.defect == "harness_tampering"
+            # Rationale: a slow probe is not a hang: its cost is counted, not measured, so a timeout
+            # here is too slow to tell.
+            ctx.add_evidence(self, outcome="fail" if tampering else ("unverified" if state else "info"),
+                             defect=c.defect if (tampering or state) else None,
+                             reason=None if tampering or not state else c.reason,
+                             summary=f"the many-calls probe did not complete: {c.reason}", check=check,
+                             inputs=inputs, config=config, result=failure_details(run), rerun=rerun)
+            return
+        atol, rtol = ctx.tolerance()
+        verdict = M.judge(outputs, [ref_a.outputs, ref_b.outputs], plan, (run.result or {}).get("error"), atol, rtol,
+                          lines, case.label or case.id)
+        verdict.result["notes"] = (run.result or {}).get("notes", [])
+        spans = [s for ln in verdict.lines[:4] for s in ctx.submission_span(ln)]
+        ctx.add_evidence(self, outcome=verdict.outcome, summary=verdict.summary, check=check, defect=verdict.defect,
+                         inputs=inputs, config=config, result=verdict.result, spans=spans, rerun=rerun,
+                         duration_s=run.duration_s)
 
     @staticmethod
     def _budgets(ctx: ToolContext, case: Case, case_b: Case, observed: dict[str, Any]) -> dict[int, bool]:

@@ -12,7 +12,10 @@ Reads the submission's own files (never runs them) and reports, with the line qu
 - ``caching``: caches keyed on ``id()``, ``data_ptr()`` or a hash of the contents;
 - ``precision``: TF32 (explicit, allowed, or ``tl.dot``'s default on fp32), fp16/bf16/fp8 casts,
   autocast: candidates only, the runtime tool weighs them against the task's dtype and tolerance;
-- ``environment``: reading the process environment.
+- ``environment``: reading the process environment;
+- ``state``: module-level, class or instance state the call path writes (counters, caches,
+  ``global`` assignments, ``functools.lru_cache``; tools/integrity/module_state.py): a concern the
+  runtime tool's many-calls probe settles.
 
 Limits: a name bound dynamically (``getattr(torch, "soft" + "max")``, ``exec``) is seen only as
 the dynamic access itself; the runtime trace is what catches the operator.
@@ -29,6 +32,7 @@ from typing import Any
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
 from tools.engine.source import SourceView
+from tools.integrity.module_state import state_writes
 import tools.integrity.source as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
@@ -515,6 +519,15 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
                                           "defines __del__: work deferred to garbage collection"))
 
 
+def _scan_state(src: S.SourceFile, scan: Scan, reach: dict[str, tuple[str, str | None]] | None) -> None:
+    """State the call path writes (``reach``: the entry's reachable functions, None for a helper file)."""
+    for w in state_writes(src):
+        if reach and w.function not in reach and w.kind != "lru_cache":
+            continue
+        scan.findings.append(_finding(src, w.node, "state", "module_state", "info", w.plain(),
+                                      kind=w.kind, name=w.name, function=w.function))
+
+
 def _scan_low_precision_args(src: S.SourceFile, scan: Scan, node: ast.Call, ctx: tuple[str, str | None]) -> None:
     """``x.to(torch.float16)``, ``dtype=torch.bfloat16``, ``y.to(tl.float16)`` in a kernel."""
     values = [kw.value for kw in node.keywords if kw.arg in ("dtype",)]
@@ -633,6 +646,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
         _scan_assignments(src, scan)
         _scan_calls(src, scan, sub.reference_file, reach)
         _scan_kernels(src, scan)
+        _scan_state(src, scan, reach if is_main else None)
         for node in ast.walk(src.tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) > 40 \
                     and ("::" in node.value):

@@ -17,6 +17,8 @@ CATEGORIES = {
     "environment": "reads of the process environment",
     "library": "calls to the reference's own operators outside kernel bodies (judged at run time)",
     "precision": "TF32, fp16/bf16/fp8 casts, autocast (weighed at run time against the error budget)",
+    "state": "module-level, class or instance state written by the call path: counters, caches, global "
+             "assignments, lru_cache (settled at run time by the many-calls probe)",
 }
 _MAX_SHOWN = 3
 
@@ -51,11 +53,18 @@ class IntegrityStaticTool(Tool):
             for shown in groups:
                 failed = failed or shown[0].severity == "fail"
                 more = f" (+{len(shown) - _MAX_SHOWN} more)" if len(shown) > _MAX_SHOWN else ""
-                ctx.add_evidence(self, outcome="fail" if shown[0].severity == "fail" else "info",
-                                 defect=shown[0].defect,
-                                 summary="; ".join(f.plain() for f in shown[:_MAX_SHOWN]) + more,
-                                 check=f"static scan: {check}", spans=[_span(f) for f in shown[:5]],
-                                 result={"findings": [asdict(f) for f in shown[:50]]}, rerun=rerun)
+                item = ctx.add_evidence(self, outcome="fail" if shown[0].severity == "fail" else "info",
+                                        defect=shown[0].defect,
+                                        summary="; ".join(f.plain() for f in shown[:_MAX_SHOWN]) + more,
+                                        check=f"static scan: {check}", spans=[_span(f) for f in shown[:5]],
+                                        result={"findings": [asdict(f) for f in shown[:50]]}, rerun=rerun)
+                if category == "state":
+                    # a concern shown in the draft: state like this can make an answer depend on the
+                    # call history; the many-calls probe (integrity_runtime) says whether it does
+                    ctx.add_finding(origin="tool", category="integrity:module_state", severity="warning",
+                                    message="state that survives a call: " + "; ".join(
+                                        f.plain() for f in shown[:_MAX_SHOWN]) + more,
+                                    spans=[_span(f) for f in shown[:5]], confirmed_by=[item.id])
         if not failed:
             ctx.add_evidence(self, outcome="pass", summary=self._clean_summary(scan),
                              check="static scan: " + "; ".join(CATEGORIES[c] for c in CATEGORIES

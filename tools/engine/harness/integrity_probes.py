@@ -9,6 +9,9 @@
                          3. ``fresh``: new tensors holding A's contents again.
                          Each call's outputs are saved at once; the parent compares them with the
                          reference's (call 1 and 3 with A's, call 2 with B's) and with each other.
+``integrity_many_calls`` (submission child) the submission bound once and called many times on a
+                         schedule of contents and ways (same tensors, contents copied in, new
+                         tensors); every output saved for the parent (tools/integrity/many_calls.py).
 
 Importing this module (``tools.engine.harness.ops`` does, at child start) also arms the harness guard's
 baseline and audit hook before any user code runs.
@@ -189,3 +192,42 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     traces.append(rec.data)
     return {"calls": calls, "trace": traces[0], "later_traces": traces[1:], "launches": launched,
             "guard": guarded}
+
+
+@op("integrity_many_calls")
+def _integrity_many_calls(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    """The submission bound once and called ``len(schedule)`` times in this child, each call's output
+    copied at once; all outputs saved to one file for the parent to compare with the reference.
+
+    ``schedule`` entries are ``[content, how]``: ``content`` indexes ``inputs`` (saved input files
+    of one shape), ``how`` is ``reuse`` (the same input objects again), ``copy`` (that content
+    written into the same objects: same addresses, new values) or ``fresh`` (new tensors). A call
+    that raises ends the run; its number and error are returned."""
+    if state.submission is None:
+        raise RuntimeError("submission not loaded")
+    case = Case.model_validate(payload["case"])
+    saved = [tensors.load(p) for p in payload["inputs"]]
+    schedule = [(int(c), str(h)) for c, h in payload["schedule"]]
+    # Rationale: the prepared inputs may be the loaded tensors themselves; each use gets a copy, so
+    # writing one content into the bound tensors never changes the saved contents.
+    data = _case_data(tensors.clone(saved[schedule[0][0]]), case, state.device)
+    fn = state.submission.bind(case, data)
+    current, outputs, notes = data.inputs, [], []
+    error = None
+    for k, (content, how) in enumerate(schedule, start=1):
+        if how == "copy":
+            why_not = _copy_into(current, _case_data(tensors.clone(saved[content]), case, state.device).inputs)
+            if why_not is not None:
+                notes.append(f"call {k}: {why_not}; new tensors instead")
+                how = "fresh"
+        if how == "fresh":
+            current = _case_data(tensors.clone(saved[content]), case, state.device).inputs
+        try:
+            out = fn(current)
+            _sync(state.device)
+        except Exception as exc:  # noqa: BLE001 - a call that fails after earlier ones succeeded is a finding
+            error = {"call": k, **_error(exc)}
+            break
+        outputs.append(tensors.to_plain(out if isinstance(out, (list, tuple)) else [out]))
+    torch.save(outputs, str(Path(payload["out_dir"]) / "outputs.pt"))
+    return {"calls": len(outputs), "error": error, "notes": notes[:5]}

@@ -369,6 +369,37 @@ def _ask_server(request: dict[str, Any]) -> dict[str, Any]:
     return json.loads(line)
 
 
+#: CUDA's launch limits on grid dimensions x, y, z (programs), the same on every NVIDIA GPU since sm_30
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+class GridLimitError(RuntimeError):
+    """A launch whose grid a CUDA GPU refuses (cudaErrorInvalidValue / "invalid argument")."""
+
+
+def launch_grid(fn: Any, args: tuple[Any, ...], grid: Any, kwargs: dict[str, Any]) -> tuple[int, ...] | None:
+    """The launch's grid as three ints (None when it cannot be evaluated)."""
+    try:
+        names = list(inspect.signature(fn).parameters)
+        meta = {**dict(zip(names, args)), **kwargs}
+        g = grid(meta) if callable(grid) else grid
+        dims = tuple(int(x) for x in g)
+    except Exception:  # noqa: BLE001 - the interpreter reports a bad grid itself
+        return None
+    return dims + (1,) * (3 - len(dims)) if len(dims) <= 3 else None
+
+
+def check_grid(name: str, dims: tuple[int, ...] | None) -> None:
+    """Raise ``GridLimitError`` for a grid dimension over CUDA's limit, as a GPU refuses the launch."""
+    if dims is None:
+        return
+    for axis, (n, limit) in enumerate(zip(dims, GRID_LIMITS)):
+        if n > limit:
+            raise GridLimitError(f"grid dimension {'xyz'[axis]} = {n:,} of the launch of {name} (grid {dims}) "
+                                 f"exceeds the CUDA limit of {limit:,} programs in that dimension: a GPU refuses "
+                                 f"this launch (invalid argument)")
+
+
 def _patch_interpreter() -> None:
     global _ORIGINAL_RUN
     from triton.runtime import interpreter
@@ -381,6 +412,9 @@ def _patch_interpreter() -> None:
     @functools.wraps(_ORIGINAL_RUN)
     def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
         if not warmup:
+            # Rationale: the interpreter runs any grid; the target GPU does not (held-out: a
+            # grid=(1, n_rows) wrapper fails to launch past 65,535 rows, and was accepted).
+            check_grid(getattr(self.fn, "__name__", "kernel"), launch_grid(self.fn, args, grid, kwargs))
             return _ORIGINAL_RUN(self, *args, grid=grid, warmup=warmup, **kwargs)
         launch, constexprs = _launch_description(self.fn, args, kwargs)
         options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
