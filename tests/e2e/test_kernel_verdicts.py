@@ -164,7 +164,8 @@ CORPORA: dict[str, Corpus] = {
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
-ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)"}
+ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",
+             "port/original": "the original every port/ file is a port of: run by each port review's port tool"}
 
 
 def files(family: str) -> list[Path]:
