@@ -46,3 +46,10 @@ def test_unknown_addresses_get_no_degree() -> None:
            "ld.shared.f32 %f1, [%r3];\n")
     (a,) = shared_accesses(ptx)
     assert a.degree is None and a.words == ()
+
+
+def test_two_way_conflicts_are_recorded_but_no_concern() -> None:
+    ptx = "mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 3;\nld.shared.f32 %f1, [%r2];\n"  # stride 2 words
+    review = CompiledReview(kernel="k", target="sm_90")
+    shared_bank_conflicts(ptx, review)
+    assert review.shared_accesses[0]["degree"] == 2 and review.concerns == []
