@@ -171,7 +171,8 @@ def render(cmp: Comparison, fmt: str) -> str:
             if n not in rep.names:
                 cells.append("-")
             elif rep.smallest is None:
-                cells.append(f"agrees ({rep.cases_checked} cases, {rep.cases_bitwise_equal} bitwise equal)")
+                cells.append(f"agrees ({rep.cases_checked} cases, {rep.cases_bitwise_equal} bitwise equal)"
+                             + (f"; refuses {rep.cases_refused[n]}" if rep.cases_refused.get(n) else ""))
             else:
                 side = next(s for s in rep.smallest.sides if s.name == n)
                 err = f"float64 max err {side.float64_max_err:.3g}" if side.float64_max_err is not None else side.status

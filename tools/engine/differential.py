@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import torch
@@ -28,7 +28,7 @@ from tools.engine.evaluate import exact_outputs
 from tools.engine.harness.case import Case, Transform
 from tools.engine.harness.tensors import flatten
 from tools.engine.harness.transforms import SIMPLE_VALUES
-from tools.engine.outcomes import input_elements
+from tools.engine.outcomes import deliberate_rejection, input_elements
 from tools.engine.shrink import Dim, shrink
 from tools.engine.sizes import candidates, source_blocks
 from tools.engine.tool import ToolContext
@@ -41,6 +41,9 @@ _SHRINK_EXAMPLES = 30
 # 0.4-7x the reference's float64 error (tools/engine/compare/budget.py); a port whose error is more
 # than 8x its original's on the same inputs computes with less precision than the original did.
 PORT_PRECISION_FACTOR = 8.0
+# Rationale: a run is kept for the other pairs only when its outputs are small (40 cases x 3
+# implementations stay within a few hundred MB of the reviewer's memory).
+_CACHE_BYTES = 2 * 2**20
 
 
 @dataclass
@@ -49,6 +52,8 @@ class Side:
 
     name: str
     ctx: ToolContext
+    runs: dict[str, tuple[Any, ...]] = field(default_factory=dict)
+    """Its runs by case (the same case runs once however many pairs it is in)."""
 
 
 def digest(value: Any) -> str:
@@ -72,7 +77,8 @@ class _M(BaseModel):
 
 class SideRun(_M):
     name: str
-    status: Literal["ok", "failed", "reference_failed"]
+    status: Literal["ok", "failed", "refused", "reference_failed"]
+    """``refused``: failed by a raise/assert of its own file (a deliberate rejection, tools/engine/outcomes.py)."""
     error: str = ""
     output_digest: str | None = None
     input_digest: str | None = None
@@ -90,7 +96,7 @@ class CaseCheck(_M):
     input_elements: int = 0
     sides: list[SideRun]
     disagree: bool
-    kind: Literal["agree", "outputs", "precision", "failure", "inputs_differ", "not_run"]
+    kind: Literal["agree", "outputs", "precision", "failure", "refusal", "inputs_differ", "not_run"]
     """``precision``: within tolerance of each other, but the second's error against float64 is more
     than ``precision_factor`` times the first's (a port that lost precision its original had)."""
     detail: str = ""
@@ -112,6 +118,10 @@ class PairReport(_M):
     cases_disagreeing: int = 0
     cases_bitwise_equal: int = 0
     cases_not_comparable: int = 0
+    cases_refused: dict[str, int] = Field(default_factory=dict)
+    """Cases each implementation refused with its own raise/assert while the other answered: a narrower
+    contract, not a disagreement (an example in ``refusal``)."""
+    refusal: str = ""
     found_on: dict[str, Any] | None = None
     """The case (of those checked) the smallest disagreement was shrunk from."""
     shrunk: bool = False
@@ -149,7 +159,25 @@ def cases_in(evidence: list[Evidence]) -> list[Case]:
 
 
 def _one(side: Side, case: Case) -> tuple[SideRun, Any, Any, Any]:
-    """(record, reference outputs, submission outputs, loaded inputs digest) of ``side`` on ``case``."""
+    """(record, reference outputs, submission outputs, reference meta) of ``side`` on ``case``, run once."""
+    key = case.model_dump_json(exclude={"id", "label"})
+    if key in side.runs:
+        rec, ref_out, out, meta = side.runs[key]
+        return rec.model_copy(), ref_out, out, meta
+    got = _run(side, case)
+    if _nbytes(got[1]) + _nbytes(got[2]) <= _CACHE_BYTES:
+        side.runs[key] = got
+    return got[0].model_copy(), *got[1:]
+
+
+def _nbytes(value: Any) -> int:
+    if value is None:
+        return 0
+    return sum(t.numel() * t.element_size() for _, t in flatten(value if isinstance(value, (list, tuple)) else [value])
+               if isinstance(t, torch.Tensor))
+
+
+def _run(side: Side, case: Case) -> tuple[SideRun, Any, Any, Any]:
     ref = side.ctx.session.reference(case)
     if not ref.ok:
         return SideRun(name=side.name, status="reference_failed", error=ref.call.failure_text()[:300]), None, None, None
@@ -160,6 +188,9 @@ def _one(side: Side, case: Case) -> tuple[SideRun, Any, Any, Any]:
     rec = SideRun(name=side.name, status="ok" if run.ok else "failed", input_digest=digest(inputs))
     if not run.ok:
         rec.error = run.call.failure_text()[:300]
+        sub = side.ctx.submission
+        if run.loaded and (why := deliberate_rejection(run.call, sub.submission_file, side.ctx.source.text)):
+            rec.status, rec.error = "refused", why[:300]
         return rec, ref.outputs, None, ref.meta
     rec.output_digest = digest(run.outputs)
     return rec, ref.outputs, run.outputs, ref.meta
@@ -204,12 +235,16 @@ def check_case(a: Side, b: Side, case: Case, *, judge: bool = True, precision_fa
     if ra.input_digest != rb.input_digest:
         return CaseCheck(**common, disagree=False, kind="inputs_differ",
                          detail="the two references made different inputs from this case (different tasks?)")
+    if {ra.status, rb.status} == {"ok", "refused"}:
+        bad = ra if ra.status == "refused" else rb
+        return CaseCheck(**common, disagree=False, kind="refusal",
+                         detail=f"{bad.name} refuses it with its own error where the other answers: {bad.error[:200]}")
     if ra.status != rb.status:
-        bad = ra if ra.status == "failed" else rb
+        bad = ra if ra.status != "ok" else rb
         return CaseCheck(**common, disagree=True, kind="failure",
                          detail=f"{bad.name} fails where the other answers: {bad.error[:200]}")
-    if ra.status == "failed":
-        return CaseCheck(**common, disagree=False, kind="agree", detail="both fail")
+    if ra.status != "ok":
+        return CaseCheck(**common, disagree=False, kind="agree", detail="both fail or refuse")
     atol, rtol = a.ctx.tolerance()
     if case.dtype is not None and case.dtype != a.ctx.submission.dtype:
         atol, rtol = None, None  # another dtype than the task's: that dtype's defaults
@@ -307,6 +342,11 @@ def compare_pair(a: Side, b: Side, cases: list[Case], *, rng_seed: int, original
         if chk.kind in ("not_run", "inputs_differ"):
             rep.cases_not_comparable += 1
             continue
+        if chk.kind == "refusal":
+            who = next(s.name for s in chk.sides if s.status == "refused")
+            rep.cases_refused[who] = rep.cases_refused.get(who, 0) + 1
+            rep.refusal = rep.refusal or chk.detail
+            continue
         rep.cases_checked += 1
         same = chk.sides[0].output_digest is not None and chk.sides[0].output_digest == chk.sides[1].output_digest
         rep.cases_bitwise_equal += int(same)
@@ -314,9 +354,13 @@ def compare_pair(a: Side, b: Side, cases: list[Case], *, rng_seed: int, original
             rep.cases_disagreeing += 1
             found.append((chk, case))
     pair = f"{a.name} and {b.name}"
+    refused = "; ".join(f"{who} refuses {n} case(s) the other answers ({rep.refusal[:160]})"
+                        for who, n in rep.cases_refused.items())
     if not found:
-        rep.summary = (f"{pair} agree within tolerance on all {rep.cases_checked} case(s) checked "
+        rep.summary = (f"{pair} agree within tolerance on all {rep.cases_checked} case(s) both answered "
                        f"({rep.cases_bitwise_equal} bitwise equal)")
+        if refused:
+            rep.summary += f"; {refused}"
         if rep.cases_not_comparable:
             rep.summary += f"; {rep.cases_not_comparable} case(s) not comparable (the reference fails or inputs differ)"
         return rep
@@ -333,5 +377,6 @@ def compare_pair(a: Side, b: Side, cases: list[Case], *, rng_seed: int, original
     judge = chk.judge or "no float64 judge"
     rep.summary = (f"{pair} disagree on {rep.cases_disagreeing} of {rep.cases_checked} case(s); smallest "
                    f"{'shrunk ' if rep.shrunk else ''}case: {chk.label or smallest.spec()} "
-                   f"({chk.input_elements} input elements): {chk.detail[:300]}; {judge}")
+                   f"({chk.input_elements} input elements): {chk.detail[:300]}; {judge}"
+                   + (f"; {refused}" if refused else ""))
     return rep

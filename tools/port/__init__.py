@@ -95,6 +95,11 @@ class PortTool(Tool):
                                            "configurations (divergences shrunk; float64 judges)",
                                   "config": {**ctx.environment(), "precision_factor": PORT_PRECISION_FACTOR},
                                   "result": {"pair": rep.model_dump()}}
+        if rep.cases_refused.get("port"):
+            ctx.add_evidence(self, outcome="info", defect="port_refuses",
+                             summary=f"port refuses {rep.cases_refused['port']} configuration(s) its original answers, "
+                                     f"with its own raise/assert ({rep.refusal[:300]}): a narrower contract than the "
+                                     f"original's, for the reviewer to sign off", rerun=ctx.rerun(self.name), **common)
         chk = rep.smallest
         if chk is None:
             if rep.cases_checked == 0:

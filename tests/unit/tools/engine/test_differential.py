@@ -126,3 +126,20 @@ def test_cases_in_reads_correctness_and_generality_cases_once() -> None:
                    inputs={"case": Case(id="n", seed=9).model_dump()})]
     got = cases_in(ev)
     assert [(c.seed, c.params) for c in got] == [(7, {}), (7, {"dim": 3})]
+
+
+def test_a_deliberate_refusal_is_a_narrower_contract_not_a_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = differential._one
+
+    def one(side: Side, case: Case):
+        if side.name == "b" and case.params.get("dim", 64) % 8:
+            rec = SideRun(name="b", status="refused", error="submission.py:9: ValueError: dim % 8",
+                          input_digest=digest([_inputs(case)]))
+            return rec, None, None, {"inputs": []}
+        return real(side, case)
+
+    monkeypatch.setattr(differential, "_one", one)
+    cases = [Case(id="c", seed=1), Case(id="d", seed=1, params={"dim": 7})]
+    rep = compare_pair(_side("a", faithful), _side("b", faithful), cases, rng_seed=1)
+    assert rep.smallest is None and rep.cases_checked == 1 and rep.cases_refused == {"b": 1}
+    assert "b refuses 1 case(s)" in rep.summary and "ValueError" in rep.summary
