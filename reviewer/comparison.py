@@ -97,11 +97,18 @@ def column(name: str, review: Review) -> Column:
     return col
 
 
-def _key(col: Column) -> tuple[Any, ...]:
+def _losses(name: str, reports: list[PairReport]) -> int:
+    """Disagreements of ``name`` where float64 judged the other implementation closer."""
+    return sum(1 for rep in reports if name in rep.names and rep.smallest is not None and rep.smallest.disagree
+               and rep.smallest.closer_to_float64 not in (None, name))
+
+
+def _key(col: Column, reports: list[PairReport] | None = None) -> tuple[Any, ...]:
     fails = sum(1 for v in col.criteria.values() if v == "fail")
     unverified = sum(1 for v in col.criteria.values() if v == "unverified")
     ratio = col.correctness.get("float64_error_ratio", float("inf"))
-    return (_VERDICT_RANK.get(col.overall, 3), fails, unverified, len(col.concerns), ratio, col.name)
+    return (_VERDICT_RANK.get(col.overall, 3), fails, unverified, _losses(col.name, reports or []),
+            len(col.concerns), ratio, col.name)
 
 
 def _behaviour_reasons(name: str, reports: list[PairReport]) -> list[str]:
@@ -126,7 +133,7 @@ def compare(named: list[tuple[str, Path, Review]], behaviour: list[PairReport] |
     cols = [column(n, r) for n, _, r in named]
     behaviour = behaviour or []
     hashes = {_reference_hash(p) for _, p, _ in named}
-    ranked = sorted(cols, key=_key)
+    ranked = sorted(cols, key=lambda c: _key(c, behaviour))
     ranking = []
     for i, col in enumerate(ranked, 1):
         fails = [k for k, v in col.criteria.items() if v == "fail"]
