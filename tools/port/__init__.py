@@ -71,8 +71,15 @@ class PortTool(Tool):
                                  f"preserve, float64 judging where both are inexact",
                          check="kreview.toml [port] original", result={"original": orig.info().model_dump()})
 
+    def _not_a_port(self, ctx: ToolContext) -> bool:
+        if ctx.submission.original is not None:
+            return False
+        ctx.add_evidence(self, outcome="info", summary="not a port: kreview.toml names no [port] original",
+                         check="kreview.toml [port] original (absent)")
+        return True
+
     def run(self, ctx: ToolContext) -> None:
-        if ctx.builds_failed():
+        if ctx.builds_failed() or self._not_a_port(ctx):
             return
         self._port_note(ctx)
         cases = cases_in([e for e in ctx.evidence if e.tool in ("correctness", "generality")])[:MAX_CASES]
@@ -137,6 +144,8 @@ class PortTool(Tool):
                                  f"sha256 {digests}", inputs=inputs, rerun=rerun, **common)
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        if self._not_a_port(ctx):
+            return
         self._port_note(ctx)
         orig, port = self._sides(ctx)
         try:
