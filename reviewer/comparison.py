@@ -210,14 +210,15 @@ def _render_behaviour(cmp: Comparison, fmt: str) -> list[str]:
         return []
     title = "Differences in behaviour" + (f" (port review: {cmp.original} is the original)" if cmp.original else "")
     lines = ["", (title + ":") if fmt == "markdown" else title.lower() + ":"]
+    bullet, sub = ("- ", "  - ") if fmt == "markdown" else ("  ", "    ")
+    tick = "`" if fmt == "markdown" else ""
     for rep in cmp.behaviour:
-        bullet = "- " if fmt == "markdown" else "  "
         lines.append(f"{bullet}{rep.summary}")
         if rep.smallest is not None:
             case = rep.smallest.case
-            lines.append(f"{bullet}  smallest case: {_json(case)}; outputs sha256 "
+            lines.append(f"{sub}smallest case: {_json(case)}; outputs sha256 "
                          + ", ".join(f"{s.name} {s.output_digest or s.status}" for s in rep.smallest.sides))
-            lines.append(f"{bullet}  rerun: {'`' if fmt == 'markdown' else ''}{rep.rerun}{'`' if fmt == 'markdown' else ''}")
+            lines.append(f"{sub}rerun: {tick}{rep.rerun}{tick}")
     return lines
 
 
