@@ -28,7 +28,7 @@ from tools.engine.evaluate import exact_outputs
 from tools.engine.harness.case import Case, Transform
 from tools.engine.harness.tensors import flatten
 from tools.engine.harness.transforms import SIMPLE_VALUES
-from tools.engine.outcomes import deliberate_rejection, input_elements
+from tools.engine.outcomes import classify_failure, deliberate_rejection, input_elements
 from tools.engine.shrink import Dim, shrink
 from tools.engine.sizes import candidates, source_blocks
 from tools.engine.tool import ToolContext
@@ -77,8 +77,10 @@ class _M(BaseModel):
 
 class SideRun(_M):
     name: str
-    status: Literal["ok", "failed", "refused", "reference_failed"]
-    """``refused``: failed by a raise/assert of its own file (a deliberate rejection, tools/engine/outcomes.py)."""
+    status: Literal["ok", "failed", "refused", "inconclusive", "reference_failed"]
+    """``refused``: failed by a raise/assert of its own file (a deliberate rejection, tools/engine/outcomes.py);
+    ``inconclusive``: a failure tools/engine/outcomes.py classifies as unverified (environment, too slow to
+    tell): never a difference in behaviour."""
     error: str = ""
     output_digest: str | None = None
     input_digest: str | None = None
@@ -191,6 +193,12 @@ def _run(side: Side, case: Case) -> tuple[SideRun, Any, Any, Any]:
         sub = side.ctx.submission
         if run.loaded and (why := deliberate_rejection(run.call, sub.submission_file, side.ctx.source.text)):
             rec.status, rec.error = "refused", why[:300]
+        else:
+            c = classify_failure(run.call, interpreted=side.ctx.setup.interpreted, input_numel=input_elements(ref.meta),
+                                 on_cpu=not side.ctx.device.has_gpu, stage=f"the call on {case.label or case.id}",
+                                 timeout_s=side.ctx.options.limits.call_timeout_s)
+            if c.outcome == "unverified":
+                rec.status, rec.error = "inconclusive", c.reason[:300]
         return rec, ref.outputs, None, ref.meta
     rec.output_digest = digest(run.outputs)
     return rec, ref.outputs, run.outputs, ref.meta
@@ -232,6 +240,9 @@ def check_case(a: Side, b: Side, case: Case, *, judge: bool = True, precision_fa
               "input_elements": input_elements(meta) if meta else 0}
     if "reference_failed" in (ra.status, rb.status):
         return CaseCheck(**common, disagree=False, kind="not_run", detail="the reference fails on this case")
+    if "inconclusive" in (ra.status, rb.status):
+        bad = ra if ra.status == "inconclusive" else rb
+        return CaseCheck(**common, disagree=False, kind="not_run", detail=f"{bad.name} could not be concluded: {bad.error}")
     if ra.input_digest != rb.input_digest:
         return CaseCheck(**common, disagree=False, kind="inputs_differ",
                          detail="the two references made different inputs from this case (different tasks?)")
@@ -362,7 +373,7 @@ def compare_pair(a: Side, b: Side, cases: list[Case], *, rng_seed: int, original
         if refused:
             rep.summary += f"; {refused}"
         if rep.cases_not_comparable:
-            rep.summary += f"; {rep.cases_not_comparable} case(s) not comparable (the reference fails or inputs differ)"
+            rep.summary += f"; {rep.cases_not_comparable} case(s) not comparable (the reference fails, a run is inconclusive, or inputs differ)"
         return rep
     idx = min(range(len(found)), key=lambda i: (found[i][0].input_elements, i))
     start = found[idx][1]

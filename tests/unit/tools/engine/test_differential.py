@@ -143,3 +143,18 @@ def test_a_deliberate_refusal_is_a_narrower_contract_not_a_disagreement(monkeypa
     rep = compare_pair(_side("a", faithful), _side("b", faithful), cases, rng_seed=1)
     assert rep.smallest is None and rep.cases_checked == 1 and rep.cases_refused == {"b": 1}
     assert "b refuses 1 case(s)" in rep.summary and "ValueError" in rep.summary
+
+
+def test_an_inconclusive_run_is_not_comparable(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = differential._one
+
+    def one(side: Side, case: Case):
+        if side.name == "b":
+            rec = SideRun(name="b", status="inconclusive", error="did not finish within 120s",
+                          input_digest=digest([_inputs(case)]))
+            return rec, None, None, {"inputs": []}
+        return real(side, case)
+
+    monkeypatch.setattr(differential, "_one", one)
+    rep = compare_pair(_side("a", faithful), _side("b", faithful), [Case(id="c", seed=1)], rng_seed=1)
+    assert rep.smallest is None and rep.cases_checked == 0 and rep.cases_not_comparable == 1
