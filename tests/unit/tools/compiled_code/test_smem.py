@@ -14,7 +14,7 @@ PTX = DATA / "compiled_code"
 def test_unpadded_transpose_tile_reads_a_column_with_a_32_way_conflict() -> None:
     store, load = shared_accesses((PTX / "transpose_conflict.ptx").read_text())
     assert (store.kind, store.degree, store.line) == ("store", 1, 10)  # a row: lanes on consecutive words
-    assert (load.kind, load.width_bytes, load.degree, load.line) == ("load", 4, 32, 14)
+    assert (load.kind, load.width_bytes, load.degree, load.line, load.file) == ("load", 4, 32, 14, "transpose.cu")
     assert load.words[:3] == (0, 32, 64)
     review = CompiledReview(kernel="transpose", target="sm_80")
     shared_bank_conflicts((PTX / "transpose_conflict.ptx").read_text(), review)
