@@ -163,15 +163,15 @@ def conflict_degree(addresses: list[int], width: int) -> int:
 
 def shared_accesses(ptx: str) -> list[SharedAccess]:
     """Every ``ld.shared``/``st.shared`` of ``ptx`` with its conflict degree where its address is known."""
-    files: dict[str, str] = {}
+    # nvcc writes its .file directives after the code: read them all first
+    files = {m.group(1): m.group(2) for m in map(_FILE.match, ptx.splitlines()) if m}
     shared = {m.group(1) for m in _SHARED_DECL.finditer(ptx)}
     machine = _Machine(shared)
     out: list[SharedAccess] = []
     cur_file: str | None = None
     cur_line: int | None = None
     for i, raw in enumerate(ptx.splitlines(), 1):
-        if fm := _FILE.match(raw):
-            files[fm.group(1)] = fm.group(2)
+        if _FILE.match(raw):
             continue
         if lm := _LOC.match(raw):
             cur_file, cur_line = files.get(lm.group(1)), int(lm.group(2))
