@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.models import Review
+from tools.engine.differential import PairReport
 
 _VERDICT_RANK = {"accept": 0, "needs_human": 1, "reject": 2}
 _CRITERION_RANK = {"pass": 0, "unverified": 1, "fail": 2}
@@ -37,6 +38,10 @@ class Comparison(BaseModel):
     columns: list[Column]
     ranking: list[dict[str, Any]]
     same_reference: bool
+    original: str | None = None
+    """The implementation a port names as its original (kreview.toml ``[port] original``): the behaviour to preserve."""
+    behaviour: list[PairReport] = Field(default_factory=list)
+    """Differences in behaviour: each pair run on the same configurations, disagreements shrunk."""
     notes: list[str] = Field(default_factory=list)
 
 
@@ -92,17 +97,43 @@ def column(name: str, review: Review) -> Column:
     return col
 
 
-def _key(col: Column) -> tuple[Any, ...]:
+def _losses(name: str, reports: list[PairReport]) -> int:
+    """Disagreements of ``name`` where float64 judged the other implementation closer."""
+    return sum(1 for rep in reports if name in rep.names and rep.smallest is not None and rep.smallest.disagree
+               and rep.smallest.closer_to_float64 not in (None, name))
+
+
+def _key(col: Column, reports: list[PairReport] | None = None) -> tuple[Any, ...]:
     fails = sum(1 for v in col.criteria.values() if v == "fail")
     unverified = sum(1 for v in col.criteria.values() if v == "unverified")
     ratio = col.correctness.get("float64_error_ratio", float("inf"))
-    return (_VERDICT_RANK.get(col.overall, 3), fails, unverified, len(col.concerns), ratio, col.name)
+    return (_VERDICT_RANK.get(col.overall, 3), fails, unverified, _losses(col.name, reports or []),
+            len(col.concerns), ratio, col.name)
 
 
-def compare(named: list[tuple[str, Path, Review]]) -> Comparison:
+def _behaviour_reasons(name: str, reports: list[PairReport]) -> list[str]:
+    out = []
+    for rep in reports:
+        if name not in rep.names or rep.smallest is None or not rep.smallest.disagree:
+            continue
+        other = rep.names[1] if rep.names[0] == name else rep.names[0]
+        closer = rep.smallest.closer_to_float64
+        if rep.original is not None and name != rep.original:
+            what = f"diverges from its original {other}"
+        else:
+            what = f"disagrees with {other}"
+        judged = ("float64 judges it closer" if closer == name else f"float64 judges {closer} closer" if closer
+                  else "no float64 judge")
+        out.append(f"{what} on {rep.cases_disagreeing} of {rep.cases_checked} case(s) ({judged})")
+    return out
+
+
+def compare(named: list[tuple[str, Path, Review]], behaviour: list[PairReport] | None = None,
+            original: str | None = None, notes: list[str] | None = None) -> Comparison:
     cols = [column(n, r) for n, _, r in named]
+    behaviour = behaviour or []
     hashes = {_reference_hash(p) for _, p, _ in named}
-    ranked = sorted(cols, key=_key)
+    ranked = sorted(cols, key=lambda c: _key(c, behaviour))
     ranking = []
     for i, col in enumerate(ranked, 1):
         fails = [k for k, v in col.criteria.items() if v == "fail"]
@@ -113,10 +144,12 @@ def compare(named: list[tuple[str, Path, Review]]) -> Comparison:
         reasons += [f"concerns: {', '.join(col.concerns)}"] if col.concerns else ["no concern"]
         if "float64_error_ratio" in col.correctness:
             reasons.append(f"error {col.correctness['float64_error_ratio']}x the reference's own float64 error")
+        reasons += _behaviour_reasons(col.name, behaviour)
         ranking.append({"rank": i, "name": col.name, "reasons": reasons})
-    notes = [] if len(hashes) == 1 else ["the implementations do not share one reference file: the figures "
-                                         "compare different tasks"]
-    return Comparison(columns=cols, ranking=ranking, same_reference=len(hashes) == 1, notes=notes)
+    notes = ([] if len(hashes) == 1 else ["the implementations do not share one reference file: the figures "
+                                          "compare different tasks"]) + list(notes or [])
+    return Comparison(columns=cols, ranking=ranking, same_reference=len(hashes) == 1, original=original,
+                      behaviour=behaviour, notes=notes)
 
 
 def render(cmp: Comparison, fmt: str) -> str:
@@ -136,6 +169,23 @@ def render(cmp: Comparison, fmt: str) -> str:
     rows.append(("roofline", [c.roofline or "-" for c in cmp.columns]))
     rows.append(("GPU timings", ["; ".join(c.timings) or "not measured" for c in cmp.columns]))
     names = [c.name for c in cmp.columns]
+    if cmp.original:
+        rows.insert(0, ("role", ["original (behaviour to preserve)" if n == cmp.original else "port" for n in names]))
+    for rep in cmp.behaviour:
+        a, b = rep.names
+        cells = []
+        for n in names:
+            if n not in rep.names:
+                cells.append("-")
+            elif rep.smallest is None:
+                cells.append(f"agrees ({rep.cases_checked} cases, {rep.cases_bitwise_equal} bitwise equal)"
+                             + (f"; refuses {rep.cases_refused[n]}" if rep.cases_refused.get(n) else ""))
+            else:
+                side = next(s for s in rep.smallest.sides if s.name == n)
+                err = f"float64 max err {side.float64_max_err:.3g}" if side.float64_max_err is not None else side.status
+                mark = " (closer)" if rep.smallest.closer_to_float64 == n else ""
+                cells.append(f"{err}{mark}")
+        rows.append((f"behaviour {a} vs {b}", cells))
     lines: list[str] = []
     if fmt == "markdown":
         lines.append("| | " + " | ".join(names) + " |")
@@ -150,5 +200,29 @@ def render(cmp: Comparison, fmt: str) -> str:
             lines += [f"  {n}: {v}" for n, v in zip(names, vals)]
         lines.append("ranking:")
         lines += [f"  {r['rank']}. {r['name']}: {'; '.join(r['reasons'])}" for r in cmp.ranking]
+    lines += _render_behaviour(cmp, fmt)
     lines += [f"note: {n}" for n in cmp.notes]
     return "\n".join(lines)
+
+
+def _render_behaviour(cmp: Comparison, fmt: str) -> list[str]:
+    if not cmp.behaviour:
+        return []
+    title = "Differences in behaviour" + (f" (port review: {cmp.original} is the original)" if cmp.original else "")
+    lines = ["", (title + ":") if fmt == "markdown" else title.lower() + ":"]
+    bullet, sub = ("- ", "  - ") if fmt == "markdown" else ("  ", "    ")
+    tick = "`" if fmt == "markdown" else ""
+    for rep in cmp.behaviour:
+        lines.append(f"{bullet}{rep.summary}")
+        if rep.smallest is not None:
+            case = rep.smallest.case
+            lines.append(f"{sub}smallest case: {_json(case)}; outputs sha256 "
+                         + ", ".join(f"{s.name} {s.output_digest or s.status}" for s in rep.smallest.sides))
+            lines.append(f"{sub}rerun: {tick}{rep.rerun}{tick}")
+    return lines
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))

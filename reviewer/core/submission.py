@@ -43,6 +43,16 @@ class Claims(_Strict):
     script: str | None = None  # the benchmark script the claim was measured with (read by tools/methodology)
 
 
+class Port(_Strict):
+    """``[port]``: this implementation is a port (a CUDA kernel ported to Triton, a Triton kernel to
+    Pallas) and ``original`` is the directory of the implementation it was ported from, relative to
+    this one (a sibling: ``"../cuda_original"``). The review then treats the original's behaviour
+    as what to preserve (tools/port), float64 judging where both are inexact."""
+
+    original: str
+    notes: str = ""
+
+
 class Manifest(_Strict):
     """``kreview.toml``. Alone it describes a function-style submission; beside a KernelBench or
     GPU MODE directory it only adds facts (target, claims, tolerance, dtype, cases)."""
@@ -58,6 +68,7 @@ class Manifest(_Strict):
     target: Target = Field(default_factory=Target)
     claims: Claims = Field(default_factory=Claims)
     determinism_required: bool = False
+    port: Port | None = None
 
 
 class NominalCase(_Strict):
@@ -88,6 +99,8 @@ class Submission(_Strict):
     source_files: list[str] = Field(default_factory=list)
     syntax_error: dict[str, Any] | None = None
     manifest_file: str | None = None
+    original: Submission | None = None
+    """The implementation this one is a port of (kreview.toml ``[port] original``), read as a submission."""
 
     @property
     def root_path(self) -> Path:

@@ -207,9 +207,11 @@ def _from_manifest(root: Path, m: Manifest) -> Submission:
                       nominal_cases=cases)
 
 
-def load_submission(path: str | Path, hint: str | None = None, target_gpu: str | None = None) -> Submission:
+def load_submission(path: str | Path, hint: str | None = None, target_gpu: str | None = None,
+                    *, follow_port: bool = True) -> Submission:
     """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for.
-    ``target_gpu`` (``--target``) replaces the submission's own ``[target]``."""
+    ``target_gpu`` (``--target``) replaces the submission's own ``[target]``. ``follow_port``: read the
+    original a ``[port]`` manifest names too (one level: an original's own ``[port]`` is not followed)."""
     root = Path(path).expanduser().resolve()
     if not root.exists():
         raise IngestError(f"{path}: no such directory")
@@ -240,7 +242,23 @@ def load_submission(path: str | Path, hint: str | None = None, target_gpu: str |
     sub = _finish(root, sub, manifest, facts)
     if target_gpu:
         sub.target = Target(gpu=target_gpu)
+    if follow_port and manifest is not None and manifest.port is not None:
+        sub.original = _original(root, manifest.port.original, target_gpu)
     return sub
+
+
+def _original(root: Path, rel: str, target_gpu: str | None) -> Submission:
+    """The submission a port names as its original: a directory other than the port's own."""
+    where = (root / rel).resolve()
+    if root.is_relative_to(where):
+        raise ManifestError(f"{root / 'kreview.toml'}: [port] original {rel!r} must be another submission directory "
+                            f"(not this one, nor one above it)")
+    if not where.is_dir():
+        raise ManifestError(f"{root / 'kreview.toml'}: [port] original {rel!r} is not a directory")
+    try:
+        return load_submission(where, None, target_gpu, follow_port=False)
+    except (IngestError, ManifestError) as exc:
+        raise ManifestError(f"{root / 'kreview.toml'}: [port] original {rel!r} cannot be read: {exc}") from exc
 
 
 def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[str, PyFacts]) -> Submission:

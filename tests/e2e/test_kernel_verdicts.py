@@ -45,6 +45,8 @@ from tests.e2e.tools.test_nki import TOOLS as NKI_TOOLS
 from tests.e2e.tools.test_nki import check_nki, check_nki_example
 from tests.e2e.tools.test_pallas import TOOLS as PALLAS_TOOLS
 from tests.e2e.tools.test_pallas import check_pallas, check_pallas_example
+from tests.e2e.tools.test_port import TOOLS as PORT_TOOLS
+from tests.e2e.tools.test_port import check_port
 from tests.e2e.tools.test_resources import check_resources, check_resources_cuda, resources_tools
 from tests.e2e.tools.test_tutorial_kernels import check_tutorial_kernel
 from tests.kernelfiles import KERNELS, Reviewed, expectations, materialize, submissions
@@ -149,6 +151,7 @@ CORPORA: dict[str, Corpus] = {
     "diagnosis": Corpus(("diagnosis",), ["builds", "lowering", "resources", "diagnosis"], check_diagnosis),
     "float64_judge": Corpus(("pallas_matmul", "pallas_matmul_np"), float64_tools, check_float64_judge, ONE_SEED),
     "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
+    "port": Corpus(("port",), PORT_TOOLS, check_port, {"seeds": 1, "budget": 0.3}),
     "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
     "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm", "nki/races_diff", "nki/races_rowsum"), NKI_TOOLS, check_nki, ONE_SEED),
     "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
@@ -164,7 +167,8 @@ CORPORA: dict[str, Corpus] = {
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
-ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)"}
+ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",
+             "port/original": "the original every port/ file is a port of: run by each port review's port tool"}
 
 
 def files(family: str) -> list[Path]:

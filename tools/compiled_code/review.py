@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.compiled_code.ptx import GlobalAccess, MmaInstr, parse_ptx
+from tools.compiled_code.smem import shared_accesses
 from tools.compiled_code.ttgir import Frame, Op, Ttgir, elem_bits
 
 # Rationale: FP8 tensor-core instructions exist from sm_89 (Ada) on; bf16/f16/tf32 mma from sm_80.
@@ -67,6 +68,8 @@ class CompiledReview(BaseModel):
     tensor_core: list[dict[str, Any]] = Field(default_factory=list)
     contractions: list[dict[str, Any]] = Field(default_factory=list)
     global_accesses: list[dict[str, Any]] = Field(default_factory=list)
+    shared_accesses: list[dict[str, Any]] = Field(default_factory=list)
+    """Each ld.shared/st.shared with its estimated n-way bank conflict (tools/compiled_code/smem.py)."""
     observations: list[Observation] = Field(default_factory=list)
 
     @property
@@ -99,7 +102,39 @@ def review_compiled(kernel: str, target: str, ttgir_text: str, ptx_text: str | N
                        for k, n in sorted(counts.items())]
     _contractions(ir, mmas, out, is_user_file, ptx_available=ptx_text is not None)
     _global_accesses(ir, accesses, out, is_user_file, divisible_by_16 or [], int_args or [])
+    if ptx_text:
+        shared_bank_conflicts(ptx_text, out)
     return out
+
+
+# Rationale: 2-way conflicts are common in the layouts compilers pick (measured: Triton's FMA-dot operand
+# loads in tests/kernels/compiled_matmul/bad_sum_matmul on sm_90) and rarely the bottleneck; from 4-way
+# on, the layout does not fit the access (a column of an unpadded tile is 32-way). Lower degrees stay in
+# the evidence's ``shared_accesses``.
+BANK_CONFLICT_CONCERN = 4
+
+
+def shared_bank_conflicts(ptx_text: str, out: CompiledReview) -> None:
+    """Each shared-memory access's estimated bank-conflict degree; a ``bank_conflict`` concern (the
+    worst instruction per source line) where it is ``BANK_CONFLICT_CONCERN``-way or more."""
+    worst: dict[tuple[str | None, int | None], Any] = {}
+    for a in shared_accesses(ptx_text):
+        out.shared_accesses.append({"ptx_line": a.index, "instruction": a.text, "kind": a.kind,
+                                    "width_bytes": a.width_bytes, "source_line": a.line, "degree": a.degree,
+                                    "words": list(a.words)})
+        if a.degree is not None and a.degree >= BANK_CONFLICT_CONCERN:
+            key = (a.file, a.line)
+            if key not in worst or a.degree > worst[key].degree:
+                worst[key] = a
+    for a in worst.values():
+        lanes = ", ".join(f"lane {i}: word {w} (bank {w % 32})" for i, w in list(enumerate(a.words))[:4])
+        out.observations.append(Observation(
+            code="bank_conflict", severity="warning", target=out.target, source_file=a.file, source_line=a.line,
+            message=(f"shared-memory {a.kind} of {a.width_bytes} B per thread is an estimated {a.degree}-way bank "
+                     f"conflict (32 banks x 4 B; warp 0 of CTA 0, first loop iteration: {lanes}, ...): the warp's "
+                     f"access is serialised {a.degree} times; padding the row by one word or an XOR swizzle spreads "
+                     f"it over the banks"),
+            quotes=[_q("ptx", a.index, a.text)]))
 
 
 # -- tensor cores --------------------------------------------------------------------------------

@@ -387,7 +387,10 @@ class GeneralityTool(Tool):
         coverage = {"planned": len(planned), "ran": sum(1 for c in planned if Search.key(c) in ran_keys),
                     "ran_total": len(ran_keys), "not_tried": [axis.describe(c) for c in not_tried]}
         search_rec = {"axis": axis.name, "dims": {d.name: d.values for d in axis.dims}, "counts": stats,
-                      "tried": [{"config": t.config, "verdict": t.verdict, "note": t.note[:160]} for t in result.trials],
+                      "tried": [{"config": t.config, "verdict": t.verdict, "note": t.note[:160],
+                                 # the case that ran, so kreview compare can run other implementations on it
+                                 **({"case": t.payload.case.spec()} if isinstance(t.payload, Evaluation) else {})}
+                                for t in result.trials],
                       "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes, "coverage": coverage}
         if axis.paths:
             search_rec["paths"] = self._paths(ctx, base, axis, result, blocks, search_rec)

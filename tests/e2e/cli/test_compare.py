@@ -31,3 +31,27 @@ def test_compare_ranks_by_reasons(tmp_path: Path) -> None:
 def test_compare_needs_two_directories(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["compare", str(tmp_path)])
     assert res.exit_code == 2
+
+
+def test_compare_case_reruns_a_port_divergence_bit_for_bit(tmp_path: Path) -> None:
+    """``--case`` runs only that case on each pair (here the original against its port, which names it in
+    kreview.toml), judged by float64; two runs give the same outputs' sha256."""
+    import shutil
+
+    original = tmp_path / "original"
+    shutil.copytree(KERNELS / "port" / "original", original)
+    port = materialize(KERNELS / "port" / "bad_dropped_tail.py", tmp_path / "tail")
+    (port / "kreview.toml").write_text('[port]\noriginal = "../original"\n')
+    case = '{"id":"x","params":{"batch":1,"dim":3},"seed":5}'
+    args = ["compare", str(port), str(original), "--case", case, "--seed", "5", "--device", "cpu", "--format", "json"]
+    runs = []
+    for _ in range(2):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        runs.append(json.loads(res.output))
+    (check,) = runs[0]
+    assert [s["name"] for s in check["sides"]] == ["original", "tail"]  # the original first
+    assert check["disagree"] and check["kind"] == "outputs" and check["closer_to_float64"] == "original"
+    assert [s["output_digest"] for s in check["sides"]] == [s["output_digest"] for s in runs[1][0]["sides"]]
+    no_seed = CliRunner().invoke(app, args[:args.index("--seed")] + ["--format", "json"])
+    assert no_seed.exit_code == 2

@@ -140,6 +140,28 @@ def _round_to(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
     return t.to(target).to(t.dtype)
 
 
+# Rationale: the simplest values first, each exactly representable in every floating format down to
+# bfloat16, so a difference that survives them is not about the inputs' low bits.
+SIMPLE_VALUES = ("ones", "integers", "halves")
+
+
+@transform("simplify_values")
+def _simplify_values(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Simpler values of the same shape, for shrinking a failing input: ``level`` ``ones`` (every
+    element 1), ``integers`` (each rounded to the nearest integer) or ``halves`` (to the nearest 0.5).
+    A value transform: list it before layout transforms."""
+    level = str(args.get("level", "integers"))
+    if not t.is_floating_point():
+        return t
+    if level == "ones":
+        return torch.ones_like(t).contiguous()
+    if level == "integers":
+        return torch.round(t).contiguous()
+    if level == "halves":
+        return (torch.round(t * 2) / 2).contiguous()
+    raise ValueError(f"unknown simplify_values level {level!r}; known: {', '.join(SIMPLE_VALUES)}")
+
+
 def _selected(i: int, t: torch.Tensor, args: dict[str, Any]) -> bool:
     wanted = args.get("inputs")
     if wanted is None:

@@ -148,3 +148,25 @@ def test_gpumode_without_cases_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(IngestError) as exc:
         load_submission(d)
     assert "tests:" in str(exc.value)
+
+
+def test_port_manifest_reads_its_original_one_level(tmp_path: Path) -> None:
+    orig = tmp_path / "cuda_original"
+    shutil.copytree(EXAMPLES / "softmax_triton", orig)
+    (orig / "kreview.toml").write_text('[port]\noriginal = "../port"\n')  # an original's own [port] is not followed
+    port = tmp_path / "port"
+    shutil.copytree(EXAMPLES / "softmax_triton", port)
+    (port / "kreview.toml").write_text('[port]\noriginal = "../cuda_original"\n')
+    sub = load_submission(port)
+    assert sub.original is not None and sub.original.root == str(orig.resolve())
+    assert sub.original.original is None and sub.original.framework == "triton"
+    assert load_submission(orig, follow_port=False).original is None
+
+
+@pytest.mark.parametrize("original", ["../missing", ".", ".."])
+def test_port_original_must_be_another_readable_directory(tmp_path: Path, original: str) -> None:
+    port = tmp_path / "port"
+    shutil.copytree(EXAMPLES / "softmax_triton", port)
+    (port / "kreview.toml").write_text(f'[port]\noriginal = "{original}"\n')
+    with pytest.raises(ManifestError, match=r"\[port\] original"):
+        load_submission(port)

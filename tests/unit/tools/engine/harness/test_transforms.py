@@ -59,3 +59,20 @@ def test_layout_transforms_keep_values_and_change_strides() -> None:
         y = _one(x, kind, **args)
         assert torch.equal(y, x)
         assert (not y.is_contiguous()) or y.storage_offset() == 1
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_simplify_values_levels_keep_shape_and_are_exact(dtype: torch.dtype) -> None:
+    x = (torch.randn(3, 5) * 3).to(dtype)
+    ones = _one(x, "simplify_values", level="ones")
+    ints = _one(x, "simplify_values", level="integers")
+    halves = _one(x, "simplify_values", level="halves")
+    assert all(t.shape == x.shape and t.dtype == dtype and t.is_contiguous() for t in (ones, ints, halves))
+    assert (ones == 1).all()
+    assert torch.equal(ints, torch.round(x)) and (ints.float() == ints.float().round()).all()
+    assert ((halves.float() * 2) == (halves.float() * 2).round()).all()
+    assert (halves.float() - x.float()).abs().max() <= 0.25 + 1e-2
+    idx = torch.arange(4)
+    assert torch.equal(_one(idx, "simplify_values", level="ones"), idx)  # integer inputs untouched
+    with pytest.raises(ValueError, match="unknown simplify_values level"):
+        _one(x, "simplify_values", level="zeros")
