@@ -29,6 +29,7 @@ from tests.e2e.test_verdict_determinism import (
     check_fp16_reference_overflow,
     check_gpumode_contract,
     check_low_precision_accumulator,
+    check_memory_state,
 )
 from tests.e2e.tools.test_compiled_code import check_compiled_code
 from tests.e2e.tools.test_diagnosis import check_diagnosis
@@ -147,6 +148,8 @@ CORPORA: dict[str, Corpus] = {
     "float64_judge": Corpus(("pallas_matmul", "pallas_matmul_np"), float64_tools, check_float64_judge, ONE_SEED),
     "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
     "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
+    "memory_state": Corpus(("memory_state",), ["builds", "correctness", "generality", "numerics", "integrity_static",
+                                               "integrity_runtime"], check_memory_state, ONE_SEED),
     "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm"), NKI_TOOLS, check_nki, ONE_SEED),
     "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
                            check_nki_example, ONE_SEED),

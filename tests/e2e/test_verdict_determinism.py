@@ -216,3 +216,14 @@ def test_budget_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
     for argv in (["review", str(tmp_path), "--budget", "0"], ["probe", str(tmp_path), "--budget", "-1"]):
         res = CliRunner().invoke(app, argv)
         assert res.exit_code == 2 and "--budget" in res.output, res.output
+
+
+def check_memory_state(run: Reviewed) -> None:
+    """An address-keyed cache (tests/kernels/memory_state): integrity's in-place probe catches it, and
+    no other check meets it (each of their inputs is at an address no earlier input had)."""
+    r = run.review
+    assert any(e.tool == "integrity_runtime" and e.outcome == "fail" and e.defect == "output_caching"
+               for e in r.evidence), [e.summary for e in r.evidence if e.tool == "integrity_runtime"]
+    assert not [e.summary for e in r.evidence if e.tool in ("correctness", "generality", "numerics")
+                and e.outcome == "fail"]
+

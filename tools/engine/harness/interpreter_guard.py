@@ -153,4 +153,16 @@ def install(config: dict[str, Any] | None = None) -> None:
 
     cls._init_args_hst = _init_args_hst
     cls._restore_args_dev = _restore_args_dev
+    _T["originals"] = (cls, init_original, restore_original)
     _STATE["installed"] = True
+
+
+def uninstall() -> None:
+    """Put the interpreter's own methods back (tests; a child keeps the guard for its life)."""
+    if not _STATE["installed"]:
+        return
+    cls, init_original, restore_original = _T.pop("originals")
+    cls._init_args_hst = init_original
+    cls._restore_args_dev = restore_original
+    _T.clear()
+    _STATE["installed"] = False
