@@ -68,7 +68,8 @@ class _Padded:
         if ptr not in self.by_ptr:
             nbytes = int(storage.nbytes())
             pad = pad_bytes(nbytes)
-            buf = torch.zeros(pad + nbytes + pad, dtype=torch.uint8)
+            # calloc'ed by numpy: the zero pages cost nothing until touched (torch.zeros fills them)
+            buf = torch.from_numpy(_T["numpy"].zeros(pad + nbytes + pad, dtype=_T["numpy"].uint8))
             buf[pad:pad + nbytes].copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
             self.by_ptr[ptr] = (storage, buf, pad, nbytes)
         _, buf, pad, _ = self.by_ptr[ptr]
@@ -122,10 +123,11 @@ def install(config: dict[str, Any] | None = None) -> None:
 
     if _STATE["installed"] or os.environ.get("TRITON_INTERPRET") != "1":
         return
+    import numpy
     import torch
     from triton.runtime import interpreter
 
-    _T.update(torch=torch, interpreter=interpreter)
+    _T.update(torch=torch, numpy=numpy, interpreter=interpreter)
     cls = interpreter.GridExecutor
     init_original = cls.__dict__["_init_args_hst"]
     restore_original = cls.__dict__["_restore_args_dev"]
