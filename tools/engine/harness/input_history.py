@@ -8,18 +8,21 @@ allocation can reuse its address, a cache keyed on addresses never hits in the o
 integrity's "same storage, new content" probe (harness/integrity_probes.py), which overwrites the
 inputs in place and calls again, is what catches such a cache, every time.
 
-The kept inputs are capped at ``KEEP_BYTES`` (the child's address space is limited); past it the
-oldest are released (``stats()`` counts them).
+The kept inputs are capped at ``keep_bytes()``: ``KEEP_BYTES``, or a sixteenth of the child's
+address-space limit when that is smaller (the default 6 GiB limit gives 384 MiB; about 2.2 GiB of it
+goes to the imports). Past it the oldest are released (``stats()`` counts them), and an address
+could be reused again: a review whose inputs add up to more than that is not covered.
 """
 
 from __future__ import annotations
 
+import resource
 from collections import deque
 from typing import Any
 
 import torch
 
-KEEP_BYTES = 768 << 20
+KEEP_BYTES = 512 << 20
 
 _KEPT: deque[tuple[int, Any]] = deque()
 _STATE = {"bytes": 0, "released": 0, "kept": 0}
@@ -37,6 +40,11 @@ def _storages(obj: Any, out: dict[int, int]) -> None:
             _storages(x, out)
 
 
+def keep_bytes() -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    return KEEP_BYTES if soft == resource.RLIM_INFINITY else min(KEEP_BYTES, soft // 16)
+
+
 def keep(inputs: Any) -> None:
     """Hold ``inputs`` (tensors, nested in lists, tuples, dicts) for the rest of the child's life."""
     found: dict[int, int] = {}
@@ -45,7 +53,8 @@ def keep(inputs: Any) -> None:
     _KEPT.append((size, inputs))
     _STATE["bytes"] += size
     _STATE["kept"] += 1
-    while _STATE["bytes"] > KEEP_BYTES and len(_KEPT) > 1:
+    cap = keep_bytes()
+    while _STATE["bytes"] > cap and len(_KEPT) > 1:
         n, _ = _KEPT.popleft()
         _STATE["bytes"] -= n
         _STATE["released"] += 1
