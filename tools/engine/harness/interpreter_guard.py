@@ -9,7 +9,7 @@ on every allocation before it. A load past the end reads whatever is there.
 Installed as a prelude (``install``), this wraps ``GridExecutor._init_args_hst`` so that each
 distinct argument storage of a launch is run from a copy placed between two zero-filled guard
 zones (each as large as the storage, at least ``MIN_PAD`` bytes, at most ``MAX_PAD``), and
-``_restore_args_dev`` so that only the storage's own bytes are copied back. An overrun within the
+``_restore_args_dev`` so that only the storage's own bytes that the launch changed are copied back. An overrun within the
 guard zones reads zeros and writes into memory that is thrown away; the tensors outside are never
 touched. The sanitizer (memcheck) reports such accesses: it takes the access out before it
 happens, so while it is installed (``suspended``) the launch runs on the arguments themselves and
@@ -56,7 +56,8 @@ class _Padded:
     """The padded copies of one launch's argument storages, keyed by the original's address."""
 
     def __init__(self) -> None:
-        self.by_ptr: dict[int, tuple[Any, Any, int, int]] = {}  # ptr -> (original storage, buffer, pad, nbytes)
+        # ptr -> (original storage, padded copy, pad, the storage's bytes before the launch)
+        self.by_ptr: dict[int, tuple[Any, Any, int, Any]] = {}
         self.hst: tuple[Any, Any] = ([], {})  # the interpreter's own host arguments, for its copy to the device
 
     def tensor(self, t: Any) -> Any:
@@ -70,8 +71,9 @@ class _Padded:
             pad = pad_bytes(nbytes)
             # calloc'ed by numpy: the zero pages cost nothing until touched (torch.zeros fills them)
             buf = torch.from_numpy(_T["numpy"].zeros(pad + nbytes + pad, dtype=_T["numpy"].uint8))
-            buf[pad:pad + nbytes].copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
-            self.by_ptr[ptr] = (storage, buf, pad, nbytes)
+            before = torch.empty(0, dtype=torch.uint8).set_(storage).clone()
+            buf[pad:pad + nbytes].copy_(before)
+            self.by_ptr[ptr] = (storage, buf, pad, before)
         _, buf, pad, _ = self.by_ptr[ptr]
         if pad % t.element_size():
             return t
@@ -80,9 +82,18 @@ class _Padded:
         return view
 
     def restore(self) -> None:
+        """Write back the bytes the launch changed in each copy, and only those: a kernel that also
+        reaches a storage through a raw address (a pointer array holding ``x.data_ptr()``) wrote
+        those bytes into the original, and they stay."""
         torch = _T["torch"]
-        for storage, buf, pad, nbytes in self.by_ptr.values():
-            torch.empty(0, dtype=torch.uint8).set_(storage).copy_(buf[pad:pad + nbytes])
+        for storage, buf, pad, before in self.by_ptr.values():
+            after = buf[pad:pad + len(before)]
+            original = torch.empty(0, dtype=torch.uint8).set_(storage)
+            if torch.equal(original, before):  # nothing reached the original: the copy is the result
+                original.copy_(after)
+                continue
+            changed = after != before
+            original[changed] = after[changed]
 
 
 def _padded_arg(arg: Any, pads: _Padded) -> Any:
@@ -114,7 +125,7 @@ def _storages_bytes(args: list[Any]) -> int:
 
     for a in args:
         visit(a)
-    return sum(n + 2 * pad_bytes(n) for n in seen.values())
+    return sum(2 * n + 2 * pad_bytes(n) for n in seen.values())  # the padded copy and the snapshot
 
 
 def install(config: dict[str, Any] | None = None) -> None:

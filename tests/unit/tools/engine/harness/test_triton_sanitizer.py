@@ -374,3 +374,18 @@ def test_descriptor_overrun_into_a_neighbouring_argument_is_out_of_bounds_not_a_
 def _own(view: torch.Tensor) -> torch.Tensor:
     """``view``'s elements as a tensor with its own storage at the same address (a separate argument)."""
     return torch.frombuffer(memoryview(view.numpy()).cast("B"), dtype=view.dtype)
+
+
+def test_guard_zones_keep_writes_made_through_a_raw_address(k: Any, guarded: None) -> None:
+    """Only the bytes a launch changed in the padded copy are written back: what the kernel wrote
+    to the original storage through a raw address stays (a pointer array holding data_ptr())."""
+    from tools.engine.harness.interpreter_guard import _Padded
+
+    x = torch.arange(8, dtype=torch.float32)
+    pads = _Padded()
+    view = pads.tensor(x)
+    assert view.data_ptr() != x.data_ptr() and torch.equal(view, x)
+    view[1] = 100.0  # written through the argument pointer: lands in the copy
+    x[5] = -5.0  # written through the original address meanwhile
+    pads.restore()
+    assert x.tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, -5.0, 6.0, 7.0]
