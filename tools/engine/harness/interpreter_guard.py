@@ -61,39 +61,43 @@ class _Padded:
         self.hst: tuple[Any, Any] = ([], {})  # the interpreter's own host arguments, for its copy to the device
 
     def tensor(self, t: Any) -> Any:
-        torch = _T["torch"]
         storage = t.untyped_storage()
-        if storage.device.type != "cpu":
+        if storage.device.type != "cpu" or t.element_size() == 0:
             return t
         ptr = int(storage.data_ptr())
         if ptr not in self.by_ptr:
-            nbytes = int(storage.nbytes())
-            pad = pad_bytes(nbytes)
-            # calloc'ed by numpy: the zero pages cost nothing until touched (torch.zeros fills them)
-            buf = torch.from_numpy(_T["numpy"].zeros(pad + nbytes + pad, dtype=_T["numpy"].uint8))
-            before = torch.empty(0, dtype=torch.uint8).set_(storage).clone()
-            buf[pad:pad + nbytes].copy_(before)
+            np = _T["numpy"]
+            before = _bytes(storage).copy()
+            pad = pad_bytes(len(before))
+            # calloc'ed: the zero pages cost nothing until touched
+            buf = np.zeros(pad + len(before) + pad, dtype=np.uint8)
+            buf[pad:pad + len(before)] = before
             self.by_ptr[ptr] = (storage, buf, pad, before)
         _, buf, pad, _ = self.by_ptr[ptr]
         if pad % t.element_size():
             return t
-        view = t.new_empty(0)
-        view.set_(buf.untyped_storage(), t.storage_offset() + pad // t.element_size(), t.size(), t.stride())
-        return view
+        base = _T["torch"].from_numpy(buf).view(t.dtype)
+        return base.as_strided(t.size(), t.stride(), t.storage_offset() + pad // t.element_size())
 
     def restore(self) -> None:
         """Write back the bytes the launch changed in each copy, and only those: a kernel that also
         reaches a storage through a raw address (a pointer array holding ``x.data_ptr()``) wrote
         those bytes into the original, and they stay."""
-        torch = _T["torch"]
+        np = _T["numpy"]
         for storage, buf, pad, before in self.by_ptr.values():
             after = buf[pad:pad + len(before)]
-            original = torch.empty(0, dtype=torch.uint8).set_(storage)
-            if torch.equal(original, before):  # nothing reached the original: the copy is the result
-                original.copy_(after)
+            original = _bytes(storage)
+            if np.array_equal(original, before):  # nothing reached the original: the copy is the result
+                original[:] = after
                 continue
             changed = after != before
             original[changed] = after[changed]
+
+
+def _bytes(storage: Any) -> Any:
+    """A storage's bytes as a numpy array sharing its memory."""
+    torch = _T["torch"]
+    return torch.empty(0, dtype=torch.uint8).set_(storage).numpy()
 
 
 def _padded_arg(arg: Any, pads: _Padded) -> Any:
@@ -107,6 +111,16 @@ def _padded_arg(arg: Any, pads: _Padded) -> Any:
         return arg
     inner = interp._unwrap_tensor(arg)
     return interp._rewrap_tensor(pads.tensor(inner), original_tensor=arg)
+
+
+@contextlib.contextmanager
+def _unobserved() -> Iterator[None]:
+    """No torch function or dispatch mode sees the guard's own tensor operations: an operation
+    tracer (instruments/torch_ops.py) would otherwise count the copies as the program's and take
+    their (freed, soon reused) addresses for storages a launch touched."""
+    torch = _T["torch"]
+    with torch._C.DisableTorchFunction(), _T["no_dispatch_modes"]():
+        yield
 
 
 def _storages_bytes(args: list[Any]) -> int:
@@ -136,9 +150,10 @@ def install(config: dict[str, Any] | None = None) -> None:
         return
     import numpy
     import torch
+    from torch.utils._python_dispatch import _disable_current_modes
     from triton.runtime import interpreter
 
-    _T.update(torch=torch, numpy=numpy, interpreter=interpreter)
+    _T.update(torch=torch, numpy=numpy, interpreter=interpreter, no_dispatch_modes=_disable_current_modes)
     cls = interpreter.GridExecutor
     init_original = cls.__dict__["_init_args_hst"]
     restore_original = cls.__dict__["_restore_args_dev"]
@@ -151,8 +166,9 @@ def install(config: dict[str, Any] | None = None) -> None:
             return args_hst, kwargs_hst
         pads = _Padded()
         pads.hst = (args_hst, kwargs_hst)
-        args_pad = [_padded_arg(a, pads) for a in args_hst]
-        kwargs_pad = {k: _padded_arg(v, pads) for k, v in kwargs_hst.items()}
+        with _unobserved():
+            args_pad = [_padded_arg(a, pads) for a in args_hst]
+            kwargs_pad = {k: _padded_arg(v, pads) for k, v in kwargs_hst.items()}
         self.__dict__[_KEY] = pads
         return args_pad, kwargs_pad
 
@@ -161,7 +177,8 @@ def install(config: dict[str, Any] | None = None) -> None:
         pads = self.__dict__.pop(_KEY, None)
         if pads is None:
             return restore_original(self, args_dev, args_hst, kwargs, kwargs_hst)
-        pads.restore()  # each storage's own bytes back into the host arguments, the guard zones dropped
+        with _unobserved():
+            pads.restore()  # each storage's own bytes back into the host arguments, the guard zones dropped
         return restore_original(self, args_dev, pads.hst[0], kwargs, pads.hst[1])
 
     cls._init_args_hst = _init_args_hst
