@@ -8,9 +8,9 @@ on every allocation before it. A load past the end reads whatever is there.
 
 Installed as a prelude (``install``), this wraps ``GridExecutor._init_args_hst`` so that each
 distinct argument storage of a launch is run from a copy placed between two zero-filled guard
-zones (each as large as the storage, at least ``MIN_PAD`` bytes, at most ``MAX_PAD``), and
-``_restore_args_dev`` so that only the storage's own bytes that the launch changed are copied back. An overrun within the
-guard zones reads zeros and writes into memory that is thrown away; the tensors outside are never
+zones (each as large as the storage, at least ``MIN_PAD`` bytes, at most ``MAX_PAD``; 64-byte
+aligned like torch's own allocations), and ``_restore_args_dev`` so that only the bytes the launch
+changed in a copy are written back. An overrun within the guard zones reads zeros and writes into memory that is thrown away; the tensors outside are never
 touched. The sanitizer (memcheck) reports such accesses: it takes the access out before it
 happens, so while it is installed (``suspended``) the launch runs on the arguments themselves and
 its regions are the storages' own extents.
@@ -69,8 +69,11 @@ class _Padded:
             np = _T["numpy"]
             before = _bytes(storage).copy()
             pad = pad_bytes(len(before))
-            # calloc'ed: the zero pages cost nothing until touched
-            buf = np.zeros(pad + len(before) + pad, dtype=np.uint8)
+            # calloc'ed: the zero pages cost nothing until touched; aligned as torch aligns (64 B)
+            size = pad + len(before) + pad
+            raw = np.zeros(size + _ALIGN, dtype=np.uint8)
+            shift = -raw.ctypes.data % _ALIGN
+            buf = raw[shift:shift + size]
             buf[pad:pad + len(before)] = before
             self.by_ptr[ptr] = (storage, buf, pad, before)
         _, buf, pad, _ = self.by_ptr[ptr]

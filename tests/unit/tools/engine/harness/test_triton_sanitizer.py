@@ -389,3 +389,11 @@ def test_guard_zones_keep_writes_made_through_a_raw_address(k: Any, guarded: Non
     x[5] = -5.0  # written through the original address meanwhile
     pads.restore()
     assert x.tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, -5.0, 6.0, 7.0]
+
+
+def test_guarded_copies_are_aligned_like_torch(k: Any, guarded: None) -> None:
+    from tools.engine.harness.interpreter_guard import _Padded
+
+    pads = _Padded()
+    views = [pads.tensor(torch.randn(n)) for n in (1, 7, 300, 4097)]
+    assert all(v.data_ptr() % 64 == 0 for v in views)
