@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from reviewer.core.errors import RubricError
 from reviewer.core.models import CriterionResult, Evidence, Overall
 from reviewer.datafiles import rubric_path
-from reviewer.rules import RULES
+from reviewer.rules import RULES, deciding_fail
 
 
 class CriterionSpec(BaseModel):
@@ -28,6 +28,11 @@ class CriterionSpec(BaseModel):
     pass_requires: list[str] = Field(default_factory=list)
     """Tools that must each contribute a passing item before the criterion can pass: supporting
     tools (a memory checker under generality) cannot make it pass on their own."""
+    fail_on: list[str] | None = None
+    """The defects that may fail this criterion; any other failing item is a *concern*: shown in the
+    summary and the draft, never a fail. ``None`` (every fail decides) is for required criteria; an
+    optional criterion must list them (``[]``: it never fails), so it cannot reject a kernel for a
+    finding that leaves it right and launchable (reviewer/rules.py:deciding_fail)."""
     metrics: bool = False
     """Its evidence carries numbers whose change between two versions means something (pull-request
     comparisons show them)."""
@@ -56,6 +61,10 @@ class Rubric(BaseModel):
                 raise ValueError(f"criterion {c.id!r} is defined twice")
             if c.rule not in RULES:
                 raise ValueError(f"criterion {c.id!r}: unknown rule {c.rule!r} (known: {sorted(RULES)})")
+            if not c.required and c.fail_on is None:
+                raise ValueError(f"criterion {c.id!r} is optional (required: false) and must list the defects that "
+                                 "may fail it under fail_on (the kernel is wrong or cannot launch; [] for none): "
+                                 "a concern in an optional criterion never rejects a kernel")
             for r in c.requires:
                 if r not in seen:
                     raise ValueError(f"criterion {c.id!r} requires {r!r}, which is not defined before it")
@@ -128,7 +137,7 @@ def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, st
     for spec in rubric.criteria:
         items = [e for e in evidence if spec.id in e.criteria]
         blocked = [r for r in spec.requires if results[r].verdict != "pass"]
-        if blocked and not any(e.outcome == "fail" for e in items):
+        if blocked and not any(deciding_fail(spec, e) for e in items):
             why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in blocked)
             verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass ({why})"
         elif not items:

@@ -14,9 +14,12 @@ PORT_CHECK = "kreview.toml [port] original"
 
 def _claims_for(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Claim]:
     items = [by_id[i] for i in c.evidence if i in by_id]
-    failing = [e for e in items if e.outcome == "fail"]
+    # a concern: a check that found something without deciding the verdict (a passing item naming a
+    # defect, or a failing one its criterion does not fail on: reviewer/rules.py:concerns)
+    concerns = [e for e in items if e.defect and (e.outcome == "pass" or (e.outcome == "fail" and c.verdict != "fail"))]
+    failing = [e for e in items if e.outcome == "fail" and e not in concerns]
     unverified = [e for e in items if e.outcome == "unverified"]
-    passing = [e for e in items if e.outcome == "pass"]
+    passing = [e for e in items if e.outcome == "pass" and e not in concerns]
     info = [e for e in items if e.outcome == "info"]
     claims: list[Claim] = []
     for e in failing[:_MAX_CLAIMS]:
@@ -27,6 +30,8 @@ def _claims_for(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Claim]:
                             evidence=[e.id for e in rest]))
     for e in unverified[:_MAX_CLAIMS]:
         claims.append(Claim(text=f"Unverified: {e.summary}", evidence=[e.id]))
+    for e in concerns[:_MAX_CLAIMS]:
+        claims.append(Claim(text=f"Concern: {e.summary}", evidence=[e.id], spans=list(e.spans)))
     if passing:
         if c.verdict == "pass" and len(passing) > 2:
             claims.append(Claim(text=f"{len(passing)} checks passed, e.g. {passing[0].summary}",

@@ -30,6 +30,7 @@ from tests.e2e.test_verdict_determinism import (
     check_gpumode_contract,
     check_large_grid,
     check_low_precision_accumulator,
+    check_memory_state,
 )
 from tests.e2e.tools.test_compiled_code import check_compiled_code
 from tests.e2e.tools.test_diagnosis import check_diagnosis
@@ -153,6 +154,8 @@ CORPORA: dict[str, Corpus] = {
     "fusion": Corpus(("fusion",), ["builds", "fusion"], check_fusion),
     "port": Corpus(("port",), PORT_TOOLS, check_port, {"seeds": 1, "budget": 0.3}),
     "memcheck": Corpus(MEMCHECK, ["builds", "correctness", "memcheck"], check_memcheck),
+    "memory_state": Corpus(("memory_state",), ["builds", "correctness", "generality", "numerics", "integrity_static",
+                                               "integrity_runtime"], check_memory_state, ONE_SEED),
     "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm", "nki/races_diff", "nki/races_rowsum"), NKI_TOOLS, check_nki, ONE_SEED),
     "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
                            check_nki_example, ONE_SEED),

@@ -232,3 +232,14 @@ def check_large_grid(run: Reviewed) -> None:
         assert "grid dimension y = 65,537" in item.summary and "65,535" in item.summary
     else:
         assert item.outcome == "pass" and item.result["launches"][0]["grid"] == [65537, 1, 1]
+
+
+def check_memory_state(run: Reviewed) -> None:
+    """An address-keyed cache (tests/kernels/memory_state): integrity's in-place probe catches it, and
+    no other check meets it (each of their inputs is at an address no earlier input had)."""
+    r = run.review
+    assert any(e.tool == "integrity_runtime" and e.outcome == "fail" and e.defect == "output_caching"
+               for e in r.evidence), [e.summary for e in r.evidence if e.tool == "integrity_runtime"]
+    assert not [e.summary for e in r.evidence if e.tool in ("correctness", "generality", "numerics")
+                and e.outcome == "fail"]
+

@@ -10,6 +10,7 @@ from tools.engine.runsetup import DeviceInfo, RunSetup
 
 _SHIM = "tools.engine.harness.cuda_shim"
 _VIRTUAL_GPU = "tools.engine.harness.virtual_gpu"
+_INTERPRETER_GUARD = "tools.engine.harness.interpreter_guard"
 
 
 class TorchBackend(Backend):
@@ -58,7 +59,8 @@ class TritonBackend(Backend):
             # Rationale: NOTES.md: the Triton interpreter does bf16 arithmetic on raw bits; a bf16
             # mismatch there says nothing about the kernel.
             unfaithful_dtypes=(("bfloat16", "the Triton CPU interpreter computes bf16 on raw bits"),),
-            preludes=(_SHIM, _VIRTUAL_GPU),
+            # out-of-bounds accesses land in guard zones, never in memory the kernel does not own
+            preludes=(_SHIM, _VIRTUAL_GPU, _INTERPRETER_GUARD),
             interpreted=True,
             note="Triton interpreter (TRITON_INTERPRET=1) on CPU; device='cuda' requests mapped to CPU; "
                  "Triton's driver API and torch.cuda queries answered by a virtual device for the review "

@@ -27,6 +27,7 @@ from typing import Any
 import torch
 
 import tools.engine.harness.arrays as arrays
+import tools.engine.harness.input_history as input_history
 import tools.engine.harness.instruments as instruments
 import tools.engine.harness.ops as ops
 import tools.engine.harness.tensors as tensors
@@ -150,6 +151,7 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     out_dir = Path(payload["out_dir"])
     root = _root(state.submission.spec, "submission_path")
     data_a = _case_data(tensors.load(payload["inputs_a"]), case, state.device)
+    input_history.keep(data_a.inputs)  # its address is never an earlier input's nor a later one's
     fn = state.submission.bind(case, data_a)
     calls: list[dict[str, Any]] = []
 
@@ -172,6 +174,7 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
 
     b = tensors.load(payload["inputs_b"])
     inputs_b = _case_data(b, case, state.device).inputs
+    input_history.keep(inputs_b)
     why_not = _copy_into(data_a.inputs, inputs_b)
     immutable = any(arrays.kind_of(leaf) == "jax" for _, leaf in tensors.flatten(data_a.inputs))
     if why_not is not None and immutable:
@@ -187,6 +190,7 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     else:
         calls.append({"label": "in_place", "skipped": why_not})
     fresh = _case_data(tensors.load(payload["inputs_a"]), case, state.device).inputs
+    input_history.keep(fresh)
     record, rec = _one_call(fn, fresh, root, state.device, out_dir / "call-3.pt")
     calls.append({"label": "fresh", **record})
     traces.append(rec.data)

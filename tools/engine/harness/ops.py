@@ -22,6 +22,7 @@ import torch
 import tools.engine.harness.arrays as arrays
 import tools.engine.harness.instruments as instruments
 import tools.engine.harness.programs as programs
+import tools.engine.harness.input_history as input_history
 import tools.engine.harness.tensors as tensors
 import tools.engine.harness.transforms as transforms
 from tools.engine.counting import count_work
@@ -131,6 +132,8 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     saved = tensors.load(payload["inputs_path"])
     data = _restored(saved["init"], _prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
     calls = int(payload.get("calls", 1))
+    # no later input of this child lands at these inputs' addresses (harness/input_history.py)
+    input_history.keep(data.inputs)
     t0 = time.perf_counter()
     with _instruments(payload.get("instruments", []), payload) as observed:
         try:

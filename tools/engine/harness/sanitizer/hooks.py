@@ -20,12 +20,14 @@ written, the process survives, and the call runs to the end so every violation i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tools.engine.harness import interpreter_guard
 from tools.engine.harness.sanitizer.report import Region, Report, user_location
 
 REGION = "kreview.region"
@@ -90,9 +92,13 @@ class Sanitizer:
         self.stored: Any = None
         self._saved: list[tuple[Any, str, Any, Any]] = []
         self._options: Any = None
+        # its regions are the arguments' own storages and it takes every out-of-bounds access out
+        # itself: no guard zones while it is installed
+        self._unguarded = contextlib.ExitStack()
 
     # -- install -----------------------------------------------------------------------------
     def install(self) -> None:
+        self._unguarded.enter_context(interpreter_guard.suspended())
         ib, ge = self.interp.InterpreterBuilder, self.interp.GridExecutor
         table: dict[tuple[Any, str], Callable[[Callable[..., Any]], Callable[..., Any]]] = {
             (ib, "create_load"): self._load, (ib, "create_store"): self._store,
@@ -107,6 +113,9 @@ class Sanitizer:
             (ib, "create_select"): self._select, (ib, "cast_impl"): self._cast, (ib, "create_bitcast"): self._cast,
             (ge, "_init_args_hst"): self._init_args, (ge, "__call__"): self._launch,
         }
+        desc = getattr(self.interp, "TensorDescHandle", None)
+        if desc is not None and "materialize_pointers" in desc.__dict__:
+            table[(desc, "materialize_pointers")] = self._descriptor_pointers
         try:
             for (owner, name), make in table.items():
                 original = owner.__dict__[name]
@@ -137,6 +146,7 @@ class Sanitizer:
                 tampered.append("interpreter_builder.options")
             self.interp.interpreter_builder.options = self._options
             self._options = None
+        self._unguarded.close()
 
     def _guard(self, where: str, fn: Callable[[], Any]) -> Any:
         try:
@@ -452,6 +462,32 @@ class Sanitizer:
             return out
 
         return create_addptr
+
+    def _descriptor_pointers(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """A tensor descriptor's pointers keep the provenance of its base: without it an access past
+        the described tensor is checked against *every* argument storage, and whether it lands in a
+        neighbouring one (then a "valid" access, and a race with that tensor's writers) depends on
+        where the allocator happened to put the arguments."""
+        san = self
+
+        def materialize_pointers(self: Any, offsets: Any) -> Any:
+            ptrs, masks = original(self, offsets)
+
+            def carry() -> None:
+                base = self.base
+                region = getattr(base, "attr", {}).get(REGION)
+                launch = san.report.launch
+                if region is None and launch is not None:
+                    owners = np.unique(launch.owner(np.asarray(base.data).reshape(-1), 1))
+                    if owners.size == 1 and owners[0] >= 0:
+                        region = int(owners[0])
+                if region is not None:
+                    ptrs.attr[REGION] = region
+
+            san._guard("descriptor", carry)
+            return ptrs, masks
+
+        return materialize_pointers
 
     def _shape_op(self, fn: Callable[[np.ndarray, tuple[Any, ...]], np.ndarray]):
         san = self

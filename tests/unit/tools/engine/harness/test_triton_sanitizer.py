@@ -302,3 +302,98 @@ def test_disjoint_blocks_and_in_place_updates_are_not_races(k: Any) -> None:
     x, y = torch.randn(300), torch.empty(300)
     assert only(sanitized(lambda: k.masked[(3,)](x, y, 300, BLOCK=128)), "race") == []
     assert only(sanitized(lambda: k.masked[(3,)](x, x, 300, BLOCK=128)), "race") == []  # each program its own
+
+
+# -- guard zones (tools/engine/harness/interpreter_guard.py) ---------------------------------------
+@pytest.fixture
+def guarded(k: Any) -> Iterator[None]:
+    from tools.engine.harness import interpreter_guard
+
+    interpreter_guard.install({})
+    try:
+        yield
+    finally:
+        interpreter_guard.uninstall()
+
+
+def _head(mem: torch.Tensor, n: int) -> torch.Tensor:
+    """The first ``n`` floats of ``mem`` as a tensor with its own storage: what lies after it is ours to watch."""
+    return torch.frombuffer(memoryview(mem.numpy()).cast("B")[:4 * n], dtype=torch.float32)
+
+
+def test_guard_zones_keep_an_unmasked_tail_store_off_the_neighbouring_memory(k: Any, guarded: None) -> None:
+    from tools.engine.harness import interpreter_guard
+
+    xmem, ymem = torch.full((512,), 5.0), torch.full((512,), 7.0)
+    x, y = _head(xmem, 300), _head(ymem, 300)
+    x.copy_(torch.arange(300, dtype=torch.float32))
+    k.tail[(3,)](x, y, 300, BLOCK=128)
+    assert torch.equal(y, x + 1.0)  # its own elements are written back
+    assert torch.all(ymem[300:] == 7.0) and torch.all(xmem[300:] == 5.0)  # nothing past either storage
+    with interpreter_guard.suspended():  # the same launch without guard zones writes past y
+        k.tail[(3,)](x, y, 300, BLOCK=128)
+    assert torch.all(ymem[300:384] == 6.0)
+
+
+def test_guard_zones_read_as_zeros(k: Any, guarded: None) -> None:
+    x = _head(torch.full((512,), 5.0), 300)
+    x.zero_()
+    y = torch.full((384,), -1.0)
+    k.tail[(3,)](x, y, 300, BLOCK=128)
+    assert torch.all(y == 1.0)  # lanes 300..383 read the zero guard zone, not the 5.0 after x
+
+
+def test_the_sanitizer_still_sees_the_arguments_own_extent(k: Any, guarded: None) -> None:
+    x, y = torch.randn(300), torch.empty(300)
+    data = sanitized(lambda: k.tail[(3,)](x, y, 300, BLOCK=128))
+    (st,) = only(data, "oob_store")
+    assert (st["arg"], st["lanes"], st["valid_elements"]) == ("y_ptr", 84, [0, 300])
+
+
+def test_pad_bytes_cover_the_storage_within_bounds() -> None:
+    from tools.engine.harness.interpreter_guard import MAX_PAD, MIN_PAD, pad_bytes
+
+    assert pad_bytes(0) == MIN_PAD and pad_bytes(10 << 20) == 10 << 20 and pad_bytes(1 << 30) == MAX_PAD
+    assert all(pad_bytes(n) % 64 == 0 and pad_bytes(n) >= min(n, MAX_PAD) for n in (1, 4095, 65537, 3 << 20))
+
+
+def test_descriptor_overrun_into_a_neighbouring_argument_is_out_of_bounds_not_a_race(k: Any) -> None:
+    """Rows 6..7 of a 6-row descriptor read past x. Placed so that they fall inside y (which program 0
+    writes), they used to count as valid loads of y (descriptor pointers had no provenance) and as a
+    race with program 0's stores: a verdict that followed the allocator, not the kernel."""
+    layouts = []
+    for gap in (0, 32):  # y directly after x (rows 6..7 of x are y's rows 0..1), and one row further
+        mem = torch.zeros((6 + 6) * 32 + gap)
+        x, y = _own(mem[:192]).view(6, 32), _own(mem[192 + gap:192 + gap + 192]).view(6, 32)
+        x.copy_(torch.randn(6, 32))
+        data = sanitized(lambda: k.descriptor_rows[(2,)](x, y, 8, 32, BM=4, BN=32))
+        layouts.append({v["kind"] for v in data["violations"]})
+    assert layouts == [{"oob_load", "oob_store"}] * 2
+
+
+def _own(view: torch.Tensor) -> torch.Tensor:
+    """``view``'s elements as a tensor with its own storage at the same address (a separate argument)."""
+    return torch.frombuffer(memoryview(view.numpy()).cast("B"), dtype=view.dtype)
+
+
+def test_guard_zones_keep_writes_made_through_a_raw_address(k: Any, guarded: None) -> None:
+    """Only the bytes a launch changed in the padded copy are written back: what the kernel wrote
+    to the original storage through a raw address stays (a pointer array holding data_ptr())."""
+    from tools.engine.harness.interpreter_guard import _Padded
+
+    x = torch.arange(8, dtype=torch.float32)
+    pads = _Padded()
+    view = pads.tensor(x)
+    assert view.data_ptr() != x.data_ptr() and torch.equal(view, x)
+    view[1] = 100.0  # written through the argument pointer: lands in the copy
+    x[5] = -5.0  # written through the original address meanwhile
+    pads.restore()
+    assert x.tolist() == [0.0, 100.0, 2.0, 3.0, 4.0, -5.0, 6.0, 7.0]
+
+
+def test_guarded_copies_are_aligned_like_torch(k: Any, guarded: None) -> None:
+    from tools.engine.harness.interpreter_guard import _Padded
+
+    pads = _Padded()
+    views = [pads.tensor(torch.randn(n)) for n in (1, 7, 300, 4097)]
+    assert all(v.data_ptr() % 64 == 0 for v in views)
