@@ -132,7 +132,9 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     data = _restored(saved["init"], _prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
     calls = int(payload.get("calls", 1))
     t0 = time.perf_counter()
-    with _instruments(payload.get("instruments", []), payload) as observed:
+    # the instruments see which file is the submission's (host_coverage measures only its files)
+    seen = {**payload, "submission_spec": state.submission.spec}
+    with _instruments(payload.get("instruments", []), seen) as observed:
         try:
             for _ in range(calls):
                 out = state.submission.run(case, data)
