@@ -174,3 +174,47 @@ def test_contract_fixed_tasks_report_dtype_and_layout_tests_as_outside_it() -> N
     assert (side.kind, side.side) == ("outside_contract", "true")
     (side,) = unreached("m.py", src, {(-1, 2), (2, 4), (4, -1)})[0]
     assert side.kind == "input"
+
+
+LAUNCHER = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_one(x_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
+
+
+def launch(x, n):
+    if n > 10:
+        y = 1
+    else:
+        y = 2
+    add_one[(1,)](x, N=4)
+    if n > 100:
+        y = 3
+    else:
+        y = 4
+    return y
+'''
+
+
+def test_tracing_pauses_inside_a_launch_and_resumes_in_the_wrapper(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    path = tmp_path / "launcher.py"
+    path.write_text(LAUNCHER)
+    spec = importlib.util.spec_from_file_location("h16cov_launcher", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = torch.zeros(4)
+    payload = {"submission_spec": {"submission_path": str(path)},
+               "instrument_options": {"host_coverage": {"submission_file": "launcher.py"}}}
+    with host_coverage(payload) as seen:
+        assert module.launch(x, 5) == 4
+    arcs = {tuple(a) for a in seen["arcs"]["launcher.py"]}
+    assert {(12, 15), (16, 17), (17, 20), (20, 21)} <= arcs  # the wrapper after the launch is still traced
+    assert not any(7 <= b <= 8 for _a, b in arcs)  # the kernel body ran (x changed) but is not measured
+    assert x.tolist() == [1.0, 1.0, 1.0, 1.0]

@@ -39,6 +39,42 @@ def _files(payload: dict[str, Any]) -> dict[str, str] | str:
     return {os.path.realpath(root / f): f for f in opts.get("files") or [rel]}
 
 
+def _paused_in_launches(cov: Any) -> list[tuple[type, Any]]:
+    """Stop tracing while a Triton kernel launches: with a trace function set, Python 3.11 runs
+    every frame in its slow tracing mode (about 3x here), and the interpreter's launch is all
+    Triton code plus the kernel body, neither of them host code. The collector's own pause/resume
+    keeps the tracer (and its record of the caller's frame); stop/start would lose the arcs of the
+    wrapper after the launch. Returns what to restore."""
+    try:
+        from triton.runtime import interpreter, jit
+    except ImportError:
+        return []
+    collector = getattr(cov, "_collector", None)
+    if collector is None or not hasattr(collector, "pause") or not hasattr(collector, "resume"):
+        return []  # another coverage.py: trace the launch too (slower, same arcs)
+    depth = [0]
+    restore = []
+    for cls in (jit.JITFunction, interpreter.InterpretedFunction):
+        original = cls.__dict__.get("run")
+        if original is None:
+            continue
+
+        def run(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            depth[0] += 1
+            if depth[0] == 1:
+                collector.pause()
+            try:
+                return _original(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+                if depth[0] == 0:
+                    collector.resume()
+
+        cls.run = run
+        restore.append((cls, original))
+    return restore
+
+
 @instrument("host_coverage")
 @contextlib.contextmanager
 def host_coverage(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -56,9 +92,12 @@ def host_coverage(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         data["error"] = f"coverage.py did not start: {exc!r}"[:300]
         yield data
         return
+    restore = _paused_in_launches(cov)
     try:
         yield data
     finally:
+        for cls, original in restore:
+            cls.run = original
         try:
             cov.stop()
             measured = cov.get_data()
