@@ -122,6 +122,13 @@ class _Function:
     locals: set[str]
 
 
+def _kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A device kernel (``@triton.jit``, ``@nki.jit``, autotune, heuristics); a function JAX or
+    PyTorch compiles (``@jax.jit``, ``@torch.compile``) is host code traced once per shape."""
+    hosts = ("jax.", "partial(jax.", "functools.partial(jax.", "torch.")
+    return is_kernel(fn) and not all(ast.unparse(d).startswith(hosts) for d in fn.decorator_list)
+
+
 def _functions(tree: ast.Module) -> list[_Function]:
     out = []
     for fn in ast.walk(tree):
@@ -135,7 +142,7 @@ def _functions(tree: ast.Module) -> list[_Function]:
             if extra is not None:
                 params[extra.arg] = False
         assigned = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        out.append(_Function(fn, fn.body[0].lineno, fn.end_lineno or fn.lineno, is_kernel(fn), params, assigned))
+        out.append(_Function(fn, fn.body[0].lineno, fn.end_lineno or fn.lineno, _kernel(fn), params, assigned))
     return out
 
 

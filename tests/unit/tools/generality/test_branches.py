@@ -168,6 +168,13 @@ def test_classification_by_what_the_condition_reads(source: str, kind: str) -> N
     assert sides and {s.kind for s in sides} == {kind}, [(s.condition, s.side, s.kind) for s in sides]
 
 
+def test_a_jax_jit_function_is_host_code_a_triton_kernel_is_not() -> None:
+    src = ("import jax\nimport triton\n\n\n@jax.jit\ndef f(x):\n    if x.shape[0] % 8:\n        raise ValueError('rows')\n"
+           "    return x\n\n\n@triton.jit\ndef k(x):\n    if x > 1:\n        x = 2\n    return x\n")
+    sides = unreached("m.py", src, {(-6, 7), (7, 9), (9, -6), (-13, 14), (14, 16), (16, -13)})[0]
+    assert [(s.line, s.kind) for s in sides] == [(7, "invalid_input")]
+
+
 def test_contract_fixed_tasks_report_dtype_and_layout_tests_as_outside_it() -> None:
     src = "def f(x):\n    if x.dtype == 'float16':\n        x = x.float()\n    return x\n"
     (side,) = unreached("m.py", src, {(-1, 2), (2, 4), (4, -1)}, contract_fixed=True)[0]
