@@ -6,6 +6,8 @@ calls ``check_host_branches`` on each file of tests/kernels/host_branches."""
 
 from __future__ import annotations
 
+import shlex
+
 from tests.kernelfiles import Reviewed
 
 
@@ -31,6 +33,13 @@ def check_host_branches(run: Reviewed) -> None:
         assert "`if cols > WIDE`" in item.summary and "dim=4194305" in item.summary and "dim=2049" in item.summary, item.summary
         assert any("skipped" == t["verdict"] for t in side["tried"])
         assert item.spans and "cols > WIDE" in item.spans[0].quote
+        # the rerun command repeats the plan: the same branches, the same sizes tried, the same verdicts
+        from tests.e2e.test_verdict_determinism import _probe
+
+        again = next(g for g in _probe(shlex.split(item.rerun)[1:]) if g["check"] == item.check)
+        assert (again["outcome"], again["defect"]) == (item.outcome, item.defect)
+        for key in ("unreached", "branch_sides", "taken", "calls"):
+            assert again["result"][key] == item.result[key], key
     else:
         # the long-row path ran (aimed size), the raise and the 1-D path are info, never unverified
         assert item.outcome == "info", item.summary
