@@ -20,7 +20,7 @@ Each side not reached is classified by what its condition reads:
   inputs fix and no axis varies), ``optional_argument`` (a parameter with a default tested against
   None or for truth, or any value tested only against None: the task's calls always give it or never
   do), ``mode`` (a value compared only with string constants or tested with ``isinstance``: a mode
-  or type the task fixes), ``empty_input`` (a size compared with 0: the plan has no empty sizes),
+  or type the task fixes, or autograd state such as ``x.requires_grad``), ``empty_input`` (a size compared with 0: the plan has no empty sizes),
   ``construction`` (only ``self.`` attributes:
   the module's construction, which the task fixes), ``outside_contract`` (dtype or layout tests where
   the task's generator fixes both), ``loop_exit`` (a loop that never ended by exhausting its iterator).
@@ -45,6 +45,7 @@ Kind = Literal["threshold", "input", "invalid_input", "device", "main_guard", "c
 INPUT_KINDS: frozenset[str] = frozenset({"threshold", "input"})
 
 _RANK_CALLS = {"dim", "ndimension"}
+_AUTOGRAD = {"requires_grad", "grad_fn", "is_leaf"}
 _LAYOUT_WORDS = ("is_contiguous", "stride", "storage_offset", "contiguous")
 
 
@@ -192,10 +193,10 @@ def _names_read(test: ast.AST) -> set[str]:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             out.add(n.id)
     for n in ast.walk(test):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
-            # len(x), int(x), isinstance(x, T): the callee is not an input
-            if not any(isinstance(m, ast.Name) and m.id == n.func.id for a in n.args for m in ast.walk(a)):
-                out.discard(n.func.id)
+        # len(x), int(x), isinstance(x, T): the callee is not an input
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                and not any(isinstance(m, ast.Name) and m.id == n.func.id for a in n.args for m in ast.walk(a))):
+            out.discard(n.func.id)
     return out
 
 
@@ -288,6 +289,8 @@ def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: 
         return "optional_argument", "tests whether an optional value was given; the task's calls fix that", ()
     if _mode_test(test):
         return "mode", "a mode or type (string constants, isinstance) that the task's calls fix", ()
+    if any(isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD for n in ast.walk(test)):
+        return "mode", "autograd state (requires_grad, grad_fn), which the task's inputs fix", ()
     if _empty_test(test) and not found:
         return "empty_input", "an empty-input guard: the size plan has no size of zero", ()
     optional = {n for n, has_default in fn.params.items() if has_default}

@@ -157,6 +157,7 @@ def test_a_configuration_that_takes_a_side_removes_it(tmp_path: Path) -> None:
     ("def f(x):\n    if len(x.shape) == 3:\n        x = x.flatten(0, 1)\n    return x\n", "rank"),
     ("def f(x, bias):\n    if bias is not None:\n        x = x + bias\n    return x\n", "optional_argument"),
     ("def f(x, act):\n    if act == 'relu':\n        x = x.relu()\n    return x\n", "mode"),
+    ("def f(x):\n    if x.requires_grad:\n        x = x.detach()\n    return x\n", "mode"),
     ("def f(x):\n    if x.numel() == 0:\n        return x\n    return x + 1\n", "empty_input"),
     ("def f(x):\n    if x.shape[-1] % 16 != 0:\n        x = x[..., :16]\n    return x\n", "input"),
 ])
