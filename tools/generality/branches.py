@@ -292,7 +292,7 @@ def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: 
     if any(isinstance(n, ast.Attribute) and n.attr in _AUTOGRAD for n in ast.walk(test)):
         return "mode", "autograd state (requires_grad, grad_fn), which the task's inputs fix", ()
     if _empty_test(test) and not found:
-        return "empty_input", "an empty-input guard: the size plan has no size of zero", ()
+        return "empty_input", "compares a size or count with zero (an empty-input guard): no planned size is zero", ()
     optional = {n for n, has_default in fn.params.items() if has_default}
     if inputs and inputs <= optional and not any(isinstance(n, ast.Attribute) for n in ast.walk(test)):
         return "optional_argument", "tests an optional argument that the task's calls never vary", ()
