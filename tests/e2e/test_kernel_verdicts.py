@@ -39,6 +39,7 @@ from tests.e2e.tools.test_fusion import check_fusion
 from tests.e2e.tools.test_generality_numerics import TOOLS as PROBE_TOOLS
 from tests.e2e.tools.test_generality_numerics import check_generality_numerics
 from tests.e2e.tools.test_generality_paths import check_benchmark_only_path
+from tests.e2e.tools.test_host_branches import check_host_branches
 from tests.e2e.tools.test_integrity import TOOLS as INTEGRITY_TOOLS
 from tests.e2e.tools.test_integrity import check_integrity
 from tests.e2e.tools.test_memcheck import check_memcheck
@@ -140,6 +141,8 @@ CORPORA: dict[str, Corpus] = {
                                {"budget": 0.3}, marks=SLOW),
     "gpumode_paths": Corpus(("gpumode_paths", "gpumode_paths_unrun"), ["builds", "correctness", "generality"],
                             check_benchmark_only_path, ONE_SEED),
+    "host_branches": Corpus(("host_branches",), ["builds", "correctness", "generality"], check_host_branches,
+                            {**ONE_SEED, "budget": 0.2}),
     "rms_fp16": Corpus(("rms_fp16",), ["builds", "correctness", "numerics"], check_fp16_reference_overflow,
                        marks=SLOW),
     "mean_fp16": Corpus(("mean_fp16",), ["builds", "correctness", "numerics"], check_low_precision_accumulator,

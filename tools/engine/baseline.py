@@ -115,8 +115,10 @@ def instruments_for(ctx: ToolContext) -> list[str]:
     return list(backend_for(ctx.submission.framework).launch_instruments)
 
 
-def measure(ctx: ToolContext, purpose: str) -> Baseline:
-    """Run the nominal case once (memoised per review and purpose in the fact ``Baselines``)."""
+def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | None = None,
+            options: dict[str, dict[str, Any]] | None = None) -> Baseline:
+    """Run the nominal case once (memoised per review and purpose in the fact ``Baselines``);
+    ``extra_instruments`` (with their ``options``) observe that first run too."""
     known = ctx.facts.get(Baselines)
     if known is not None and purpose in known.by_purpose:
         return known.by_purpose[purpose]
@@ -126,8 +128,8 @@ def measure(ctx: ToolContext, purpose: str) -> Baseline:
     expected = max(seen) + (0.0 if ctx.setup.interpreted else RECOMPILE_S) if seen else None
     timeout = None if expected is None else min(ctx.options.limits.call_timeout_s,
                                                  max(MIN_TIMEOUT_S, HANG_SLACK * expected + 5.0))
-    ev = evaluate(ctx, case, instruments=instruments_for(ctx), want_budget=True, timeout=timeout,
-                  expected_s=expected)
+    ev = evaluate(ctx, case, instruments=instruments_for(ctx) + list(extra_instruments or []), want_budget=True,
+                  timeout=timeout, expected_s=expected, options=options)
     launches = launches_of(ev)
 
     def sizes(params: dict[str, Any]) -> dict[str, Any]:

@@ -32,10 +32,12 @@ from tools.engine.baseline import (
     prerequisites_failed,
     size_knobs_of,
 )
-from tools.engine.contract import outside_contract
+from tools.engine.contract import GENERATOR_FORMATS, outside_contract
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
+from tools.generality.branches import INPUT_KINDS, HostCoverage, Side, observed_coverage, unreached
+from tools.generality.paths import crossing_values
 from tools.generality.device_paths import device_branches
 import tools.generality.large_grid as LG
 from tools.generality.int32_index import int32_index_products
@@ -83,6 +85,10 @@ class GeneralityTool(Tool):
     # threshold, so its smallest case is large by construction; it gets a larger per-case cap, still
     # counted against the same work budget (issue: such paths were skipped and the tail bug accepted).
     path_cap_units: ClassVar[float] = 16000.0
+    # Rationale: sizes aimed at a host branch no configuration took (a threshold in the wrapper)
+    # get their own counted allowance, so a search that spent the budget does not leave a cheap
+    # branch unprobed; each such size is capped like a benchmark-size path.
+    branch_units: ClassVar[float] = 16000.0
     # Rationale: layouts and dtypes are run first, all of them, at a size where together they use
     # at most this share of the budget; sizes get the rest.
     first_share: ClassVar[float] = 0.4
@@ -106,13 +112,19 @@ class GeneralityTool(Tool):
         if prerequisites_failed(ctx, self, "generality search"):
             return
         t0 = time.monotonic()
-        base = measure(ctx, "probes")
+        files = ctx.source.python_files()
+        cov = HostCoverage(options={"host_coverage": {"submission_file": ctx.submission.submission_file,
+                                                      "files": files}}) if files else None
+        base = measure(ctx, "probes", extra_instruments=["host_coverage"] if cov else None,
+                       options=cov.options if cov else None)
         if not base.ok:
             self._report_case(ctx, base.evaluation, "nominal inputs with the generality seed", self._blocks(ctx, base))
             return
         blocks = self._blocks(ctx, base)
         self._device_paths(ctx)
         self._int32_index(ctx)
+        if cov is not None:
+            cov.add(observed_coverage(base.evaluation))
         budget = WorkBudget(self.budget_units * ctx.options.budget)
         deadline = t0 + backstop_s(self.backstop_s, base, budget.total, ctx.options.budget)
         # Rationale: layouts and dtypes are a handful of configurations each and catch common
@@ -126,7 +138,7 @@ class GeneralityTool(Tool):
             params = affordable_params(ctx, base, cap)
             firsts = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
         for axis in firsts:
-            self._search(ctx, base, axis, blocks, budget, deadline)
+            self._search(ctx, base, axis, blocks, budget, deadline, cov)
         if ctx.submission.format == "gpumode":
             ctx.add_evidence(self, outcome="info", summary="dtypes: not applicable, the task's generate_input "
                              "fixes the dtype", check="dtype search", rerun=self._rerun(ctx))
@@ -136,7 +148,9 @@ class GeneralityTool(Tool):
                              "constant read by get_inputs/get_init_inputs, or no integer kwarg)",
                              check="size search", rerun=self._rerun(ctx))
         else:
-            self._search(ctx, base, sizes, blocks, budget, deadline)
+            self._search(ctx, base, sizes, blocks, budget, deadline, cov)
+        if cov is not None:
+            self._report_branches(ctx, base, blocks, cov, budget)
         self._large_grid(ctx, base)
 
     # -- grids past 65,535 programs ---------------------------------------------------------
@@ -259,7 +273,8 @@ class GeneralityTool(Tool):
         return launch_blocks(base.launches) | source_blocks(ctx.source.text)
 
     # -- one axis --------------------------------------------------------------------------
-    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget):
+    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget,
+                  cov: HostCoverage | None = None, cap_units: float | None = None):
         nominal = size_knobs_of(ctx, dict(base.case.params)) if axis.name == "sizes" else {}
         path_keys = {Search.key(c) for path in axis.paths for c in path["configs"]}
 
@@ -274,7 +289,7 @@ class GeneralityTool(Tool):
                 return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
             n = input_elements(ref.meta)
             units = base.units(n, knob_ratios(nominal, cfg) if nominal else None)
-            cap = self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units
+            cap = cap_units or (self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units)
             if n > self.max_elements or units > cap:
                 return Trial(cfg, "skipped", note=f"{n} input elements, {units:.0f} work units: over the per-case "
                                                   f"cap of {cap:.0f}")
@@ -288,8 +303,11 @@ class GeneralityTool(Tool):
             # in every size (its program count cannot exceed what was measured) gets a hang verdict
             # from a timeout; a grown one that times out is too slow to tell.
             grown = n > base.elements or any(r > 1 for r in (knob_ratios(nominal, cfg) if nominal else []))
-            ev = evaluate(ctx, case, instruments=instruments_for(ctx), timeout=base.timeout_s(ctx, est, grown=grown),
-                          expected_s=base.expected_s(ctx, est), allow_rejection=True, estimate_is_bound=not grown)
+            ev = evaluate(ctx, case, instruments=instruments_for(ctx) + (["host_coverage"] if cov else []),
+                          timeout=base.timeout_s(ctx, est, grown=grown), expected_s=base.expected_s(ctx, est),
+                          allow_rejection=True, estimate_is_bound=not grown, options=cov.options if cov else None)
+            if cov is not None:
+                cov.add(observed_coverage(ev))
             return self._trial_of(cfg, ev)
 
         return trial
@@ -309,16 +327,22 @@ class GeneralityTool(Tool):
         return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
 
     def _search(self, ctx: ToolContext, base: Baseline, axis: Axis, blocks: set[int], budget: WorkBudget,
-                deadline: float) -> None:
-        search = Search(axis.dims, self._trial_fn(ctx, base, axis, budget),
+                deadline: float, cov: HostCoverage | None = None) -> None:
+        search = Search(axis.dims, self._trial_fn(ctx, base, axis, budget, cov),
                         rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
                         max_examples=self.max_examples.get(axis.name, 12), deadline=deadline)
         if axis.make_case(axis.base).params == base.case.params:
             search.seed_trial(axis.base, self._trial_of(axis.base, base.evaluation))
         result = search.run(extra=axis.extra)
+        aimed: list[dict[str, Any]] = []
+        if axis.name == "sizes" and cov is not None and result.failure is None and not result.backstop:
+            aimed = self._aim_at_branches(ctx, base, axis, search, result, cov)
         if result.failure is not None and axis.name == "sizes":
             self._characterize(search, axis, result)
-        self._report_axis(ctx, base, axis, result, blocks, search.planned(axis.extra), budget)
+        planned = search.planned(axis.extra)
+        known = {Search.key(c) for c in planned}
+        planned += [c for c in aimed if Search.key(c) not in known]
+        self._report_axis(ctx, base, axis, result, blocks, planned, budget)
 
     def _paths(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult, blocks: set[int],
                search_rec: dict[str, Any]) -> list[dict[str, Any]]:
@@ -346,6 +370,126 @@ class GeneralityTool(Tool):
                              config=self._config(ctx, base, blocks), result={"path": rec, "search": search_rec},
                              spans=ctx.submission_span(path["line"]), rerun=ctx.rerun(self.name))
         return out
+
+    # -- host branches -------------------------------------------------------------------
+    def _unreached(self, ctx: ToolContext, base: Baseline, cov: HostCoverage) -> tuple[list[Side], int, int]:
+        knobs = set(size_knobs_of(ctx, dict(base.case.params)))
+        fixed = ctx.submission.format in GENERATOR_FORMATS
+        sides: list[Side] = []
+        total = taken = 0
+        for rel in ctx.source.python_files():
+            s, t, k = unreached(rel, ctx.source.file(rel), cov.arcs.get(rel, set()), knobs=knobs, contract_fixed=fixed)
+            sides += s
+            total += t
+            taken += k
+        return sides, total, taken
+
+    def _aim_at_branches(self, ctx: ToolContext, base: Baseline, axis: Axis, search: Search, result: SearchResult,
+                         cov: HostCoverage) -> list[dict[str, Any]]:
+        """Sizes on each side of the thresholds in conditions no configuration took, cheapest first,
+        within their own counted allowance; stops at the first failure (reported as the sizes
+        failure). Returns the configurations planned."""
+        sides = [s for s in self._unreached(ctx, base, cov)[0] if s.kind == "threshold"]
+        nominal = axis.base
+        # Rationale: a size condition is monotone in each size, and no configuration run took the
+        # side sought, so a value between two values already run cannot take it either: only values
+        # outside the range run so far are worth their cost.
+        ran = [t.config for t in search.order if t.verdict in self._RAN] + [nominal]
+        span = {k: (min(c[k] for c in ran), max(c[k] for c in ran)) for k in nominal}
+        plan: dict[str, tuple[float, dict[str, Any], set[tuple[str, int, int]]]] = {}
+        for side in sides:
+            for t in side.thresholds:
+                for knob in sorted(nominal):
+                    for v in crossing_values(t):
+                        cfg = {**nominal, knob: v}
+                        if v < 1 or span[knob][0] <= v <= span[knob][1]:
+                            continue
+                        units = base.units(scaled_elements(base.elements, nominal, cfg), knob_ratios(nominal, cfg))
+                        entry = plan.setdefault(Search.key(cfg), (units, cfg, set()))
+                        entry[2].add(side.key)
+        if not plan:
+            return []
+        ordered = sorted(plan.values(), key=lambda e: (e[0], Search.key(e[1])))
+        # Rationale: not shrunk by a budget below 1: a handful of sizes, spent only on branches untaken.
+        allowance = WorkBudget(self.branch_units * max(1.0, ctx.options.budget))
+        search.trial_fn = self._trial_fn(ctx, base, axis, allowance, cov, cap_units=self.path_cap_units)
+        open_keys = {s.key for s in sides}
+        for units, cfg, keys in ordered:
+            if not keys & open_keys:
+                continue
+            if units > self.path_cap_units:
+                # the same cost model the trial applies, without building inputs that cannot run
+                trial = Trial(cfg, "skipped", note=f"about {units:.0f} work units, over the per-case cap of "
+                                                   f"{self.path_cap_units:.0f}")
+            else:
+                cached = search.cache.get(Search.key(cfg))
+                if cached is not None and cached.verdict == "skipped":
+                    # skipped by the search's budget: this allowance may afford it
+                    del search.cache[Search.key(cfg)]
+                    search.order = [t for t in search.order if t is not cached]
+                trial = search.trial(cfg)
+            for key in keys & open_keys:
+                cov.aimed.setdefault(key, []).append({"config": axis.describe(cfg), "verdict": trial.verdict,
+                                                      "note": trial.note[:160]})
+            if trial.verdict == "fail":
+                result.failure, result.shrunk = trial, False
+                named = [s for s in sides if s.key in keys & open_keys]
+                result.aimed = ("found by a size aimed at the host branch " + "; ".join(s.describe() for s in named[:2])
+                                + ", which no other configuration took")
+                break
+            open_keys &= {s.key for s in self._unreached(ctx, base, cov)[0]}
+        result.trials = list(search.order)
+        result.unrun, result.unrun_configs = search.unrun, list(search.unrun_configs)
+        return [cfg for _u, cfg, _k in ordered]
+
+    def _report_branches(self, ctx: ToolContext, base: Baseline, blocks: set[int], cov: HostCoverage,
+                         budget: WorkBudget) -> None:
+        """Every branch of the host code is exercised or reported: a side depending on the inputs
+        that no configuration took leaves generality unverified, naming it and what was tried."""
+        common: dict[str, Any] = {"check": "host-code branch coverage over every generality configuration",
+                                  "config": self._config(ctx, base, blocks, budget), "rerun": self._rerun(ctx)}
+        if not cov.arcs:
+            ctx.add_evidence(self, outcome="unverified", defect="coverage_unavailable",
+                             reason="; ".join(cov.errors) or "no arc of the submission's files was recorded",
+                             summary="host code: which branches ran could not be measured "
+                                     f"({'; '.join(cov.errors)[:200] or 'no data from the child'})",
+                             result={"calls": cov.calls, "errors": cov.errors}, **common)
+            return
+        sides, total, taken = self._unreached(ctx, base, cov)
+        records = [{**s.record(), "tried": cov.aimed.get(s.key, [])} for s in sides]
+        result = {"calls": cov.calls, "branch_sides": total, "taken": taken, "unreached": records,
+                  "errors": cov.errors}
+        blocking = [s for s in sides if s.kind in INPUT_KINDS]
+        others = [s for s in sides if s.kind not in INPUT_KINDS]
+        head = f"host code: {taken} of {total} branch sides taken over {cov.calls} calls"
+        if blocking:
+            named = []
+            for s in blocking[:5]:
+                tried = cov.aimed.get(s.key, [])
+                if tried:
+                    ran = [t["config"] for t in tried if t["verdict"] in self._RAN]
+                    cut = [f"{t['config']} ({t['note'][:90]})" for t in tried if t["verdict"] not in self._RAN]
+                    what = (f"sizes run that did not take it: {', '.join(ran[:4])}" if ran else "") + \
+                           ("; " if ran and cut else "") + (f"not run: {'; '.join(cut[:3])}" if cut else "")
+                    named.append(f"{s.describe()}; {what}")
+                elif s.kind == "threshold":
+                    named.append(f"{s.describe()}, no size knob to probe it with")
+                else:
+                    named.append(f"{s.describe()}, no configuration run reached it")
+            more = f"; and {len(blocking) - 5} more" if len(blocking) > 5 else ""
+            spans = [sp for s in blocking[:5] if s.file == ctx.submission.submission_file
+                     for sp in ctx.submission_span(s.line)]
+            ctx.add_evidence(self, outcome="unverified", defect="branch_not_run",
+                             reason=f"{len(blocking)} branch side(s) of the host code that depend on the inputs ran "
+                                    f"in no configuration",
+                             summary=f"{head}; not run, so not checked: {'; '.join(named)}{more}"[:1500],
+                             result=result, spans=spans, **common)
+            return
+        tail = ""
+        if others:
+            tail = "; not taken, none a path valid inputs of this task take: " + "; ".join(
+                f"{s.describe()} ({s.reason})" for s in others[:6]) + ("; ..." if len(others) > 6 else "")
+        ctx.add_evidence(self, outcome="info", summary=f"{head}{tail}"[:1500], result=result, **common)
 
     @staticmethod
     def _characterize(search: Search, axis: Axis, result: SearchResult) -> None:
@@ -478,7 +622,9 @@ class GeneralityTool(Tool):
             strides = [(d.get("shape"), d.get("stride"), d.get("storage_offset")) for d in ev.ref.meta.get("inputs", [])]
             why.append(f"the same shapes pass with contiguous inputs; here the inputs are (shape, stride, offset) "
                        f"{strides}")
-        if not result.shrunk:
+        if result.aimed:
+            why.append(result.aimed)
+        elif not result.shrunk:
             why.append("found by the sweep of single changes and not shrunk further")
         spans = spans or ctx.submission_span(ev.error_line(ctx))
         outcome = ev.classified.outcome if ev.classified is not None else "fail"

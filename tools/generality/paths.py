@@ -50,8 +50,35 @@ def _const(node: ast.AST, names: dict[str, int] | None = None) -> int | None:
     return None
 
 
-def _is_kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def is_kernel(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(any(w in ast.unparse(d) for w in ("jit", "kernel", "autotune", "heuristics")) for d in fn.decorator_list)
+
+
+def module_constants(tree: ast.Module) -> dict[str, int]:
+    """Module-level names bound to an integer constant expression (``BIG = 1 << 20``)."""
+    names: dict[str, int] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = _const(stmt.value, names)
+            if value is not None:
+                names[stmt.targets[0].id] = value
+    return names
+
+
+def condition_thresholds(test: ast.AST, names: dict[str, int]) -> list[Threshold]:
+    """The integer thresholds one condition compares a non-constant value with (``<``, ``<=``,
+    ``>``, ``>=``)."""
+    out: list[Threshold] = []
+    for cmp in (n for n in ast.walk(test) if isinstance(n, ast.Compare)):
+        sides = [cmp.left, *cmp.comparators]
+        if not all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in cmp.ops):
+            continue
+        values = [_const(s, names) for s in sides]
+        if all(v is not None for v in values) or all(v is None for v in values):
+            continue  # constant folding or no constant: nothing to cross
+        out += [Threshold(v, cmp.lineno, ast.unparse(cmp)[:120]) for v in values
+                if v is not None and v >= _MIN_THRESHOLD]
+    return out
 
 
 def thresholds(source: str) -> list[Threshold]:
@@ -60,30 +87,17 @@ def thresholds(source: str) -> list[Threshold]:
         tree = parse_source(source)
     except SyntaxError:
         return []
-    names: dict[str, int] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            value = _const(stmt.value, names)
-            if value is not None:
-                names[stmt.targets[0].id] = value
+    names = module_constants(tree)
     kernels: set[int] = set()
     for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_kernel(fn):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_kernel(fn):
             kernels |= {id(n) for n in ast.walk(fn)}
     out: dict[int, Threshold] = {}
     for node in ast.walk(tree):
         if id(node) in kernels or not isinstance(node, (ast.If, ast.IfExp, ast.While)):
             continue
-        for cmp in (n for n in ast.walk(node.test) if isinstance(n, ast.Compare)):
-            sides = [cmp.left, *cmp.comparators]
-            if not all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)) for op in cmp.ops):
-                continue
-            values = [_const(s, names) for s in sides]
-            if all(v is not None for v in values) or all(v is None for v in values):
-                continue  # constant folding or no constant: nothing to cross
-            for v in values:
-                if v is not None and v >= _MIN_THRESHOLD and v not in out:
-                    out[v] = Threshold(v, cmp.lineno, ast.unparse(cmp)[:120])
+        for t in condition_thresholds(node.test, names):
+            out.setdefault(t.value, t)
     return sorted(out.values(), key=lambda t: t.value)
 
 

@@ -58,6 +58,8 @@ class SearchResult:
     unrun_configs: list[dict[str, Any]] = field(default_factory=list)
     backstop: bool = False
     """Whether the wall-clock backstop (not the plan) stopped the search."""
+    aimed: str = ""
+    """When the failure was found by a size aimed at a host branch no other configuration took."""
 
     def count(self, verdict: TrialVerdict) -> int:
         return sum(1 for t in self.trials if t.verdict == verdict)

@@ -135,7 +135,9 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     # no later input of this child lands at these inputs' addresses (harness/input_history.py)
     input_history.keep(data.inputs)
     t0 = time.perf_counter()
-    with _instruments(payload.get("instruments", []), payload) as observed:
+    # the instruments see which file is the submission's (host_coverage measures only its files)
+    seen = {**payload, "submission_spec": state.submission.spec}
+    with _instruments(payload.get("instruments", []), seen) as observed:
         try:
             for _ in range(calls):
                 out = state.submission.run(case, data)
