@@ -168,7 +168,9 @@ def check_gpumode_contract(run: Reviewed) -> None:
     gen = [e for e in review.evidence if e.tool == "generality"]
     if path.stem.startswith("good_"):
         advisory = [e for e in gen if e.outcome == "info" and e.result.get("advisory")]
-        assert advisory and advisory[0].summary.startswith("layouts") and advisory[0].defect == "mismatch"
+        # the flat kernel never writes the strided output's gaps: the generator's torch.empty buffer holds
+        # NaN there (tools/engine/harness/defined_empty.py), on every run, not leftover right answers
+        assert advisory and advisory[0].summary.startswith("layouts") and advisory[0].defect == "nonfinite_mismatch"
     else:
         failing = [e for e in gen if e.outcome == "fail"]
         assert failing and all(e.summary.startswith("sizes") for e in failing)

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 import tools.engine.harness.arrays as arrays
+from tools.engine.harness.defined_empty import defined_empty
 import tools.engine.harness.instruments as instruments
 import tools.engine.harness.programs as programs
 import tools.engine.harness.input_history as input_history
@@ -94,7 +95,8 @@ def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         raise RuntimeError("reference not loaded")
     case = Case.model_validate(payload["case"])
     t0 = time.perf_counter()
-    data = state.reference.make_case(case)
+    with defined_empty():  # a case's inputs are a function of its seed (output buffers from torch.empty)
+        data = state.reference.make_case(case)
     # JAX/numpy inputs travel as tensors; each side gets them back as the kind they were made as.
     (init, inputs), kinds = tensors.normalise([data.init, data.inputs])
     tensors.save({"init": init, "inputs": inputs, "kinds": kinds}, payload["inputs_path"])
