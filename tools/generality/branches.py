@@ -23,7 +23,10 @@ Each side not reached is classified by what its condition reads:
   or type the task fixes, or autograd state such as ``x.requires_grad``), ``empty_input`` (a size compared with 0: the plan has no empty sizes),
   ``construction`` (only ``self.`` attributes:
   the module's construction, which the task fixes), ``outside_contract`` (dtype or layout tests where
-  the task's generator fixes both), ``loop_exit`` (a loop that never ended by exhausting its iterator).
+  the task's generator fixes both), ``loop_exit`` (a loop that never ended by exhausting its iterator),
+  ``kept_state`` (a lookup in a container that outlives the call: ``key in _CACHE``, ``self._memo.get(k)``;
+  whether it hits depends on earlier calls, not on this call's inputs, and integrity's repeated-call and
+  in-place probes are the checks that exercise it: tools/integrity/many_calls.py).
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from tools.generality.device_paths import _device_test
 from tools.generality.paths import Threshold, condition_thresholds, is_kernel, module_constants
 
 Kind = Literal["threshold", "input", "invalid_input", "device", "main_guard", "constant", "rank",
-               "optional_argument", "mode", "empty_input", "construction", "outside_contract", "loop_exit"]
+               "optional_argument", "mode", "empty_input", "construction", "outside_contract", "loop_exit",
+               "kept_state"]
 # the kinds whose unreached side leaves generality unverified
 INPUT_KINDS: frozenset[str] = frozenset({"threshold", "input"})
 
@@ -260,8 +264,46 @@ def _reads_rank(test: ast.AST) -> bool:
     return False
 
 
+_MUTATORS = frozenset({"setdefault", "update", "add", "append", "__setitem__", "pop", "popitem", "clear", "extend"})
+
+
+def mutated_containers(tree: ast.AST) -> set[str]:
+    """The containers the file's code writes into (``_CACHE[k] = v``, ``self._memo.setdefault(...)``),
+    as source text: a lookup in one of them is a cache, not a table of constants."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        targets = (n.targets if isinstance(n, ast.Assign)
+                   else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
+        out |= {ast.unparse(t.value) for t in targets if isinstance(t, ast.Subscript)}
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS:
+            out.add(ast.unparse(n.func.value))
+    return out
+
+
+def _kept_state_lookup(test: ast.AST, fn: _Function, mutated: frozenset[str] | set[str]) -> bool:
+    """A membership test or ``.get`` on a container that outlives the call (a module-level name or an
+    attribute of ``self``) and that the file's code writes into: a cache or memo kept between calls."""
+    def outlives_call(container: ast.AST) -> bool:
+        root = _root_name(container)
+        if root is None or ast.unparse(container) not in mutated:
+            return False
+        if root == "self":
+            return isinstance(container, (ast.Attribute, ast.Subscript))
+        return root not in fn.params and root not in fn.locals
+
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
+            if all(outlives_call(c) for c in n.comparators):
+                return True
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
+                and outlives_call(n.func.value)):
+            return True
+    return False
+
+
 def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: _Function, module: dict[str, int],
-              knobs: set[str], contract_fixed: bool, missing: list[ast.stmt]) -> tuple[Kind, str, tuple[Threshold, ...]]:
+              knobs: set[str], contract_fixed: bool, missing: list[ast.stmt],
+              mutated: frozenset[str] | set[str] = frozenset()) -> tuple[Kind, str, tuple[Threshold, ...]]:
     if isinstance(node, (ast.For, ast.AsyncFor)):
         if side == "exit":
             return "loop_exit", "the loop always ended by break, return or raise", ()
@@ -275,6 +317,9 @@ def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: 
         return "device", "depends on the device (reported as a device-dependent path)", ()
     if _only_raises(missing):
         return "invalid_input", "this side only raises: it refuses an input rather than computing", ()
+    if _kept_state_lookup(test, fn, mutated):
+        return "kept_state", ("a lookup in a container kept between calls (a cache or memo): whether it hits "
+                              "depends on earlier calls; integrity's repeated-call and in-place probes exercise it"), ()
     found = tuple(condition_thresholds(test, module))
     inputs = {n for n in _names_read(test) if n in fn.params or n in fn.locals or n in knobs}
     if not inputs:
@@ -329,6 +374,7 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
     nodes = {n.lineno: n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While, ast.For, ast.AsyncFor))}
     functions = _functions(tree)
     module = module_constants(tree)
+    mutated = mutated_containers(tree)
     knob_set = set(knobs)
     lines = source.splitlines()
     out: list[Side] = []
@@ -351,7 +397,7 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
             loop = isinstance(node, (ast.For, ast.AsyncFor))
             side = ("body" if into_body else "exit") if loop else ("true" if into_body else "false")
             missing = node.body if into_body else node.orelse
-            kind, reason, found = _classify(node, side, scope, module, knob_set, contract_fixed, missing)
+            kind, reason, found = _classify(node, side, scope, module, knob_set, contract_fixed, missing, mutated)
             cond = ast.unparse(node.iter if loop else node.test)  # type: ignore[union-attr]
             if loop:
                 cond = f"{ast.unparse(node.target)} in {cond}"  # type: ignore[union-attr]

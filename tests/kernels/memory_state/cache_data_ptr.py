@@ -2,9 +2,9 @@
 check's new input lands at an address the cache has seen used to depend on the child's allocation
 history (generality passed in one run and failed in the next, same seed). Inputs handed to the
 submission are never at an earlier input's address, so only integrity's in-place probe (same
-storage, new content) meets the cache, and it always does. Generality's host-branch coverage names the
-cache-hit branch (`if key in _CACHE`) that none of its configurations took: unverified, every run.
-Expect: builds=pass, correctness=pass, generality=unverified, numerics=pass, integrity=fail, overall=reject
+storage, new content) meets the cache, and it always does. Generality's host-branch coverage lists the
+cache-hit branch (`if key in _CACHE`) as kept state (info): integrity's probes are what exercise it.
+Expect: builds=pass, correctness=pass, generality=pass, numerics=pass, integrity=fail, overall=reject
 """
 
 import torch

@@ -226,3 +226,21 @@ def test_tracing_pauses_inside_a_launch_and_resumes_in_the_wrapper(tmp_path: Pat
     assert {(12, 15), (16, 17), (17, 20), (20, 21)} <= arcs  # the wrapper after the launch is still traced
     assert not any(7 <= b <= 8 for _a, b in arcs)  # the kernel body ran (x changed) but is not measured
     assert x.tolist() == [1.0, 1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    # a memo the call path fills: whether it hits depends on earlier calls (integrity's probes)
+    ("_CACHE = {}\ndef f(x):\n    key = x.data_ptr()\n    if key in _CACHE:\n        return _CACHE[key]\n"
+     "    _CACHE[key] = x + 1\n    return _CACHE[key]\n", "kept_state"),
+    ("class M:\n    def f(self, x):\n        if x.shape in self._memo:\n            return self._memo[x.shape]\n"
+     "        return self._memo.setdefault(x.shape, x + 1)\n", "kept_state"),
+    # a table of constants nobody writes into is an input test, not kept state
+    ("_FAST = (1, 2)\ndef f(x):\n    n = x.dtype\n    if n in _FAST:\n        x = x + 1\n    return x\n", "input"),
+])
+def test_a_lookup_in_a_cache_the_call_path_fills_is_kept_state(source: str, kind: str) -> None:
+    lines = source.splitlines()
+    cond = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith("if "))
+    start = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith("def "))
+    ran = {(-1, start + 1)} | {(a, a + 1) for a in range(start + 1, cond)}
+    sides, _t, _k = unreached("m.py", source, ran)
+    assert sides and {s.kind for s in sides} == {kind}, [(s.condition, s.side, s.kind) for s in sides]
