@@ -8,6 +8,7 @@ that as a reviewer failure, never as a verdict.
 from __future__ import annotations
 
 import multiprocessing
+import time
 import traceback
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +21,8 @@ from reviewer.core.errors import UsageError
 
 ATTEMPTS = 2  # the first run and one retry
 RAY_HINT = "pip install 'kernel-reviewer[ray]'"
+# seconds before the second and third try to connect to a Ray cluster at an address
+CONNECT_RETRY_S = (3.0, 10.0)
 
 
 @dataclass(frozen=True)
@@ -200,13 +203,26 @@ class RayExecutor(Executor):
             else:
                 kwargs.update(num_cpus=num_cpus, include_dashboard=False)
             kwargs.update(init_kwargs or {})
-            try:
-                ray.init(**kwargs)
-            except (ConnectionError, TimeoutError, ValueError) as exc:  # ValueError: ray:// without ray[client]
-                where = f"no Ray cluster at {address!r}" if address else "could not start a one-node Ray cluster"
-                raise UsageError(f"{where}: {exc}",
-                                 hint="start one with `ray start --head` (or pass no --address for a "
-                                      "one-node cluster on this machine)") from exc
+            # Rationale: a busy or just-started cluster refuses a first connection now and then (Ray
+            # Client: "Initialization failure from server" while its per-client server starts); a
+            # remote address is tried again twice, 3 s then 10 s later, before it is reported.
+            waits = CONNECT_RETRY_S if address else ()
+            for attempt in range(len(waits) + 1):
+                try:
+                    ray.init(**kwargs)
+                    break
+                except (ConnectionError, TimeoutError, ValueError) as exc:  # ValueError: ray:// without ray[client]
+                    if attempt < len(waits) and not isinstance(exc, ValueError):
+                        try:
+                            ray.shutdown()
+                        except Exception:  # noqa: BLE001 - nothing was connected
+                            pass
+                        time.sleep(waits[attempt])
+                        continue
+                    where = f"no Ray cluster at {address!r}" if address else "could not start a one-node Ray cluster"
+                    raise UsageError(f"{where}: {exc}",
+                                     hint="start one with `ray start --head` (or pass no --address for a "
+                                          "one-node cluster on this machine)") from exc
             self._owns = True
         self._remote: dict[tuple[Callable[..., Any], bool], Any] = {}
 

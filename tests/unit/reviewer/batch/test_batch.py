@@ -255,3 +255,35 @@ def test_progress_reports_throughput_and_eta() -> None:
     assert lines[0] == "reviewing 5: 4 to review, 1 already in the store"
     assert lines[1] == "[2/5] /s/a: reject (29.5s, n1) · 120 reviews/h · ETA 1m30s"
     assert lines[2] == "[3/5] /s/b: reviewer_failure · 120 reviews/h · ETA 1m00s"
+
+
+def test_a_cluster_that_refuses_the_first_connections_is_tried_again(monkeypatch) -> None:
+    import types
+
+    import reviewer.batch.executors as executors
+
+    calls: list[dict] = []
+
+    def fake(refusals: int) -> types.ModuleType:
+        mod = types.ModuleType("ray")
+        mod.is_initialized = lambda: False  # type: ignore[attr-defined]
+        mod.shutdown = lambda: None  # type: ignore[attr-defined]
+
+        def init(**kwargs):
+            calls.append(kwargs)
+            if len(calls) <= refusals:
+                raise ConnectionError("Initialization failure from server")
+        mod.init = init  # type: ignore[attr-defined]
+        return mod
+
+    slept: list[float] = []
+    monkeypatch.setattr(executors.time, "sleep", slept.append)
+    monkeypatch.setitem(sys.modules, "ray", fake(2))
+    executors.RayExecutor("ray://127.0.0.1:10001")
+    assert len(calls) == 3 and slept == list(executors.CONNECT_RETRY_S)
+    calls.clear()
+    slept.clear()
+    monkeypatch.setitem(sys.modules, "ray", fake(5))
+    with pytest.raises(UsageError, match="no Ray cluster at 'ray://127.0.0.1:10001'"):
+        executors.RayExecutor("ray://127.0.0.1:10001")
+    assert len(calls) == 3
