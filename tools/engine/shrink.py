@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
+
+from tools.engine.hypothesis_home import private_storage
 
 
 @dataclass
@@ -38,19 +39,6 @@ class Shrunk:
     shrunk: bool
     tried: list[tuple[dict[str, Any], bool]] = field(default_factory=list)
     """Every configuration evaluated, in order, with whether it still fails."""
-
-
-@contextlib.contextmanager
-def _private_storage() -> Iterator[None]:
-    """Hypothesis writes a cache under ``./.hypothesis``; a review must not write into the user's
-    working directory, so it lives in a temporary directory."""
-    previous = vars(configuration).get("__hypothesis_home_directory")
-    with tempfile.TemporaryDirectory(prefix="kreview-hypothesis-") as tmp:
-        configuration.set_hypothesis_home_dir(tmp)
-        try:
-            yield
-        finally:
-            configuration.set_hypothesis_home_dir(previous)
 
 
 class _Failing(Exception):
@@ -100,6 +88,6 @@ def shrink(dims: list[Dim], fails: Callable[[dict[str, Any]], bool], *, rng_seed
         if check(config):
             raise _Failing
 
-    with contextlib.suppress(_Failing), _private_storage():
+    with contextlib.suppress(_Failing), private_storage():
         prop()
     return Shrunk(config=best[0], shrunk=best[0] != known, tried=tried)

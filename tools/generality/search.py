@@ -17,16 +17,16 @@ shrinking where it stands, and listed in ``unrun_configs`` for the caller to rep
 
 from __future__ import annotations
 
-import contextlib
 import json
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hypothesis import HealthCheck, Phase, Verbosity, configuration, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
 from hypothesis import strategies as st
+
+from tools.engine.hypothesis_home import private_storage
 
 TrialVerdict = Literal["pass", "fail", "rejected", "invalid", "skipped", "inconclusive"]
 
@@ -63,19 +63,6 @@ class SearchResult:
 
     def count(self, verdict: TrialVerdict) -> int:
         return sum(1 for t in self.trials if t.verdict == verdict)
-
-
-@contextlib.contextmanager
-def _private_storage() -> Iterator[None]:
-    """Hypothesis caches what it reads from loaded modules under ``./.hypothesis``; a review must
-    not write into the user's working directory, so the cache lives in a temporary directory."""
-    previous = vars(configuration).get("__hypothesis_home_directory")
-    with tempfile.TemporaryDirectory(prefix="kreview-hypothesis-") as tmp:
-        configuration.set_hypothesis_home_dir(tmp)
-        try:
-            yield
-        finally:
-            configuration.set_hypothesis_home_dir(previous)
 
 
 class _Found(Exception):
@@ -143,7 +130,7 @@ class Search:
                 raise _Found(t)
 
         try:
-            with _private_storage():
+            with private_storage():
                 prop()
         except _Found as found:
             return found.trial
