@@ -26,7 +26,10 @@ Each side not reached is classified by what its condition reads:
   the task's generator fixes both), ``loop_exit`` (a loop that never ended by exhausting its iterator),
   ``kept_state`` (a lookup in a container that outlives the call: ``key in _CACHE``, ``self._memo.get(k)``;
   whether it hits depends on earlier calls, not on this call's inputs, and integrity's repeated-call and
-  in-place probes are the checks that exercise it: tools/integrity/many_calls.py).
+  in-place probes are the checks that exercise it: tools/integrity/many_calls.py; also a comparison
+  with state the call path writes: ``self._last_input is x``, a ``global`` counter), ``alignment``
+  (``x.data_ptr() % 16``: only a storage offset reaches it, which the layouts axis runs; a wrapper's
+  own fresh allocations are always aligned).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from tools.generality.paths import Threshold, condition_thresholds, is_kernel, m
 
 Kind = Literal["threshold", "input", "invalid_input", "device", "main_guard", "constant", "rank",
                "optional_argument", "mode", "empty_input", "construction", "outside_contract", "loop_exit",
-               "kept_state"]
+               "kept_state", "alignment"]
 # the kinds whose unreached side leaves generality unverified
 INPUT_KINDS: frozenset[str] = frozenset({"threshold", "input"})
 
@@ -271,6 +274,17 @@ def mutated_containers(tree: ast.AST) -> set[str]:
     """The containers the file's code writes into (``_CACHE[k] = v``, ``self._memo.setdefault(...)``),
     as source text: a lookup in one of them is a cache, not a table of constants."""
     out: set[str] = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name != "__init__":
+            declared = {name for g in ast.walk(fn) if isinstance(g, ast.Global) for name in g.names}
+            for n in ast.walk(fn):
+                stores = (n.targets if isinstance(n, ast.Assign)
+                          else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
+                for t in stores:
+                    if isinstance(t, ast.Attribute) and _root_name(t) == "self":
+                        out.add(ast.unparse(t))  # self._last = x: kept on the instance between calls
+                    elif isinstance(t, ast.Name) and t.id in declared:
+                        out.add(t.id)  # global counter
     for n in ast.walk(tree):
         targets = (n.targets if isinstance(n, ast.Assign)
                    else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
@@ -289,16 +303,29 @@ def _kept_state_lookup(test: ast.AST, fn: _Function, mutated: frozenset[str] | s
             return False
         if root == "self":
             return isinstance(container, (ast.Attribute, ast.Subscript))
-        return root not in fn.params and root not in fn.locals
+        if root in fn.params:
+            return False
+        declared_global = any(isinstance(g, ast.Global) and root in g.names for g in ast.walk(fn.node))
+        return declared_global or root not in fn.locals
 
     for n in ast.walk(test):
         if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn)) for op in n.ops):
             if all(outlives_call(c) for c in n.comparators):
                 return True
+        if isinstance(n, ast.Compare) and any(outlives_call(side) for side in (n.left, *n.comparators)):
+            return True  # self._last_input is x, _calls > 300: state written by earlier calls
         if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "get"
                 and outlives_call(n.func.value)):
             return True
     return False
+
+
+def _alignment_test(test: ast.AST) -> bool:
+    """``x.data_ptr() % 16 != 0`` and the like: a pointer's alignment."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+               and any(isinstance(m, ast.Call) and isinstance(m.func, ast.Attribute)
+                       and m.func.attr in ("data_ptr", "storage_offset") for m in ast.walk(n.left))
+               for n in ast.walk(test))
 
 
 def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: _Function, module: dict[str, int],
@@ -320,6 +347,9 @@ def _classify(node: ast.If | ast.While | ast.For | ast.AsyncFor, side: str, fn: 
     if _kept_state_lookup(test, fn, mutated):
         return "kept_state", ("a lookup in a container kept between calls (a cache or memo): whether it hits "
                               "depends on earlier calls; integrity's repeated-call and in-place probes exercise it"), ()
+    if _alignment_test(test):
+        return "alignment", ("a pointer-alignment test: only a storage offset reaches it (the layouts axis runs "
+                             "one); the wrapper's own fresh allocations are always aligned"), ()
     found = tuple(condition_thresholds(test, module))
     inputs = {n for n in _names_read(test) if n in fn.params or n in fn.locals or n in knobs}
     if not inputs:

@@ -244,3 +244,20 @@ def test_a_lookup_in_a_cache_the_call_path_fills_is_kept_state(source: str, kind
     ran = {(-1, start + 1)} | {(a, a + 1) for a in range(start + 1, cond)}
     sides, _t, _k = unreached("m.py", source, ran)
     assert sides and {s.kind for s in sides} == {kind}, [(s.condition, s.side, s.kind) for s in sides]
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    ("class M:\n    def f(self, x):\n        if self._last is x:\n            return self._out\n"
+     "        self._last = x\n        self._out = x + 1\n        return self._out\n", "kept_state"),
+    ("_calls = 0\ndef f(x):\n    global _calls\n    _calls += 1\n    if _calls > 300:\n        x = x * 0\n"
+     "    return x\n", "kept_state"),
+    ("def f(x):\n    y = x.contiguous()\n    if y.data_ptr() % 16 != 0:\n        y = y.clone()\n    return y\n",
+     "alignment"),
+])
+def test_state_written_by_earlier_calls_and_alignment_are_info(source: str, kind: str) -> None:
+    lines = source.splitlines()
+    cond = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith("if "))
+    start = next(i for i, ln in enumerate(lines, 1) if ln.strip().startswith("def "))
+    ran = {(-1, start + 1)} | {(a, a + 1) for a in range(start + 1, cond)}
+    sides, _t, _k = unreached("m.py", source, ran)
+    assert sides and {s.kind for s in sides} == {kind}, [(s.condition, s.side, s.kind) for s in sides]
