@@ -280,7 +280,8 @@ def mutated_containers(tree: ast.AST) -> set[str]:
             for n in ast.walk(fn):
                 stores = (n.targets if isinstance(n, ast.Assign)
                           else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
-                for t in stores:
+                flat = [e for t in stores for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
+                for t in flat:
                     if isinstance(t, ast.Attribute) and _root_name(t) == "self":
                         out.add(ast.unparse(t))  # self._last = x: kept on the instance between calls
                     elif isinstance(t, ast.Name) and t.id in declared:

@@ -248,7 +248,7 @@ def test_a_lookup_in_a_cache_the_call_path_fills_is_kept_state(source: str, kind
 
 @pytest.mark.parametrize(("source", "kind"), [
     ("class M:\n    def f(self, x):\n        if self._last is x:\n            return self._out\n"
-     "        self._last = x\n        self._out = x + 1\n        return self._out\n", "kept_state"),
+     "        self._last, self._out = x, x + 1\n        return self._out\n", "kept_state"),
     ("_calls = 0\ndef f(x):\n    global _calls\n    _calls += 1\n    if _calls > 300:\n        x = x * 0\n"
      "    return x\n", "kept_state"),
     ("def f(x):\n    y = x.contiguous()\n    if y.data_ptr() % 16 != 0:\n        y = y.clone()\n    return y\n",
