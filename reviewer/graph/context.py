@@ -51,14 +51,30 @@ class RunContext:
         return setup_for(submission, self.device())
 
     def tool_context(self, state: dict[str, Any]) -> ToolContext:
+        """The run's tool context. Its evidence and findings are read from the state only when the
+        context is made (a new run, or a run resumed from its checkpoint) or when the state holds
+        items the context has not seen; otherwise the context already holds them as models, in the
+        form the checkpoint stores (``record_new``), so no node converts the whole list again."""
         if self._tool_ctx is None:
             sub = self.submission or Submission.model_validate(state["submission"])
             self._tool_ctx = make_tool_context(sub, self.config, self.run_dir, state["seed"], self.device())
         ctx = self._tool_ctx
-        ctx.evidence = [Evidence.model_validate(e) for e in state.get("evidence", [])]
-        ctx.findings = [Finding.model_validate(f) for f in state.get("findings", [])]
+        stored_e, stored_f = state.get("evidence", []), state.get("findings", [])
+        if len(ctx.evidence) != len(stored_e) or len(ctx.findings) != len(stored_f):
+            ctx.evidence = [Evidence.model_validate(e) for e in stored_e]
+            ctx.findings = [Finding.model_validate(f) for f in stored_f]
         ctx.plan = state.get("plan", {})
         return ctx
+
+    def record_new(self, ctx: ToolContext, before_e: int, before_f: int) -> dict[str, list[dict[str, Any]]]:
+        """The items a tool node added, as the state's JSON; the context keeps them in the form a
+        resumed run reads back (tuples become lists), so a later tool sees the same values in a run
+        that ran through and in one resumed from its checkpoint."""
+        evidence = [e.model_dump(mode="json") for e in ctx.evidence[before_e:]]
+        findings = [f.model_dump(mode="json") for f in ctx.findings[before_f:]]
+        ctx.evidence[before_e:] = [Evidence.model_validate(e) for e in evidence]
+        ctx.findings[before_f:] = [Finding.model_validate(f) for f in findings]
+        return {"evidence": evidence, "findings": findings}
 
     def close(self) -> None:
         if self._tool_ctx is not None:

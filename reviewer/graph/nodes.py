@@ -124,9 +124,7 @@ def make_tool_node(cls: type[Tool]):
                              duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
         rc.progress(ToolFinished(cls.name, index, total, outcome_summary(e.outcome for e in ctx.evidence[before_e:]),
                                  time.monotonic() - t0))
-        return {"evidence": [e.model_dump(mode="json") for e in ctx.evidence[before_e:]],
-                "findings": [f.model_dump(mode="json") for f in ctx.findings[before_f:]],
-                "timings": {cls.name: round(time.monotonic() - t0, 2)}}
+        return {**rc.record_new(ctx, before_e, before_f), "timings": {cls.name: round(time.monotonic() - t0, 2)}}
 
     node.__name__ = f"tool_{cls.name}"
     return node

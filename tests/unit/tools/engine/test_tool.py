@@ -64,3 +64,45 @@ def test_the_graph_records_the_bug_as_an_unverified_tool_error(tmp_path: Path) -
     (item,) = update["evidence"]
     assert (item["outcome"], item["defect"], item["criteria"]) == ("unverified", "tool_error", ["correctness"])
     assert "ToolError" in item["summary"]
+
+
+class _Writes(Tool):
+    name = "one_criterion"
+    criteria = ("correctness",)
+
+    def run(self, ctx: ToolContext) -> None:
+        ctx.add_evidence(self, outcome="pass", summary="writes a tuple", result={"shape": (4, 8)})
+
+
+class _Reads(Tool):
+    name = "one_criterion"
+    criteria = ("correctness",)
+    seen: list[object] = []
+
+    def run(self, ctx: ToolContext) -> None:
+        _Reads.seen.append(ctx.evidence[0].result["shape"])
+        _Reads.seen.append(ctx.evidence[0])
+
+
+def test_a_later_node_sees_what_a_resumed_run_reads_back_without_reloading(tmp_path: Path) -> None:
+    """Evidence crosses tool nodes as the models the context already holds (no conversion of the whole
+    list per node), in the form the checkpoint stores: a run resumed from its JSON state sees the same."""
+    sub = load_submission(SOFTMAX)
+    state = {"submission": sub.model_dump(mode="json"), "seed": 1, "plan": {"tools": ["one_criterion"]},
+             "evidence": [], "findings": []}
+    rc = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
+    resumed = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
+    _Reads.seen = []
+    try:
+        update = make_tool_node(_Writes)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
+        assert update["evidence"][0]["result"] == {"shape": [4, 8]}
+        state = {**state, "evidence": update["evidence"], "findings": update["findings"]}
+        held = rc.tool_context(state).evidence[0]
+        make_tool_node(_Reads)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
+        make_tool_node(_Reads)(state, SimpleNamespace(context=resumed))  # type: ignore[arg-type]
+    finally:
+        rc.close()
+        resumed.close()
+    in_run, same_object, after_resume, _ = _Reads.seen
+    assert in_run == after_resume == [4, 8]
+    assert same_object is held  # not rebuilt from the state
