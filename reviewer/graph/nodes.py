@@ -77,7 +77,7 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         if name in rc.config.skip:
             skipped[name] = "disabled (--skip)"
             continue
-        why = cls().applies(ctx)
+        why = cls().not_applicable(ctx)
         if why:
             not_applicable[name] = why
         else:

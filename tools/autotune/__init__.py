@@ -34,11 +34,10 @@ class AutotuneTool(Tool):
     criteria = ("correctness",)
     after = ("builds",)
     description = "each @triton.autotune config on the nominal case (outputs + sanitizer), one config forced at a time"
+    frameworks = ("triton",)
+    mixed = True
 
     def applies(self, ctx: ToolContext) -> str | None:
-        sub = ctx.submission
-        if "triton" not in (sub.framework, *sub.frameworks_seen):
-            return f"no Triton kernel (framework: {sub.framework})"
         if not re.search(r"\bautotune\b", ctx.source.text):
             return "no @triton.autotune in the submission"
         if not ctx.setup.can_run:

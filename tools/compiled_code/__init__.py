@@ -30,7 +30,7 @@ class CompiledCodeTool(Tool):
     def applies(self, ctx: ToolContext) -> str | None:
         # Rationale: it reads what the resources tool compiles, so it applies exactly where that one
         # does; found through the registry, as plugins never import each other.
-        return registered_tools()["resources"]().applies(ctx)
+        return registered_tools()["resources"]().not_applicable(ctx)
 
     def run(self, ctx: ToolContext) -> None:
         self._read(ctx)

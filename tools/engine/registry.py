@@ -31,7 +31,18 @@ def tools() -> dict[str, type[Tool]]:
         found[ep.name] = cls
     if not found:
         raise ToolError("no tools registered: is kernel-reviewer installed (pip install .)?")
+    check_frameworks(found, backends())
     return found
+
+
+def check_frameworks(table: Mapping[str, type[Tool]], known: Mapping[str, Backend]) -> None:
+    """Refuse a tool whose ``frameworks`` names a framework no registered backend runs (a typo would
+    make the tool silently never apply)."""
+    for name, cls in table.items():
+        unknown = sorted(set(cls.frameworks or ()) - set(known))
+        if unknown:
+            raise ToolError(f"tool {name!r} names frameworks no backend is registered for: {', '.join(unknown)} "
+                            f"(registered: {', '.join(sorted(known))})")
 
 
 def declared_criteria(table: Mapping[str, type[Tool]] | None = None) -> dict[str, tuple[str, ...]]:

@@ -160,10 +160,26 @@ class Tool(ABC):
     criteria: ClassVar[tuple[str, ...]]
     after: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    frameworks: ClassVar[tuple[str, ...] | None] = None
+    """The frameworks whose kernels this tool reads (backend names); None: any framework. A submission
+    qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
+    (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
+    mixed: ClassVar[bool] = False
 
     def applies(self, ctx: ToolContext) -> str | None:
-        """``None`` if the tool applies to this submission, else why it does not."""
+        """``None`` if the tool applies to this submission (its framework already checked against
+        ``frameworks``), else why it does not."""
         return None
+
+    def not_applicable(self, ctx: ToolContext) -> str | None:
+        """Why the tool does not apply to this submission (its framework, then ``applies``), or None."""
+        sub = ctx.submission
+        if self.frameworks is not None:
+            used = (sub.framework, *sub.frameworks_seen) if self.mixed else (sub.framework,)
+            if not set(used) & set(self.frameworks):
+                kinds = " or ".join(self.frameworks)
+                return f"{self.name} reads {kinds} kernels; this submission is {sub.framework}"
+        return self.applies(ctx)
 
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...

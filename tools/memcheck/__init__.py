@@ -30,11 +30,10 @@ class MemcheckTool(Tool):
     criteria = ("correctness", "generality")
     after = ("builds",)
     description = "Triton kernels under the CPU sanitizer on nominal and boundary shapes"
+    frameworks = ("triton",)
+    mixed = True
 
     def applies(self, ctx: ToolContext) -> str | None:
-        sub = ctx.submission
-        if sub.framework != "triton" and "triton" not in sub.frameworks_seen:
-            return f"memcheck runs the Triton CPU sanitizer; this submission is {sub.framework}"
         if not ctx.setup.can_run:
             return ctx.setup.why_not
         return None

@@ -22,11 +22,7 @@ class NkiTool(Tool):
     criteria = ("builds", "correctness", "resources", "integrity", "performance", "generality")
     after = ("builds",)
     description = "NKI: static kernel checks and an instrumented run under the NKI interpreter (or the Neuron SDK)"
-
-    def applies(self, ctx: ToolContext) -> str | None:
-        if ctx.submission.framework != "nki":
-            return f"not an NKI submission (framework: {ctx.submission.framework})"
-        return None
+    frameworks = ("nki",)
 
     def run(self, ctx: ToolContext) -> None:
         from tools.nki.static import check_source

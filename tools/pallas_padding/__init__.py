@@ -97,10 +97,9 @@ class PallasPaddingTool(Tool):
     criteria = ("generality",)
     after = ("builds", "lowering")
     description = "sizes with an odd-sized partial last block, under interpret=True and the TPU interpreter"
+    frameworks = ("pallas",)
 
     def applies(self, ctx: ToolContext) -> str | None:
-        if ctx.submission.framework != "pallas":
-            return "only Pallas kernels pad partial blocks this way"
         if not ctx.setup.can_run:
             return ctx.setup.why_not
         return None

@@ -106,3 +106,42 @@ def test_a_later_node_sees_what_a_resumed_run_reads_back_without_reloading(tmp_p
     in_run, same_object, after_resume, _ = _Reads.seen
     assert in_run == after_resume == [4, 8]
     assert same_object is held  # not rebuilt from the state
+
+
+class _NkiOnly(Tool):
+    name = "nki_only"
+    criteria = ("correctness",)
+    frameworks = ("nki",)
+
+    def run(self, ctx: ToolContext) -> None: ...
+
+
+class _TritonAnywhere(_NkiOnly):
+    frameworks = ("triton", "nki")
+    mixed = True
+
+    def applies(self, ctx: ToolContext) -> str | None:
+        return "its own reason"
+
+
+def test_a_tool_for_one_framework_says_so_without_a_branch(tmp_path: Path) -> None:
+    ctx = _ctx(tmp_path)  # softmax_triton: a Triton submission
+    try:
+        assert ctx.submission.framework == "triton"
+        assert _NkiOnly().not_applicable(ctx) == "nki_only reads nki kernels; this submission is triton"
+        assert _TritonAnywhere().not_applicable(ctx) == "its own reason"  # framework matches: applies() decides
+        ctx.submission = ctx.submission.model_copy(update={"framework": "cuda", "frameworks_seen": ["cuda", "triton"]})
+        assert _TritonAnywhere().not_applicable(ctx) == "its own reason"  # mixed: a Triton kernel beside CUDA
+        assert _NkiOnly().not_applicable(ctx) is not None
+    finally:
+        ctx.session.close()
+
+
+def test_the_registry_refuses_a_tool_for_a_framework_no_backend_runs() -> None:
+    from tools.engine.registry import backends, check_frameworks, tools
+
+    check_frameworks(tools(), backends())  # the built-in tools name only registered frameworks
+    class _Typo(_NkiOnly):
+        frameworks = ("tritn",)
+    with pytest.raises(ToolError, match="tritn"):
+        check_frameworks({"typo": _Typo}, backends())
