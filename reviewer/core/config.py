@@ -77,29 +77,12 @@ def default_runs_dir() -> Path:
     return Path(os.environ.get("KREVIEW_RUNS_DIR", ".kreview/runs"))
 
 
-class ToolOptions(BaseModel):
-    """What tools read of the run's configuration (``ToolContext.options``), and nothing else."""
+class RunSettings(BaseModel):
+    """The settings a run's tools read, declared once: ``ToolOptions`` is exactly these (frozen), and
+    ``ReviewConfig`` holds them beside the settings only the reviewer reads."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    seeds: int = Field(3, ge=1, le=50)
-    """Seeds of the nominal correctness check (``--seeds``)."""
-    budget: float = Field(1.0, gt=0, le=100)
-    target_gpu: str | None = None
-    tolerance: Tolerance = Field(default_factory=Tolerance)
-    device: DeviceChoice = "auto"
-    limits: SandboxLimits = Field(default_factory=SandboxLimits)
-
-
-class ReviewConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    runs_dir: Path = Field(default_factory=default_runs_dir)
-    seed: int | None = None
-    device: DeviceChoice = "auto"
-    format_hint: Format | None = None
-    rubric: Path | None = None
-    limits: SandboxLimits = Field(default_factory=SandboxLimits)
     seeds: int = Field(3, ge=1, le=50)
     """Seeds of the nominal correctness check (``--seeds``)."""
     budget: float = Field(1.0, gt=0, le=100)
@@ -110,6 +93,23 @@ class ReviewConfig(BaseModel):
     """The GPU the review targets (``--target``), over the submission's own ``[target] gpu``: the
     virtual device answers as it (tools/engine/harness/virtual_gpu.py), and roofline/benchmark use it."""
     tolerance: Tolerance = Field(default_factory=Tolerance)
+    device: DeviceChoice = "auto"
+    limits: SandboxLimits = Field(default_factory=SandboxLimits)
+
+
+class ToolOptions(RunSettings):
+    """What tools read of the run's configuration (``ToolContext.options``), and nothing else."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReviewConfig(RunSettings):
+    model_config = ConfigDict(extra="forbid")
+
+    runs_dir: Path = Field(default_factory=default_runs_dir)
+    seed: int | None = None
+    format_hint: Format | None = None
+    rubric: Path | None = None
     signoff: bool = True
     skip: list[str] = Field(default_factory=list)
     """Tools not to run (``--skip``)."""
@@ -134,7 +134,7 @@ class ReviewConfig(BaseModel):
 
     def tool_options(self) -> ToolOptions:
         """The settings tools read: every ``ToolOptions`` field, taken from this configuration."""
-        return ToolOptions(**{name: getattr(self, name) for name in ToolOptions.model_fields})
+        return ToolOptions(**{name: getattr(self, name) for name in RunSettings.model_fields})
 
 
 def merge_layers(*layers: Mapping[str, Any] | None) -> dict[str, Any]:

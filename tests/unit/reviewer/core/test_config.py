@@ -77,6 +77,16 @@ def test_tools_see_only_their_options() -> None:
     assert set(ToolOptions.model_fields) == {"seeds", "budget", "target_gpu", "tolerance", "device", "limits"}
 
 
+def test_a_tool_setting_is_declared_once_with_one_range() -> None:
+    """ToolOptions and ReviewConfig share the declaration: the same bound refuses the same value in both."""
+    for model in (ReviewConfig, ToolOptions):
+        with pytest.raises(ValueError, match="less than or equal to 50"):
+            model(seeds=51)
+        with pytest.raises(ValueError, match="greater than 0"):
+            model(budget=0)
+    assert ReviewConfig.model_fields["seeds"].metadata == ToolOptions.model_fields["seeds"].metadata
+
+
 def test_both_drafters_implement_the_protocol() -> None:
     from reviewer.drafting.base import Drafter, OfflineDrafter
     from reviewer.llm import LLMDrafter, ScriptedModel
