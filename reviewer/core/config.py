@@ -87,7 +87,7 @@ class RunSettings(BaseModel):
     """Seeds of the nominal correctness check (``--seeds``)."""
     budget: float = Field(1.0, gt=0, le=100)
     """How much work the off-nominal probes (generality, numerics) may plan, as a multiple of the
-    default: counted in interpreter work units (tools/engine/plan.py), never in seconds, so the same seed
+    default: counted in interpreter work units (tools/engine/work_units.py), never in seconds, so the same seed
     gives the same checks on a slow and a fast machine."""
     target_gpu: str | None = None
     """The GPU the review targets (``--target``), over the submission's own ``[target] gpu``: the

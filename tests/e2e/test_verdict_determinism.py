@@ -1,6 +1,6 @@
 """Issue 16: verdicts that depend on the kernel alone.
 
-- plans are counted (tools/engine/plan.py), so the estimate of a many-program call scales with its program
+- plans are counted (tools/engine/work_units.py), so the estimate of a many-program call scales with its program
   instances, not its elements, and its timeout is a generous backstop, not a hang verdict;
 - no pass without coverage: a generality axis none of whose configurations ran is unverified,
   naming what was not tried; info items are not counted as checks;
@@ -24,9 +24,9 @@ from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec
 from reviewer.rules import all_pass
 from tests.kernelfiles import KERNELS, Reviewed, materialize
-from tools.engine.baseline import Baseline, knob_ratios
+from tools.engine.nominal_run import Baseline, knob_ratios
 from tools.engine.harness.case import Case
-from tools.engine.plan import WorkBudget, programs_of
+from tools.engine.work_units import WorkBudget, programs_of
 
 
 def _baseline(programs: int, elements: int, seconds: float) -> Baseline:

@@ -21,7 +21,7 @@ import tools.benchmark.stats as stats
 from tools.benchmark.verdicts import judge_timings
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
-from tools.engine.roofline import RooflineFact, bound_here, check_time, claim_bound
+from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
 from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4

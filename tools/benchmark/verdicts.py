@@ -5,7 +5,7 @@ Nothing measured here makes a kernel wrong or unable to launch: being slower tha
 claim the measurement does not reproduce, and host work outside the timed stream are *concerns*
 (outcome ``pass``, the concern as ``defect``, a warning finding in the draft). The one fail the
 performance criterion keeps, a time below the speed-of-light floor (``impossible_speed``), is judged
-by tools/engine/roofline.py.
+by tools/engine/speed_of_light.py.
 """
 
 from __future__ import annotations

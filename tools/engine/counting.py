@@ -61,7 +61,7 @@ class _Reads(TorchDispatchMode):
 
 
 class WorkCounter:
-    """Counts flops and bytes during one reference call; its totals become a ``tools.engine.roofline.Work``."""
+    """Counts flops and bytes during one reference call; its totals become a ``tools.engine.speed_of_light.Work``."""
 
     def __init__(self) -> None:
         self.external: dict[int, int] = {}

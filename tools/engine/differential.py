@@ -22,7 +22,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.models import Evidence
-from tools.engine.baseline import size_knobs_of
+from tools.engine.nominal_run import size_knobs_of
 from tools.engine.compare import compare_outputs, error_budget
 from tools.engine.evaluate import exact_outputs
 from tools.engine.harness.case import Case, Transform

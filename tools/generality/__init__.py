@@ -2,7 +2,7 @@
 for the other dtypes its reference accepts?
 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
-within a work budget counted from a nominal run (tools/engine/baseline.py, tools/engine/plan.py): the seed and
+within a work budget counted from a nominal run (tools/engine/nominal_run.py, tools/engine/work_units.py): the seed and
 the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
 reduced size, then sizes. An axis passes only when at least one of its configurations ran, and
 its summary counts what ran and names what was not tried. A configuration passes when
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext
-from tools.engine.baseline import (
+from tools.engine.nominal_run import (
     Baseline,
     affordable_params,
     backstop_s,
@@ -45,7 +45,7 @@ from tools.generality.search import Search, SearchResult, Trial
 from tools.engine.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import classify_failure, deliberate_rejection, input_elements, refuses_dtype
-from tools.engine.plan import CALL_UNITS, WorkBudget
+from tools.engine.work_units import CALL_UNITS, WorkBudget
 
 
 def _inner_frame(ev: Evaluation) -> str | None:
@@ -76,7 +76,7 @@ class GeneralityTool(Tool):
     after = ("correctness",)
     description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
 
-    # Rationale: work units (tools/engine/plan.py, ~1 ms each) the whole tool plans with --budget 1: about
+    # Rationale: work units (tools/engine/work_units.py, ~1 ms each) the whole tool plans with --budget 1: about
     # 25 s of interpreted calls on a 2-core machine, so a level-1 review stays near a minute.
     budget_units: ClassVar[float] = 25000.0
     # Rationale: one configuration may cost a few nominal calls, not the whole budget.

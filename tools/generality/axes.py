@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.engine.tool import ToolContext
-from tools.engine.baseline import Baseline, size_knobs_of
+from tools.engine.nominal_run import Baseline, size_knobs_of
 from tools.generality.search import Dim
 from tools.generality.paths import describe as describe_threshold
 from tools.generality.paths import path_sizes

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.engine.plan import PROGRAM_UNITS, work_units
+from tools.engine.work_units import PROGRAM_UNITS, work_units
 from tools.engine.sizes import scaled_elements
 
 # Rationale: 65,536 is where a 16-bit program index wraps; the crossing configuration launches one

@@ -10,7 +10,7 @@ ones (the sweep: cheap, revealing configurations first, so a work budget cuts la
 than whole dimensions); hypothesis then combines dimensions, and a failure found by the sweep is
 handed to hypothesis on the values up to it, to be shrunk like any other. Every evaluation is memoised. What runs is decided
 by the seed and by counted work (the trial function skips what the work budget cannot afford,
-tools/engine/plan.py), never by the clock; once the wall-clock backstop or the allowance for costly
+tools/engine/work_units.py), never by the clock; once the wall-clock backstop or the allowance for costly
 failures (crashes, hangs) is spent, untried configurations are recorded as skipped, which also ends
 shrinking where it stands, and listed in ``unrun_configs`` for the caller to report as not run.
 """

@@ -19,7 +19,7 @@ import torch
 
 from tools.engine.compare import compare_outputs
 from tools.engine.harness.tensors import flatten
-from tools.engine.plan import ELEMENTS_PER_UNIT, PROGRAM_UNITS
+from tools.engine.work_units import ELEMENTS_PER_UNIT, PROGRAM_UNITS
 from tools.integrity.checks import Check
 
 # Rationale: the held-out defect switched after 300 calls; a few hundred calls on a small input
@@ -50,7 +50,7 @@ def schedule(n: int = MANY_CALLS) -> list[tuple[int, str]]:
 
 
 def loop_units(programs: float, elements: int, calls: int = MANY_CALLS) -> float:
-    """Work units (tools/engine/plan.py) of ``calls`` in-loop calls of one configuration."""
+    """Work units (tools/engine/work_units.py) of ``calls`` in-loop calls of one configuration."""
     return calls * (LOOP_CALL_UNITS + PROGRAM_UNITS * programs + elements / ELEMENTS_PER_UNIT)
 
 

@@ -22,9 +22,9 @@ from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
 from tools.integrity.static_scan import Scan, ScanFact, scan_submission
 import tools.integrity.many_calls as M
-from tools.engine.baseline import affordable_params, knob_ratios, measure, size_knobs_of
+from tools.engine.nominal_run import affordable_params, knob_ratios, measure, size_knobs_of
 from tools.engine.outcomes import HANG_SLACK, classify_failure, input_elements
-from tools.engine.plan import CALL_UNITS, program_factor
+from tools.engine.work_units import CALL_UNITS, program_factor
 from tools.engine.session import ReferenceRun
 
 _MANY_CALLS_ID = "integrity-many-calls"

@@ -14,7 +14,7 @@ import time
 from typing import Any, ClassVar
 
 from tools.engine.tool import Tool, ToolContext
-from tools.engine.baseline import Baseline, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
+from tools.engine.nominal_run import Baseline, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
 from tools.engine.compare import ErrorBudget, bitwise_equal
 from tools.engine.compare.bitwise import differing_elements
 from tools.engine.contract import outside_contract
@@ -25,7 +25,7 @@ from tools.numerics.accumulators import low_precision_accumulators
 from tools.numerics.accumulators import message as accumulator_message
 from tools.numerics.probes import PROBES, NumericsProbe, plan
 from tools.engine.outcomes import input_elements, refuses_dtype
-from tools.engine.plan import WorkBudget
+from tools.engine.work_units import WorkBudget
 
 
 class NumericsTool(Tool):
@@ -34,7 +34,7 @@ class NumericsTool(Tool):
     after = ("correctness", "generality")
     description = "accuracy vs float64, large magnitudes, cancellation, NaN/inf/-0/subnormals, fp16/bf16, determinism"
 
-    # Rationale: work units (tools/engine/plan.py, ~1 ms each) for the ten probes at the probe size: every
+    # Rationale: work units (tools/engine/work_units.py, ~1 ms each) for the ten probes at the probe size: every
     # probe of a level-1 problem with --budget 1, about 15 s of interpreted calls on 2 cores.
     budget_units: ClassVar[float] = 16000.0
     # Rationale: the probe size: inputs are reduced until one call counts at most this many units

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from tools.engine.tool import ToolContext
-from tools.engine.baseline import Baseline
+from tools.engine.nominal_run import Baseline
 from tools.engine.harness.case import Case, Transform
 
 

@@ -8,7 +8,7 @@ from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
 from tools.engine.gpus import Device, devices, find_device
-from tools.engine.roofline import RooflineFact, Work, check_time, claim_bound, fmt_time, speed_of_light
+from tools.engine.speed_of_light import RooflineFact, Work, check_time, claim_bound, fmt_time, speed_of_light
 
 
 def _fmt_bytes(n: float) -> str:

@@ -8,7 +8,7 @@ import torch
 
 from tools.engine.counting import count_work
 from tools.engine.gpus import devices, find_device
-from tools.engine.roofline import Work, speed_of_light
+from tools.engine.speed_of_light import Work, speed_of_light
 
 H100 = devices()["H100"]
 

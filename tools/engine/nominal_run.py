@@ -3,7 +3,7 @@
 One evaluation of the nominal case (with the ``triton_launches`` instrument for Triton
 submissions) gives the submission's input elements, the program instances and constexprs of its
 real launches, and its call time. Probes are *planned* in work units counted from the first two
-(tools/engine/plan.py): the same on any machine. The measured time only sets each call's timeout, a
+(tools/engine/work_units.py): the same on any machine. The measured time only sets each call's timeout, a
 generous backstop: seconds per unit, from the slowest nominal call seen, times the probe's units,
 so a hang costs seconds, not the review's whole call limit, and a call that is merely slow on a
 busy machine is not called a hang.
@@ -19,7 +19,7 @@ from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
-from tools.engine.plan import program_factor, programs_of, work_units
+from tools.engine.work_units import program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
@@ -57,7 +57,7 @@ class Baseline:
 
     def units(self, elements: int, knob_ratios: list[float] | None = None) -> float:
         """Work units of a call on ``elements`` input elements whose size knobs changed by
-        ``knob_ratios`` (tools/engine/plan.py): a count, the same on every machine."""
+        ``knob_ratios`` (tools/engine/work_units.py): a count, the same on every machine."""
         factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
         return work_units(self.programs * factor, elements)
 
@@ -165,7 +165,7 @@ def knob_ratios(nominal: dict[str, int], chosen: dict[str, Any]) -> list[float]:
 def affordable_params(ctx: ToolContext, base: Baseline, cap_units: float) -> dict[str, Any]:
     """The nominal params, or, when one nominal call counts more than ``cap_units`` work units,
     the size knobs halved (largest first) until it fits: probes that need many calls run there.
-    Decided by counting (tools/engine/plan.py), so the reduced size is the same on every machine."""
+    Decided by counting (tools/engine/work_units.py), so the reduced size is the same on every machine."""
     from tools.engine.sizes import scaled_elements
 
     params = dict(base.case.params)
