@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-import tools.integrity.source as S
+from tools.engine.source import SourceFile, dotted, in_kernel, in_main_block
 
 _MUTATORS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear", "add", "remove",
              "discard", "appendleft", "extendleft", "__setitem__"}
@@ -82,7 +82,7 @@ def _root_name(node: ast.AST) -> ast.Name | None:
     return node if isinstance(node, ast.Name) else None
 
 
-def _class_target(src: S.SourceFile, node: ast.AST) -> str | None:
+def _class_target(src: SourceFile, node: ast.AST) -> str | None:
     """``Cls.attr``, ``type(self).attr``, ``self.__class__.attr`` -> the written name."""
     if not isinstance(node, ast.Attribute):
         return None
@@ -118,7 +118,7 @@ class _MethodWrite(ast.Subscript):
     only on known containers and on ``self``'s attributes (``W.add(1)`` on a tensor is no write)."""
 
 
-def state_writes(src: S.SourceFile) -> list[StateWrite]:
+def state_writes(src: SourceFile) -> list[StateWrite]:
     """Every write to state that outlives a call, in the file's host code (see the module docstring)."""
     module_names, containers = _module_names(src.tree)
     imported = set(src.aliases)
@@ -132,16 +132,16 @@ def state_writes(src: S.SourceFile) -> list[StateWrite]:
             out.append(StateWrite(kind, name, function, node))
 
     for qualname, fn in src.functions.items():
-        if fn in src.kernels or S.in_kernel(src, fn):
+        if fn in src.kernels or in_kernel(src, fn):
             continue
         for deco in fn.decorator_list:
-            target = S.dotted(src, deco.func if isinstance(deco, ast.Call) else deco) or ast.unparse(deco)
+            target = dotted(src, deco.func if isinstance(deco, ast.Call) else deco) or ast.unparse(deco)
             if target in _MEMO or target.endswith((".lru_cache", ".cache")) and target.startswith("functools"):
                 add("lru_cache", qualname, qualname, deco)
         declared = {n for node in ast.walk(fn) if isinstance(node, ast.Global) for n in node.names}
         method = "." in qualname
         for node in ast.walk(fn):
-            if S.in_main_block(src, node):
+            if in_main_block(src, node):
                 continue
             if isinstance(node, ast.Call) and not isinstance(src.parents.get(node), ast.Expr):
                 continue  # a method whose result is used (``y = self.b.add(x)``) computes, it does not store

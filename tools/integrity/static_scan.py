@@ -31,7 +31,7 @@ from typing import Any
 
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
-from tools.engine.source import SourceView
+from tools.engine.source import SourceView, source_file
 from tools.integrity.module_state import state_writes
 import tools.integrity.source as S
 
@@ -609,7 +609,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     review's parsed view, when given)."""
     view = source if source is not None else SourceView(sub)
     scan = Scan()
-    ref_src = S.parse(sub.reference_file, view.file(sub.reference_file))
+    ref_src = source_file(sub.reference_file, view.file(sub.reference_file))
     ref_entry = sub.entries.get("reference") if sub.format == "manifest" else None
     if ref_src is not None:
         scan.reference_families = reference_families(ref_src, sub.format, ref_entry)
@@ -633,7 +633,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
         if not name.endswith(".py"):
             _scan_cpp(name, text, 1, scan, None)
             continue
-        src = S.parse(name, text)
+        src = source_file(name, text)
         if src is None:
             scan.parse_errors.append(name)
             continue

@@ -8,7 +8,7 @@ from itertools import pairwise
 import torch
 
 import tools.integrity.many_calls as M
-import tools.integrity.source as S
+from tools.engine.source import source_file
 from tools.integrity.module_state import state_writes
 
 
@@ -113,7 +113,7 @@ class ModelNew(torch.nn.Module):
 
 
 def test_state_writes_names_each_kind_and_skips_locals() -> None:
-    src = S.parse("s.py", SAMPLE)
+    src = source_file("s.py", SAMPLE)
     assert src is not None
     got = {(w.kind, w.name) for w in state_writes(src)}
     assert got == {("lru_cache", "table"), ("global", "_CALLS"), ("container", "CACHE"),
@@ -133,5 +133,5 @@ class M:
         self.cache = {}
         self.cache[1] = 2
 '''
-    src = S.parse("t.py", text)
+    src = source_file("t.py", text)
     assert src is not None and state_writes(src) == []
