@@ -32,7 +32,7 @@ from typing import Any
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
 from tools.engine.source import SourceView, source_file
-from tools.integrity.module_state import state_writes
+from tools.integrity.module_state import state_concerns
 import tools.integrity.source as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
@@ -521,7 +521,7 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
 
 def _scan_state(src: S.SourceFile, scan: Scan, reach: dict[str, tuple[str, str | None]] | None) -> None:
     """State the call path writes (``reach``: the entry's reachable functions, None for a helper file)."""
-    for w in state_writes(src):
+    for w in state_concerns(src):
         if reach and w.function not in reach and w.kind != "lru_cache":
             continue
         scan.findings.append(_finding(src, w.node, "state", "module_state", "info", w.plain(),
