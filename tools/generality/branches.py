@@ -27,7 +27,8 @@ Each side not reached is classified by what its condition reads:
   ``kept_state`` (a lookup in a container that outlives the call: ``key in _CACHE``, ``self._memo.get(k)``;
   whether it hits depends on earlier calls, not on this call's inputs, and integrity's repeated-call and
   in-place probes are the checks that exercise it: tools/integrity/many_calls.py; also a comparison
-  with state the call path writes: ``self._last_input is x``, a ``global`` counter), ``alignment``
+  with state the call path writes: ``self._last_input is x``, a ``global`` counter; the state written comes
+  from tools/engine/kept_state.py), ``alignment``
   (``x.data_ptr() % 16``: only a storage offset reaches it, which the layouts axis runs; a wrapper's
   own fresh allocations are always aligned).
 """

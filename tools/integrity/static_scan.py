@@ -14,7 +14,8 @@ Reads the submission's own files (never runs them) and reports, with the line qu
   autocast: candidates only, the runtime tool weighs them against the task's dtype and tolerance;
 - ``environment``: reading the process environment;
 - ``state``: module-level, class or instance state the call path writes (counters, caches,
-  ``global`` assignments, ``functools.lru_cache``; tools/integrity/module_state.py): a concern the
+  ``global`` assignments, ``functools.lru_cache``; tools/engine/kept_state.py finds the writes,
+  tools/integrity/module_state.py picks the concerns): a concern the
   runtime tool's many-calls probe settles.
 
 Limits: a name bound dynamically (``getattr(torch, "soft" + "max")``, ``exec``) is seen only as
