@@ -12,7 +12,7 @@ Kinds (``StateWrite.kind``):
 
 - ``global``: assigning a name the function declares ``global``;
 - ``container``: writing an item of, or calling a mutating method on, a module-level dict, list, set
-  (``CACHE[key] = out``, ``SEEN.append(...)``);
+  (``CACHE[key] = out``, ``SEEN.append(...)``; bound at import or lazily under ``global``);
 - ``module_attribute``: assigning an attribute of a module-level object (``STATE.calls += 1``);
 - ``class_attribute``: assigning an attribute of a class of the file, ``type(self)``, ``self.__class__``
   or ``cls``;
@@ -50,7 +50,8 @@ _MUTATORS = {"append", "extend", "insert", "update", "setdefault", "pop", "popit
 _RETURNING = {"setdefault", "pop", "popitem"}
 _CONTAINERS = {"dict", "list", "set", "collections.OrderedDict", "collections.defaultdict", "collections.deque",
                "collections.Counter", "OrderedDict", "defaultdict", "deque", "Counter",
-               "types.SimpleNamespace", "SimpleNamespace"}
+               "types.SimpleNamespace", "SimpleNamespace", "weakref.WeakKeyDictionary", "weakref.WeakValueDictionary",
+               "weakref.WeakSet", "WeakKeyDictionary", "WeakValueDictionary", "WeakSet"}
 _MEMO = {"functools.lru_cache", "functools.cache", "lru_cache", "cache"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -235,24 +236,39 @@ def _qualname(chain: list[ast.AST]) -> str | None:
 
 
 def _module_names(tree: ast.Module) -> tuple[set[str], set[str]]:
-    """Module-level names bound by assignment: all of them, and those bound to a mutable container."""
+    """Module-level names bound by assignment: all of them, and those bound to a mutable container,
+    at module level or lazily by a function that declares them ``global`` (``_CACHE = None`` at import,
+    ``_CACHE = {}`` on the first call)."""
     names: set[str] = set()
     containers: set[str] = set()
     for stmt in tree.body:
-        targets: list[ast.expr] = []
-        value: ast.AST | None = None
-        if isinstance(stmt, ast.Assign):
-            targets, value = stmt.targets, stmt.value
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            targets, value = [stmt.target], stmt.value
-        for t in targets:
-            for n in ast.walk(t):
-                if isinstance(n, ast.Name):
-                    names.add(n.id)
-                    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
-                            isinstance(value, ast.Call) and ast.unparse(value.func) in _CONTAINERS):
-                        containers.add(n.id)
+        for n, value in _bindings(stmt):
+            names.add(n)
+            if _container(value):
+                containers.add(n)
+    for fn in ast.walk(tree):
+        if isinstance(fn, _FUNCTIONS):
+            declared = {n for g in ast.walk(fn) if isinstance(g, ast.Global) for n in g.names}
+            containers |= {n for stmt in ast.walk(fn) for n, value in _bindings(stmt)
+                           if n in declared and n in names and _container(value)}
     return names, containers
+
+
+def _bindings(stmt: ast.AST) -> list[tuple[str, ast.AST]]:
+    """(name, value) for each name an assignment statement binds (every name of a tuple target gets the
+    whole value)."""
+    if isinstance(stmt, ast.Assign):
+        targets, value = stmt.targets, stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets, value = [stmt.target], stmt.value
+    else:
+        return []
+    return [(n.id, value) for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def _container(value: ast.AST) -> bool:
+    return isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
+        isinstance(value, ast.Call) and ast.unparse(value.func) in _CONTAINERS)
 
 
 def _root_name(node: ast.AST) -> str | None:

@@ -157,3 +157,22 @@ class M:
                    ("instance", "self.calls", "M.__init__", "call", 10)}
     assert _writes(text)[0].plain() == "module-level code writes into the module-level container `TABLE`: " \
                                        "state that survives the call"
+
+
+def test_a_container_bound_lazily_or_by_weakref_takes_method_writes() -> None:
+    text = '''
+import weakref
+_LAZY = None
+_WEAK = weakref.WeakValueDictionary()
+_OTHER = None
+def f(x):
+    global _LAZY
+    if _LAZY is None:
+        _LAZY = {}
+    _LAZY.setdefault(x, 1)
+    _WEAK.update(a=x)
+    _OTHER.update(a=x)
+'''
+    got = {(w.kind, w.target, w.how, w.line) for w in _writes(text)}
+    assert got == {("global", "_LAZY", "assign", 9), ("container", "_LAZY", "method", 10),
+                   ("container", "_WEAK", "method", 11)}
