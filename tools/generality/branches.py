@@ -27,7 +27,8 @@ Each side not reached is classified by what its condition reads:
   ``kept_state`` (a lookup in a container that outlives the call: ``key in _CACHE``, ``self._memo.get(k)``;
   whether it hits depends on earlier calls, not on this call's inputs, and integrity's repeated-call and
   in-place probes are the checks that exercise it: tools/integrity/many_calls.py; also a comparison
-  with state the call path writes: ``self._last_input is x``, a ``global`` counter), ``alignment``
+  with state the call path writes: ``self._last_input is x``, a ``global`` counter; the state written comes
+  from tools/engine/kept_state.py), ``alignment``
   (``x.data_ptr() % 16``: only a storage offset reaches it, which the layouts axis runs; a wrapper's
   own fresh allocations are always aligned).
 """
@@ -41,7 +42,8 @@ from typing import Any, Literal
 
 from coverage.parser import PythonParser
 
-from tools.engine.source import parse as parse_source
+from tools.engine.kept_state import state_writes
+from tools.engine.source import SourceFile, source_file
 from tools.generality.device_paths import _device_test
 from tools.generality.paths import Threshold, condition_thresholds, is_kernel, module_constants
 
@@ -267,32 +269,14 @@ def _reads_rank(test: ast.AST) -> bool:
     return False
 
 
-_MUTATORS = frozenset({"setdefault", "update", "add", "append", "__setitem__", "pop", "popitem", "clear", "extend"})
-
-
-def mutated_containers(tree: ast.AST) -> set[str]:
-    """The containers the file's code writes into (``_CACHE[k] = v``, ``self._memo.setdefault(...)``),
-    as source text: a lookup in one of them is a cache, not a table of constants."""
-    out: set[str] = set()
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.name != "__init__":
-            declared = {name for g in ast.walk(fn) if isinstance(g, ast.Global) for name in g.names}
-            for n in ast.walk(fn):
-                stores = (n.targets if isinstance(n, ast.Assign)
-                          else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
-                flat = [e for t in stores for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])]
-                for t in flat:
-                    if isinstance(t, ast.Attribute) and _root_name(t) == "self":
-                        out.add(ast.unparse(t))  # self._last = x: kept on the instance between calls
-                    elif isinstance(t, ast.Name) and t.id in declared:
-                        out.add(t.id)  # global counter
-    for n in ast.walk(tree):
-        targets = (n.targets if isinstance(n, ast.Assign)
-                   else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])
-        out |= {ast.unparse(t.value) for t in targets if isinstance(t, ast.Subscript)}
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MUTATORS:
-            out.add(ast.unparse(n.func.value))
-    return out
+def written_state(src: SourceFile) -> set[str]:
+    """The state the file's code writes (tools/engine/kept_state.py), as source text (``_CACHE``,
+    ``self._memo``, ``self._last_input``, a ``global`` counter): a lookup in, or a comparison with, one
+    of them reads what earlier calls left. A container counts wherever the code writes into it (a
+    lookup in it is a cache, not a table of constants); an attribute or a ``global`` name only where a
+    call assigns it (``__init__``'s ``self.x = ...`` is the module's construction)."""
+    return {w.target for w in state_writes(src)
+            if w.how in ("item", "method") or (w.when == "call" and w.how in ("assign", "update"))}
 
 
 def _kept_state_lookup(test: ast.AST, fn: _Function, mutated: frozenset[str] | set[str]) -> bool:
@@ -391,11 +375,14 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
     """Branch sides of ``file`` never taken, in functions that ran; with the number of branch sides
     in those functions and how many were taken."""
     try:
-        tree = parse_source(source)
+        src = source_file(file, source)
         parser = PythonParser(text=source, filename=file)
         parser.parse_source()
     except Exception:  # noqa: BLE001 - a file coverage.py cannot parse has no branches to report
         return [], 0, 0
+    if src is None:
+        return [], 0, 0
+    tree = src.tree
     executed = parser.translate_arcs(set(ran))
     ran_lines = {b for a, b in executed if b > 0} | {a for a, b in executed if a > 0}
     possible: dict[int, set[int]] = {}
@@ -405,7 +392,7 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
     nodes = {n.lineno: n for n in ast.walk(tree) if isinstance(n, (ast.If, ast.While, ast.For, ast.AsyncFor))}
     functions = _functions(tree)
     module = module_constants(tree)
-    mutated = mutated_containers(tree)
+    mutated = written_state(src)
     knob_set = set(knobs)
     lines = source.splitlines()
     out: list[Side] = []

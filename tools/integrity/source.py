@@ -9,9 +9,9 @@ keeps only its method name (``x.softmax`` -> ``.softmax``).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from tools.engine.source import parse as parse_source
+from tools.engine.source import SourceFile, dotted, in_kernel, in_main_block
 
 # Rationale: a call guarded by the device is a CPU fallback, not a size threshold: on a GPU the
 # kernel path runs, on a CPU-only reviewer the library path runs and the kernel is not exercised.
@@ -41,103 +41,6 @@ class CallSite:
         return getattr(self.node, "end_lineno", None) or self.node.lineno
 
 
-@dataclass
-class SourceFile:
-    name: str
-    text: str
-    tree: ast.Module
-    aliases: dict[str, str] = field(default_factory=dict)
-    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
-    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
-    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
-    kernels: set[ast.AST] = field(default_factory=set)
-
-    def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ast.unparse(node)
-
-    def lines(self) -> list[str]:
-        return self.text.splitlines()
-
-
-def parse(name: str, text: str) -> SourceFile | None:
-    try:
-        tree = parse_source(text, name)
-    except SyntaxError:
-        return None
-    src = SourceFile(name=name, text=text, tree=tree)
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            src.parents[child] = node
-    _collect_imports(src)
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            src.functions[node.name] = node
-        elif isinstance(node, ast.ClassDef):
-            src.classes[node.name] = node
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    src.functions[f"{node.name}.{item.name}"] = item
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                _is_kernel_decorator(src, d) for d in node.decorator_list):
-            src.kernels.add(node)
-    return src
-
-
-def _collect_imports(src: SourceFile) -> None:
-    for node in ast.walk(src.tree):
-        if isinstance(node, ast.Import):
-            for a in node.names:
-                if a.asname:
-                    src.aliases[a.asname] = a.name
-                else:
-                    src.aliases.setdefault(a.name.split(".")[0], a.name.split(".")[0])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for a in node.names:
-                src.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-        elif isinstance(node, ast.ImportFrom) and node.level:
-            for a in node.names:
-                src.aliases[a.asname or a.name] = f"{node.module or ''}.{a.name}".lstrip(".")
-
-
-def dotted(src: SourceFile, expr: ast.AST) -> str | None:
-    """``torch.nn.functional.softmax`` for ``F.softmax``; ``.softmax`` for ``x.softmax``."""
-    parts: list[str] = []
-    node = expr
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        root = src.aliases.get(node.id)
-        if root is not None:
-            return ".".join([root, *reversed(parts)])
-        if not parts:
-            return node.id
-        if node.id == "self":
-            return "self." + ".".join(reversed(parts))
-        return "." + parts[0]
-    if parts:
-        return "." + parts[0]
-    return None
-
-
-def _is_kernel_decorator(src: SourceFile, deco: ast.AST) -> bool:
-    target = deco.func if isinstance(deco, ast.Call) else deco
-    name = dotted(src, target) or ""
-    # Rationale: only Triton/NKI kernel bodies are device code; torch.jit.script bodies are torch.
-    return name.startswith(("triton.", "neuronxcc.", "nki.")) and name.rsplit(".", 1)[-1] in {
-        "jit", "autotune", "heuristics", "kernel"}
-
-
-def in_kernel(src: SourceFile, node: ast.AST) -> bool:
-    cur: ast.AST | None = node
-    while cur is not None:
-        if cur in src.kernels:
-            return True
-        cur = src.parents.get(cur)
-    return False
-
-
 def enclosing_function(src: SourceFile, node: ast.AST) -> str | None:
     cur = src.parents.get(node)
     names: list[str] = []
@@ -150,15 +53,6 @@ def enclosing_function(src: SourceFile, node: ast.AST) -> str | None:
     names.reverse()
     # the top two levels are what ``functions`` is keyed by (module function or class method)
     return ".".join(names[:2]) if len(names) >= 2 and names[0] in src.classes else names[0]
-
-
-def in_main_block(src: SourceFile, node: ast.AST) -> bool:
-    cur = src.parents.get(node)
-    while cur is not None:
-        if isinstance(cur, ast.If) and "__name__" in ast.unparse(cur.test) and "__main__" in ast.unparse(cur.test):
-            return True
-        cur = src.parents.get(cur)
-    return False
 
 
 def local_context(src: SourceFile, node: ast.AST) -> tuple[str, str | None]:

@@ -14,7 +14,8 @@ Reads the submission's own files (never runs them) and reports, with the line qu
   autocast: candidates only, the runtime tool weighs them against the task's dtype and tolerance;
 - ``environment``: reading the process environment;
 - ``state``: module-level, class or instance state the call path writes (counters, caches,
-  ``global`` assignments, ``functools.lru_cache``; tools/integrity/module_state.py): a concern the
+  ``global`` assignments, ``functools.lru_cache``; tools/engine/kept_state.py finds the writes,
+  tools/integrity/module_state.py picks the concerns): a concern the
   runtime tool's many-calls probe settles.
 
 Limits: a name bound dynamically (``getattr(torch, "soft" + "max")``, ``exec``) is seen only as
@@ -31,8 +32,8 @@ from typing import Any
 
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
-from tools.engine.source import SourceView
-from tools.integrity.module_state import state_writes
+from tools.engine.source import SourceView, source_file
+from tools.integrity.module_state import state_concerns
 import tools.integrity.source as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
@@ -521,7 +522,7 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
 
 def _scan_state(src: S.SourceFile, scan: Scan, reach: dict[str, tuple[str, str | None]] | None) -> None:
     """State the call path writes (``reach``: the entry's reachable functions, None for a helper file)."""
-    for w in state_writes(src):
+    for w in state_concerns(src):
         if reach and w.function not in reach and w.kind != "lru_cache":
             continue
         scan.findings.append(_finding(src, w.node, "state", "module_state", "info", w.plain(),
@@ -609,7 +610,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     review's parsed view, when given)."""
     view = source if source is not None else SourceView(sub)
     scan = Scan()
-    ref_src = S.parse(sub.reference_file, view.file(sub.reference_file))
+    ref_src = source_file(sub.reference_file, view.file(sub.reference_file))
     ref_entry = sub.entries.get("reference") if sub.format == "manifest" else None
     if ref_src is not None:
         scan.reference_families = reference_families(ref_src, sub.format, ref_entry)
@@ -633,7 +634,7 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
         if not name.endswith(".py"):
             _scan_cpp(name, text, 1, scan, None)
             continue
-        src = S.parse(name, text)
+        src = source_file(name, text)
         if src is None:
             scan.parse_errors.append(name)
             continue

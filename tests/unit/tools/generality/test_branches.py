@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tools.engine.harness.instruments.host_coverage import host_coverage
-from tools.generality.branches import INPUT_KINDS, HostCoverage, unreached
+from tools.engine.source import source_file
+from tools.generality.branches import INPUT_KINDS, HostCoverage, unreached, written_state
 
 WRAPPER = '''import os
 import triton
@@ -261,3 +262,14 @@ def test_state_written_by_earlier_calls_and_alignment_are_info(source: str, kind
     ran = {(-1, start + 1)} | {(a, a + 1) for a in range(start + 1, cond)}
     sides, _t, _k = unreached("m.py", source, ran)
     assert sides and {s.kind for s in sides} == {kind}, [(s.condition, s.side, s.kind) for s in sides]
+
+
+def test_the_state_a_condition_may_read_is_what_calls_assign_and_any_container_written() -> None:
+    """tools/engine/kept_state.py finds the writes; host branches keep containers written anywhere
+    (at import, at construction, in a call) and attributes or ``global`` names a call assigns."""
+    text = ('TABLE = {}\nTABLE[0] = 1\nclass M:\n    def __init__(self):\n        self.size = 4\n'
+            '        self.seen = set()\n        self.seen.add(0)\n    def forward(self, x):\n'
+            '        y = self.w.add(x)\n        self._last = x\n        return y\n')
+    src = source_file("m.py", text)
+    assert src is not None
+    assert written_state(src) == {"TABLE", "self.seen", "self._last"}

@@ -1,5 +1,5 @@
 """The many-calls probe's plan and verdict (tools/integrity/many_calls.py) and the static scan of
-state that survives a call (tools/integrity/module_state.py)."""
+state that survives a call integrity reports (tools/integrity/module_state.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from itertools import pairwise
 import torch
 
 import tools.integrity.many_calls as M
-import tools.integrity.source as S
-from tools.integrity.module_state import state_writes
+from tools.engine.kept_state import state_writes
+from tools.engine.source import source_file
+from tools.integrity.module_state import state_concerns
 
 
 def test_schedule_is_fixed_and_every_reuse_follows_its_own_content() -> None:
@@ -113,9 +114,9 @@ class ModelNew(torch.nn.Module):
 
 
 def test_state_writes_names_each_kind_and_skips_locals() -> None:
-    src = S.parse("s.py", SAMPLE)
+    src = source_file("s.py", SAMPLE)
     assert src is not None
-    got = {(w.kind, w.name) for w in state_writes(src)}
+    got = {(w.kind, w.name) for w in state_concerns(src)}
     assert got == {("lru_cache", "table"), ("global", "_CALLS"), ("container", "CACHE"),
                    ("module_attribute", "STATE"), ("class_attribute", "ModelNew.hits"),
                    ("instance", "self.count"), ("instance", "self.n")}
@@ -133,5 +134,27 @@ class M:
         self.cache = {}
         self.cache[1] = 2
 '''
-    src = S.parse("t.py", text)
-    assert src is not None and state_writes(src) == []
+    src = source_file("t.py", text)
+    assert src is not None and state_concerns(src) == []
+
+
+def test_plain_instance_assignment_module_level_code_and_used_results_are_not_concerns() -> None:
+    """The engine counts them as writes (tools/engine/kept_state.py); integrity leaves them out: every
+    model assigns ``self.x``, module-level code builds the module."""
+    text = '''
+TABLE = {}
+TABLE[0] = 1
+CONFIGS = {}
+class M:
+    def forward(self, x):
+        self._last_input, self._last_output = x, x + 1
+        self.mode = "fast"
+        block = CONFIGS.setdefault(x.shape, 4)
+        return x
+'''
+    src = source_file("u.py", text)
+    assert src is not None
+    assert state_concerns(src) == []
+    assert {(w.kind, w.target) for w in state_writes(src)} == {
+        ("container", "TABLE"), ("instance_assign", "self._last_input"), ("instance_assign", "self._last_output"),
+        ("instance_assign", "self.mode"), ("container", "CONFIGS")}
