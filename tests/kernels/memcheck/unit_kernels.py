@@ -204,3 +204,13 @@ def locked_sum(x_ptr, out_ptr, lock_ptr, BLOCK: tl.constexpr):
         pass
     tl.store(out_ptr, tl.load(out_ptr) + s)
     tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def two_racy_stores(a_ptr, b_ptr, BLOCK: tl.constexpr):
+    # every program writes its own id over the same BLOCK elements of a and of b: two store/store races
+    offs = tl.arange(0, BLOCK)
+    v = tl.zeros((BLOCK,), dtype=tl.float32) + tl.program_id(0)
+    tl.store(a_ptr + offs, v)  # at: race-a
+    tl.store(b_ptr + offs, v)  # at: race-b
+

@@ -577,7 +577,7 @@ def _regions(named: list[tuple[str, Any]]) -> list[Region]:
             return
         by_start[start] = Region(name=name, start=start, end=start + int(storage.nbytes()), base=int(t.data_ptr()),
                                  itemsize=int(t.element_size()), dtype=str(t.dtype).removeprefix("torch."),
-                                 shape=list(t.shape))
+                                 shape=list(t.shape), position=len(by_start))
 
     for name, value in named:
         visit(name, value)

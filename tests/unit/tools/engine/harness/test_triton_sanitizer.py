@@ -304,6 +304,29 @@ def test_disjoint_blocks_and_in_place_updates_are_not_races(k: Any) -> None:
     assert only(sanitized(lambda: k.masked[(3,)](x, x, 300, BLOCK=128)), "race") == []  # each program its own
 
 
+def _races(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The race records without the raw addresses (which differ between layouts by construction)."""
+    return [(v["accesses"], v["arg"], v["element"], v["first_site"]["line"], v["line"], v["lanes"],
+             v["race_programs"], v["program_ids"]) for v in only(data, "race")]
+
+
+def test_races_reported_do_not_depend_on_where_the_arguments_lie(k: Any) -> None:
+    """Both arrays take 128 conflicting stores. The detector used to look at the first 64 conflicting
+    addresses in address order only, so it named the race of whichever argument the allocator had put
+    lower in memory (what else the process had allocated before decided) and missed the other."""
+    reports = []
+    for a_first in (True, False):
+        mem = torch.zeros(2 * 128)
+        lo, hi = _own(mem[:128]), _own(mem[128:])
+        a, b = (lo, hi) if a_first else (hi, lo)
+        reports.append(_races(sanitized(lambda a=a, b=b: k.two_racy_stores[(2,)](a, b, BLOCK=128))))
+    reports.append(_races(sanitized(lambda: k.two_racy_stores[(2,)](torch.zeros(128), torch.zeros(128), BLOCK=128))))
+    assert reports[0] == reports[1] == reports[2]
+    assert [(r[0], r[1], r[4], r[5]) for r in reports[0]] == [
+        ("store/store", "a_ptr", LINES["race-a"], 128), ("store/store", "b_ptr", LINES["race-b"], 128)]
+
+
+
 # -- guard zones (tools/engine/harness/interpreter_guard.py) ---------------------------------------
 @pytest.fixture
 def guarded(k: Any) -> Iterator[None]:
