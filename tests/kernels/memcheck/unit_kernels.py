@@ -214,3 +214,9 @@ def two_racy_stores(a_ptr, b_ptr, BLOCK: tl.constexpr):
     tl.store(a_ptr + offs, v)  # at: race-a
     tl.store(b_ptr + offs, v)  # at: race-b
 
+
+@triton.jit
+def cas_past_end(lock_ptr, out_ptr):
+    # tries a lock one element past a one-element lock tensor and keeps what the CAS read
+    old = tl.atomic_cas(lock_ptr + 1, 0, 1)  # at: cas-oob
+    tl.store(out_ptr, old)

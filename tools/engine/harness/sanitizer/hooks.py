@@ -34,7 +34,6 @@ REGION = "kreview.region"
 WRAP = "kreview.wrap"
 WRAP_SITE = "kreview.wrap_site"
 _ARITH = {np.add: "add", np.subtract: "sub", np.multiply: "mul"}
-_SCRATCH = np.zeros(8, dtype=np.uint64)
 
 
 def _itemsize(ptrs: Any) -> int:
@@ -253,11 +252,20 @@ class Sanitizer:
         def create_atomic_cas(self: Any, ptr: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Any:
             san._guard("lock", san._lock)
             keep = san._guard("check cas", lambda: san._check("atomic", ptr, None, True))
-            if keep is not None:
-                # CAS has no mask: out-of-bounds lanes operate on a private scratch word instead.
-                data = np.where(keep, ptr.data, np.uint64(_SCRATCH.ctypes.data)).astype(np.uint64)
-                ptr = san.interp.TensorHandle(data, ptr.dtype)
-            return original(self, ptr, cmp, val, sem, scope)
+            if keep is None:
+                return original(self, ptr, cmp, val, sem, scope)
+            # CAS has no mask: each out-of-bounds lane operates on its own zeroed scratch word instead,
+            # fresh for this call, so what it reads back (always 0) is no earlier lane's, launch's or
+            # test's leftover: a shared word kept the 1 a first lock attempt wrote, and the same
+            # kernel then spun or not depending on what ran before it in the process.
+            lanes = np.asarray(ptr.data)
+            scratch = np.zeros(max(lanes.size, 1), dtype=np.uint64)
+            words = np.uint64(scratch.ctypes.data) + np.arange(lanes.size, dtype=np.uint64).reshape(
+                lanes.shape) * np.uint64(scratch.itemsize)
+            data = np.where(keep, ptr.data, words).astype(np.uint64)
+            result = original(self, san.interp.TensorHandle(data, ptr.dtype), cmp, val, sem, scope)
+            del scratch  # alive until the CAS has run
+            return result
 
         return create_atomic_cas
 

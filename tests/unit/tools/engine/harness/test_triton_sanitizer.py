@@ -327,6 +327,18 @@ def test_races_reported_do_not_depend_on_where_the_arguments_lie(k: Any) -> None
 
 
 
+def test_an_out_of_bounds_cas_reads_the_same_whatever_ran_before(k: Any) -> None:
+    """An out-of-bounds CAS lane runs on a scratch word. One word shared by every launch kept the 1 the
+    first attempt wrote, so the second identical launch read 1 (a spin lock would then spin for ever):
+    the outcome followed what had run earlier in the process."""
+    seen = []
+    for _ in range(2):
+        lock, out = torch.zeros(1, dtype=torch.int32), torch.full((1,), -1, dtype=torch.int32)
+        data = sanitized(lambda lock=lock, out=out: k.cas_past_end[(1,)](lock, out))
+        seen.append((out.item(), lock.item(), [(v["kind"], v["line"]) for v in data["violations"]]))
+    assert seen == [(0, 0, [("oob_atomic", LINES["cas-oob"])])] * 2
+
+
 # -- guard zones (tools/engine/harness/interpreter_guard.py) ---------------------------------------
 @pytest.fixture
 def guarded(k: Any) -> Iterator[None]:
