@@ -339,6 +339,35 @@ def test_an_out_of_bounds_cas_reads_the_same_whatever_ran_before(k: Any) -> None
     assert seen == [(0, 0, [("oob_atomic", LINES["cas-oob"])])] * 2
 
 
+
+def _overrun_through_lost_provenance(k: Any, kernel: str) -> list[list[tuple[Any, ...]]]:
+    """Program 1 reads 64 floats past the 64 of x through a pointer that went through an integer;
+    program 0 writes y. Run with y right after x (the overrun lands in y) and with y elsewhere."""
+    reports = []
+    for y_after_x in (True, False):
+        mem = torch.zeros(3 * 64)
+        x = _own(mem[:64])
+        x.copy_(torch.randn(64))
+        y = _own(mem[64:128]) if y_after_x else torch.zeros(64)
+        if kernel == "int_cast_tail":
+            data = sanitized(lambda x=x, y=y: k.int_cast_tail[(2,)](x, y, BLOCK=64))
+        else:
+            table = torch.tensor([x.data_ptr()], dtype=torch.int64)
+            data = sanitized(lambda x=x, y=y, table=table: k.loaded_pointer_tail[(2,)](table, x, y, BLOCK=64))
+        reports.append(sorted((v["kind"], v["arg"], v["line"], v.get("attribution"), v["lanes"])
+                              for v in data["violations"]))
+    return reports
+
+
+@pytest.mark.parametrize(("kernel", "line"), [("int_cast_tail", "int-cast-load"), ("loaded_pointer_tail", "table-load")])
+def test_a_pointer_through_an_integer_keeps_its_argument(k: Any, kernel: str, line: str) -> None:
+    """Without provenance such a pointer was checked against every argument, so the same overrun was an
+    oob_load when y lay elsewhere and a valid load of y plus a race with program 0 when the allocator
+    had put y right after x."""
+    with_y_after, apart = _overrun_through_lost_provenance(k, kernel)
+    assert with_y_after == apart == [("oob_load", "x_ptr", LINES[line], "provenance", 64)]
+
+
 # -- guard zones (tools/engine/harness/interpreter_guard.py) ---------------------------------------
 @pytest.fixture
 def guarded(k: Any) -> Iterator[None]:
