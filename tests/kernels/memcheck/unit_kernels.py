@@ -204,3 +204,37 @@ def locked_sum(x_ptr, out_ptr, lock_ptr, BLOCK: tl.constexpr):
         pass
     tl.store(out_ptr, tl.load(out_ptr) + s)
     tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def two_racy_stores(a_ptr, b_ptr, BLOCK: tl.constexpr):
+    # every program writes its own id over the same BLOCK elements of a and of b: two store/store races
+    offs = tl.arange(0, BLOCK)
+    v = tl.zeros((BLOCK,), dtype=tl.float32) + tl.program_id(0)
+    tl.store(a_ptr + offs, v)  # at: race-a
+    tl.store(b_ptr + offs, v)  # at: race-b
+
+
+@triton.jit
+def cas_past_end(lock_ptr, out_ptr):
+    # tries a lock one element past a one-element lock tensor and keeps what the CAS read
+    old = tl.atomic_cas(lock_ptr + 1, 0, 1)  # at: cas-oob
+    tl.store(out_ptr, old)
+
+
+@triton.jit
+def int_cast_tail(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    # x's address goes through an integer and back; program 1 reads past x (program 0 writes y)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    p = (x_ptr.to(tl.int64) + offs * 4).to(tl.pointer_type(tl.float32))
+    v = tl.load(p)  # at: int-cast-load
+    tl.store(y_ptr + tl.arange(0, BLOCK), v + 1.0, mask=tl.program_id(0) == 0)
+
+
+@triton.jit
+def loaded_pointer_tail(table_ptr, x_ptr, y_ptr, BLOCK: tl.constexpr):
+    # x's address comes from a table in memory (x is passed too, unused: it is a launch argument);
+    # program 1 reads past x (program 0 writes y)
+    base = tl.load(table_ptr).to(tl.pointer_type(tl.float32))
+    v = tl.load(base + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK))  # at: table-load
+    tl.store(y_ptr + tl.arange(0, BLOCK), v + 1.0, mask=tl.program_id(0) == 0)

@@ -31,6 +31,7 @@ from typing import Any
 
 import tools.engine.harness.frames as frames
 from tools.engine.harness.instruments import instrument
+from tools.engine.sandbox.own_modules import is_own
 
 WATCHED = (
     "time.perf_counter", "time.perf_counter_ns", "time.time", "time.time_ns", "time.monotonic",
@@ -75,7 +76,7 @@ _OWN: dict[str, Any] = {}
 
 
 def _module(name: str) -> Any:
-    if name.partition(".")[0] in ("tools", "reviewer"):
+    if is_own(name):
         return _OWN.get(name)
     return sys.modules.get(name)
 
@@ -99,7 +100,7 @@ def _snapshot() -> dict[str, Any]:
     for name in ("time", "json", "torch", "numpy", "tools.engine.harness.tensors", "tools.engine.harness.programs"):
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
-    _OWN.update({n: m for n, m in sys.modules.items() if n.partition(".")[0] in ("tools", "reviewer")})
+    _OWN.update({n: m for n, m in sys.modules.items() if is_own(n)})
     snap = {path: _resolve(path) for path in WATCHED}
     snap.update({f"sys.modules[{m!r}]": _module(m) for m in MODULES})
     return {k: v for k, v in snap.items() if v is not None}
@@ -122,7 +123,7 @@ def seal(modules: dict[str, ModuleType]) -> None:
     """Snapshot the module, function and class globals of every module of ours the child runs on
     (called once, after the last of them is imported and before any user code loads)."""
     for name, mod in modules.items():
-        if name.partition(".")[0] not in ("tools", "reviewer"):
+        if not is_own(name):
             continue
         for attr, value in list(vars(mod).items()):
             if isinstance(value, (ModuleType, FunctionType, type)) and not attr.startswith("__"):

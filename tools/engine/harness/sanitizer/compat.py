@@ -36,6 +36,8 @@ BUILDER_HOOKS: dict[str, tuple[str, ...]] = {
     "create_select": ("self", "cond", "lhs", "rhs"),
     "cast_impl": ("self", "src", "dst_type"),
     "create_bitcast": ("self", "src", "dst_type"),
+    "create_ptr_to_int": ("self", "src", "dst_type"),
+    "create_int_to_ptr": ("self", "src", "dst_type"),
 }
 EXECUTOR_HOOKS: dict[str, tuple[str, ...]] = {
     "_init_args_hst": ("self", "args_dev", "kwargs"),

@@ -34,7 +34,6 @@ REGION = "kreview.region"
 WRAP = "kreview.wrap"
 WRAP_SITE = "kreview.wrap_site"
 _ARITH = {np.add: "add", np.subtract: "sub", np.multiply: "mul"}
-_SCRATCH = np.zeros(8, dtype=np.uint64)
 
 
 def _itemsize(ptrs: Any) -> int:
@@ -82,6 +81,14 @@ def _carry_region(out: Any, *sources: Any) -> None:
         out.attr[REGION] = regions.pop()
 
 
+def _carry_address_region(out: Any, *sources: Any) -> None:
+    """Integer arithmetic on an address (a pointer cast to an integer, plus an offset) keeps the
+    storage when exactly one operand has one; two different storages (a pointer difference) give none."""
+    regions = {r for s in sources if (r := getattr(s, "attr", {}).get(REGION)) is not None}
+    if len(regions) == 1:
+        out.attr[REGION] = regions.pop()
+
+
 class Sanitizer:
     """Builds the replacement functions; ``install`` patches, ``uninstall`` restores."""
 
@@ -111,6 +118,7 @@ class Sanitizer:
             (ib, "create_reshape"): self._shape_op(lambda w, a: w.reshape(a[0])),
             (ib, "create_trans"): self._shape_op(lambda w, a: np.transpose(w, a[0])),
             (ib, "create_select"): self._select, (ib, "cast_impl"): self._cast, (ib, "create_bitcast"): self._cast,
+            (ib, "create_ptr_to_int"): self._address_cast, (ib, "create_int_to_ptr"): self._address_cast,
             (ge, "_init_args_hst"): self._init_args, (ge, "__call__"): self._launch,
         }
         desc = getattr(self.interp, "TensorDescHandle", None)
@@ -253,11 +261,20 @@ class Sanitizer:
         def create_atomic_cas(self: Any, ptr: Any, cmp: Any, val: Any, sem: Any, scope: Any) -> Any:
             san._guard("lock", san._lock)
             keep = san._guard("check cas", lambda: san._check("atomic", ptr, None, True))
-            if keep is not None:
-                # CAS has no mask: out-of-bounds lanes operate on a private scratch word instead.
-                data = np.where(keep, ptr.data, np.uint64(_SCRATCH.ctypes.data)).astype(np.uint64)
-                ptr = san.interp.TensorHandle(data, ptr.dtype)
-            return original(self, ptr, cmp, val, sem, scope)
+            if keep is None:
+                return original(self, ptr, cmp, val, sem, scope)
+            # CAS has no mask: each out-of-bounds lane operates on its own zeroed scratch word instead,
+            # fresh for this call, so what it reads back (always 0) is no earlier lane's, launch's or
+            # test's leftover: a shared word kept the 1 a first lock attempt wrote, and the same
+            # kernel then spun or not depending on what ran before it in the process.
+            lanes = np.asarray(ptr.data)
+            scratch = np.zeros(max(lanes.size, 1), dtype=np.uint64)
+            words = np.uint64(scratch.ctypes.data) + np.arange(lanes.size, dtype=np.uint64).reshape(
+                lanes.shape) * np.uint64(scratch.itemsize)
+            data = np.where(keep, ptr.data, words).astype(np.uint64)
+            result = original(self, san.interp.TensorHandle(data, ptr.dtype), cmp, val, sem, scope)
+            del scratch  # alive until the CAS has run
+            return result
 
         return create_atomic_cas
 
@@ -394,6 +411,7 @@ class Sanitizer:
         data = out.data
         if data.dtype.kind not in "iu":
             return  # floats, and comparisons (bool results)
+        _carry_address_region(out, lhs, rhs)
         shape = data.shape
         wrap = _any_of(shape, _wrap_of(lhs), _wrap_of(rhs))
         site_from: tuple[Any, ...] = (lhs, rhs)
@@ -440,6 +458,30 @@ class Sanitizer:
             return out
 
         return cast
+
+    def _address_cast(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """A pointer cast to an integer, offset as an integer and cast back keeps the storage it came
+        from; a pointer or address without one takes the one storage all its lanes point into (an
+        argument pointer, an address loaded from memory), as ``create_addptr`` does. Without it the
+        access was checked against every argument, and an overrun into a neighbouring argument was a
+        valid access (and a race) or not depending on where the allocator had put that argument."""
+        san = self
+
+        def address_cast(self: Any, src: Any, dst_type: Any) -> Any:
+            out = original(self, src, dst_type)
+
+            def carry() -> None:
+                _carry_region(out, src)
+                launch = san.report.launch
+                if REGION not in out.attr and launch is not None:
+                    owners = np.unique(launch.owner(np.asarray(src.data).reshape(-1), 1))
+                    if owners.size == 1 and owners[0] >= 0:
+                        out.attr[REGION] = int(owners[0])
+
+            san._guard("address cast", carry)
+            return out
+
+        return address_cast
 
     def _addptr(self, original: Callable[..., Any]) -> Callable[..., Any]:
         san = self
@@ -577,7 +619,7 @@ def _regions(named: list[tuple[str, Any]]) -> list[Region]:
             return
         by_start[start] = Region(name=name, start=start, end=start + int(storage.nbytes()), base=int(t.data_ptr()),
                                  itemsize=int(t.element_size()), dtype=str(t.dtype).removeprefix("torch."),
-                                 shape=list(t.shape))
+                                 shape=list(t.shape), position=len(by_start))
 
     for name, value in named:
         visit(name, value)

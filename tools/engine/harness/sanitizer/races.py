@@ -17,11 +17,14 @@ never conflict with each other; a plain load of an address others update atomica
 either (it is how a program reads a flag or counter after synchronising through it). Programs that
 take a lock (``tl.atomic_cas`` / ``tl.atomic_xchg``, the layer-norm backward tutorial's pattern)
 are trusted to protect their later plain accesses: their lanes after the first CAS/XCHG are not
-recorded. Recording stops at ``MAX_LANES`` per launch (the result says so: ``partial``).
+recorded. Recording stops at ``MAX_LANES`` per launch (the result says so: ``partial``). The
+result is one record per (kinds, site pair), every conflicting lane counted; the order of the
+analysis is the argument order and offset, not the raw address (see ``conflicts``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,11 +83,20 @@ class RaceTracker:
         self._chunks.append((addr.astype(np.uint64).reshape(-1), code, _KINDS[kind], sid, vals))
 
     # -- analysis ------------------------------------------------------------------------------
-    def conflicts(self) -> list[dict[str, Any]]:
-        """The races of the launch just ended: one record per (kinds, site pair), first example."""
+    def conflicts(self, canonical: Callable[[np.ndarray], np.ndarray] | None = None) -> list[dict[str, Any]]:
+        """The races of the launch just ended: one record per (kinds, site pair), first example, every
+        conflicting lane counted.
+
+        ``canonical`` maps each address to a key that does not depend on where the allocator put the
+        arguments (:meth:`tools.engine.harness.sanitizer.report.Launch.canonical`: argument, then offset
+        in it). Every choice below (which address is the first example, which records fill
+        ``MAX_RACES``) follows that key or the order the accesses ran in, never the raw addresses:
+        otherwise which argument's race is reported would depend on which one happened to lie lower
+        in memory, i.e. on everything the process allocated before."""
         if not self._chunks:
             return []
-        addr = np.concatenate([c[0] for c in self._chunks])
+        raw = np.concatenate([c[0] for c in self._chunks])
+        addr = raw if canonical is None else np.asarray(canonical(raw), dtype=np.uint64)
         pid = np.concatenate([np.full(c[0].size, c[1], dtype=np.int64) for c in self._chunks])
         kind = np.concatenate([np.full(c[0].size, c[2], dtype=np.int8) for c in self._chunks])
         site = np.concatenate([np.full(c[0].size, c[3], dtype=np.int32) for c in self._chunks])
@@ -94,10 +106,11 @@ class RaceTracker:
         stores = kind == 1
         if not stores.any():
             return []
-        s_addr, s_pid, s_val = addr[stores], pid[stores], vals[stores]
+        s_addr, s_raw, s_pid, s_val = addr[stores], raw[stores], pid[stores], vals[stores]
         order = np.argsort(s_addr, kind="stable")
-        s_addr, s_pid, s_val, s_site = s_addr[order], s_pid[order], s_val[order], site[stores][order]
+        s_addr, s_raw, s_pid, s_val, s_site = s_addr[order], s_raw[order], s_pid[order], s_val[order], site[stores][order]
         uniq, start = np.unique(s_addr, return_index=True)
+        n = len(s_addr)
         pmin = np.minimum.reduceat(s_pid, start)
         pmax = np.maximum.reduceat(s_pid, start)
         vmin = np.fmin.reduceat(s_val, start)
@@ -116,37 +129,41 @@ class RaceTracker:
             else:
                 rec["lanes"] += lanes
 
-        # store/store: two programs store to one address (different values)
-        multi = (pmin != pmax) & ~same_value
-        for i in np.flatnonzero(multi)[:64]:
-            lo = start[i]
-            hi = start[i + 1] if i + 1 < len(start) else len(s_addr)
-            p = s_pid[lo:hi]
-            j = int(np.flatnonzero(p != p[0])[0])
-            add("store/store", uniq[i], int(p[0]), int(p[j]), int(s_site[lo]), int(s_site[lo + j]), 1)
-        if multi.sum() > 64:
-            first = next(iter(found.values()), None)
-            if first is not None:
-                first["lanes"] += int(multi.sum()) - 64
+        # store/store: two programs store to one address (different values); per address, the first
+        # store (in the order they ran) and the first one from another program
+        multi = np.flatnonzero((pmin != pmax) & ~same_value)
+        if multi.size:
+            counts = np.diff(np.append(start, n))
+            first_pid = np.repeat(s_pid[start], counts)
+            other_at = np.minimum.reduceat(np.where(s_pid != first_pid, np.arange(n), n), start)
+            lo, hi = start[multi], other_at[multi]
+            for i, lanes in _by_pair(s_site[lo], s_site[hi]):
+                add("store/store", s_raw[lo[i]], int(s_pid[lo[i]]), int(s_pid[hi[i]]), int(s_site[lo[i]]),
+                    int(s_site[hi[i]]), lanes)
         # store/load and store/atomic: another program touches an address one program stored
         for k, name in ((0, "store/load"), (2, "store/atomic")):
             sel = kind == k
             if not sel.any():
                 continue
-            o_addr, o_pid, o_site = addr[sel], pid[sel], site[sel]
+            o_addr, o_raw, o_pid, o_site = addr[sel], raw[sel], pid[sel], site[sel]
             idx = np.searchsorted(uniq, o_addr)
             idx_c = np.clip(idx, 0, len(uniq) - 1)
             hit = (idx < len(uniq)) & (uniq[idx_c] == o_addr)
-            other = hit & ((o_pid != pmin[idx_c]) | (pmin[idx_c] != pmax[idx_c]))
-            if not other.any():
+            other = np.flatnonzero(hit & ((o_pid != pmin[idx_c]) | (pmin[idx_c] != pmax[idx_c])))
+            if not other.size:
                 continue
-            lanes = np.flatnonzero(other)
-            for lane in lanes[:64]:
-                u = idx_c[lane]
-                writer = int(pmin[u]) if int(pmin[u]) != int(o_pid[lane]) else int(pmax[u])
-                add(name, int(o_addr[lane]), writer, int(o_pid[lane]), int(s_site[start[u]]), int(o_site[lane]), 1)
-            if lanes.size > 64:
-                rec = next((r for r in found.values() if r["kinds"] == name), None)
-                if rec is not None:
-                    rec["lanes"] += int(lanes.size) - 64
+            u = idx_c[other]
+            for i, lanes in _by_pair(s_site[start[u]], o_site[other]):
+                lane, w = other[i], u[i]
+                writer = int(pmin[w]) if int(pmin[w]) != int(o_pid[lane]) else int(pmax[w])
+                add(name, int(o_raw[lane]), writer, int(o_pid[lane]), int(s_site[start[w]]), int(o_site[lane]), lanes)
         return list(found.values())
+
+
+def _by_pair(first: np.ndarray, second: np.ndarray) -> list[tuple[int, int]]:
+    """(index of the first occurrence, count) of each distinct (first, second) site pair, in the
+    order the pairs first occur."""
+    code = (first.astype(np.int64) << 32) | second.astype(np.int64)
+    _, at, counts = np.unique(code, return_index=True, return_counts=True)
+    order = np.argsort(at, kind="stable")
+    return [(int(at[j]), int(counts[j])) for j in order]

@@ -20,6 +20,7 @@ MAX_RECORDS = 64
 MAX_EXAMPLES = 4
 MAX_PROGRAMS = 8
 MAX_KERNELS = 32
+_OFFSET_BITS = 44  # storages below 16 TiB; argument positions above
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Region:
     itemsize: int
     dtype: str
     shape: list[int]
+    position: int = 0  # the argument's place among the launch's storages (argument order, not address)
 
     def element(self, addr: np.ndarray, itemsize: int) -> np.ndarray:
         """Element index of each address relative to the argument's own data pointer."""
@@ -71,6 +73,21 @@ class Launch:
         inside = (i >= 0) & (flat >= self.starts[j]) & (flat <= self.ends[j] - np.uint64(itemsize)) \
             & (self.ends[j] >= np.uint64(itemsize))
         return np.where(inside, i, -1)
+
+    def canonical(self, addr: np.ndarray) -> np.ndarray:
+        """Each address as (argument position, byte offset in its storage) packed in one integer: the
+        same for every run of the kernel wherever the allocator put its arguments, and ordered like
+        them (argument order, then offset). An address in no argument (never recorded) keeps its raw
+        value above every such key."""
+        flat = addr.astype(np.uint64)
+        outside = flat | np.uint64(1 << 63)
+        if not self.regions:
+            return outside
+        owner = self.owner(flat, 1)
+        j = np.clip(owner, 0, None)
+        positions = np.array([r.position for r in self.regions], dtype=np.uint64)
+        key = (positions[j] << np.uint64(_OFFSET_BITS)) | (flat - self.starts[j])
+        return np.where(owner >= 0, key, outside)
 
     def nearest(self, addr: np.ndarray) -> np.ndarray:
         """The closest region to each address (attribution when provenance was lost)."""
@@ -153,7 +170,7 @@ class Report:
         check = self.data["race_check"]
         check["launches"] += 1
         check["partial"] += int(self.races.partial)
-        for c in self.races.conflicts():
+        for c in self.races.conflicts(self.launch.canonical):
             addr = np.array([c["address"]], dtype=np.uint64)
             owner = int(self.launch.owner(addr, 1)[0])
             reg = self.launch.regions[owner] if owner >= 0 else None

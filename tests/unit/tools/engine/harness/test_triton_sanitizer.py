@@ -304,6 +304,70 @@ def test_disjoint_blocks_and_in_place_updates_are_not_races(k: Any) -> None:
     assert only(sanitized(lambda: k.masked[(3,)](x, x, 300, BLOCK=128)), "race") == []  # each program its own
 
 
+def _races(data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """The race records without the raw addresses (which differ between layouts by construction)."""
+    return [(v["accesses"], v["arg"], v["element"], v["first_site"]["line"], v["line"], v["lanes"],
+             v["race_programs"], v["program_ids"]) for v in only(data, "race")]
+
+
+def test_races_reported_do_not_depend_on_where_the_arguments_lie(k: Any) -> None:
+    """Both arrays take 128 conflicting stores. The detector used to look at the first 64 conflicting
+    addresses in address order only, so it named the race of whichever argument the allocator had put
+    lower in memory (what else the process had allocated before decided) and missed the other."""
+    reports = []
+    for a_first in (True, False):
+        mem = torch.zeros(2 * 128)
+        lo, hi = _own(mem[:128]), _own(mem[128:])
+        a, b = (lo, hi) if a_first else (hi, lo)
+        reports.append(_races(sanitized(lambda a=a, b=b: k.two_racy_stores[(2,)](a, b, BLOCK=128))))
+    reports.append(_races(sanitized(lambda: k.two_racy_stores[(2,)](torch.zeros(128), torch.zeros(128), BLOCK=128))))
+    assert reports[0] == reports[1] == reports[2]
+    assert [(r[0], r[1], r[4], r[5]) for r in reports[0]] == [
+        ("store/store", "a_ptr", LINES["race-a"], 128), ("store/store", "b_ptr", LINES["race-b"], 128)]
+
+
+
+def test_an_out_of_bounds_cas_reads_the_same_whatever_ran_before(k: Any) -> None:
+    """An out-of-bounds CAS lane runs on a scratch word. One word shared by every launch kept the 1 the
+    first attempt wrote, so the second identical launch read 1 (a spin lock would then spin for ever):
+    the outcome followed what had run earlier in the process."""
+    seen = []
+    for _ in range(2):
+        lock, out = torch.zeros(1, dtype=torch.int32), torch.full((1,), -1, dtype=torch.int32)
+        data = sanitized(lambda lock=lock, out=out: k.cas_past_end[(1,)](lock, out))
+        seen.append((out.item(), lock.item(), [(v["kind"], v["line"]) for v in data["violations"]]))
+    assert seen == [(0, 0, [("oob_atomic", LINES["cas-oob"])])] * 2
+
+
+
+def _overrun_through_lost_provenance(k: Any, kernel: str) -> list[list[tuple[Any, ...]]]:
+    """Program 1 reads 64 floats past the 64 of x through a pointer that went through an integer;
+    program 0 writes y. Run with y right after x (the overrun lands in y) and with y elsewhere."""
+    reports = []
+    for y_after_x in (True, False):
+        mem = torch.zeros(3 * 64)
+        x = _own(mem[:64])
+        x.copy_(torch.randn(64))
+        y = _own(mem[64:128]) if y_after_x else torch.zeros(64)
+        if kernel == "int_cast_tail":
+            data = sanitized(lambda x=x, y=y: k.int_cast_tail[(2,)](x, y, BLOCK=64))
+        else:
+            table = torch.tensor([x.data_ptr()], dtype=torch.int64)
+            data = sanitized(lambda x=x, y=y, table=table: k.loaded_pointer_tail[(2,)](table, x, y, BLOCK=64))
+        reports.append(sorted((v["kind"], v["arg"], v["line"], v.get("attribution"), v["lanes"])
+                              for v in data["violations"]))
+    return reports
+
+
+@pytest.mark.parametrize(("kernel", "line"), [("int_cast_tail", "int-cast-load"), ("loaded_pointer_tail", "table-load")])
+def test_a_pointer_through_an_integer_keeps_its_argument(k: Any, kernel: str, line: str) -> None:
+    """Without provenance such a pointer was checked against every argument, so the same overrun was an
+    oob_load when y lay elsewhere and a valid load of y plus a race with program 0 when the allocator
+    had put y right after x."""
+    with_y_after, apart = _overrun_through_lost_provenance(k, kernel)
+    assert with_y_after == apart == [("oob_load", "x_ptr", LINES[line], "provenance", 64)]
+
+
 # -- guard zones (tools/engine/harness/interpreter_guard.py) ---------------------------------------
 @pytest.fixture
 def guarded(k: Any) -> Iterator[None]:
