@@ -32,7 +32,7 @@ class Column(BaseModel):
     timings: list[str] = Field(default_factory=list)
 
 
-class Comparison(BaseModel):
+class RunComparison(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     columns: list[Column]
@@ -129,7 +129,7 @@ def _behaviour_reasons(name: str, reports: list[PairReport]) -> list[str]:
 
 
 def compare(named: list[tuple[str, Path, Review]], behaviour: list[PairReport] | None = None,
-            original: str | None = None, notes: list[str] | None = None) -> Comparison:
+            original: str | None = None, notes: list[str] | None = None) -> RunComparison:
     cols = [column(n, r) for n, _, r in named]
     behaviour = behaviour or []
     hashes = {_reference_hash(p) for _, p, _ in named}
@@ -148,11 +148,11 @@ def compare(named: list[tuple[str, Path, Review]], behaviour: list[PairReport] |
         ranking.append({"rank": i, "name": col.name, "reasons": reasons})
     notes = ([] if len(hashes) == 1 else ["the implementations do not share one reference file: the figures "
                                           "compare different tasks"]) + list(notes or [])
-    return Comparison(columns=cols, ranking=ranking, same_reference=len(hashes) == 1, original=original,
+    return RunComparison(columns=cols, ranking=ranking, same_reference=len(hashes) == 1, original=original,
                       behaviour=behaviour, notes=notes)
 
 
-def render(cmp: Comparison, fmt: str) -> str:
+def render(cmp: RunComparison, fmt: str) -> str:
     if fmt == "json":
         return cmp.model_dump_json(indent=2)
     rows: list[tuple[str, list[str]]] = [("framework", [c.framework or "?" for c in cmp.columns]),
@@ -205,7 +205,7 @@ def render(cmp: Comparison, fmt: str) -> str:
     return "\n".join(lines)
 
 
-def _render_behaviour(cmp: Comparison, fmt: str) -> list[str]:
+def _render_behaviour(cmp: RunComparison, fmt: str) -> list[str]:
     if not cmp.behaviour:
         return []
     title = "Differences in behaviour" + (f" (port review: {cmp.original} is the original)" if cmp.original else "")

@@ -27,7 +27,7 @@ class SourceLine(BaseModel):
     cites: list[Cite] = Field(default_factory=list)
 
 
-class SourceFile(BaseModel):
+class SourceListing(BaseModel):
     name: str
     lines: list[SourceLine] = Field(default_factory=list)
     missing: str = ""
@@ -57,7 +57,7 @@ def _read_source(run_dir: Path, root: str, name: str) -> tuple[str | None, str, 
     return None, "", f"{name} is no longer available (not kept with the run, not in the submission folder)"
 
 
-def source_files(review: Review, run_dir: Path) -> list[SourceFile]:
+def source_files(review: Review, run_dir: Path) -> list[SourceListing]:
     cites: dict[str, dict[int, list[Cite]]] = {}
 
     def add(file: str, start: int, end: int, ref: str, text: str, anchor: str) -> None:
@@ -76,10 +76,10 @@ def source_files(review: Review, run_dir: Path) -> list[SourceFile]:
     for name in names:
         text, origin, why = _read_source(run_dir, review.submission.root, name)
         if text is None:
-            out.append(SourceFile(name=name, missing=why))
+            out.append(SourceListing(name=name, missing=why))
             continue
         per = cites.get(name, {})
-        out.append(SourceFile(name=name, origin=origin,
+        out.append(SourceListing(name=name, origin=origin,
                               lines=[SourceLine(no=i, text=t, cites=per.get(i, []))
                                      for i, t in enumerate(text.splitlines(), start=1)]))
     return out

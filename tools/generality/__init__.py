@@ -36,7 +36,7 @@ from tools.engine.contract import GENERATOR_FORMATS, outside_contract
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
-from tools.generality.branches import INPUT_KINDS, HostCoverage, Side, observed_coverage, unreached
+from tools.generality.branches import INPUT_KINDS, HostCoverage, UntakenSide, observed_coverage, unreached
 from tools.generality.paths import crossing_values
 from tools.generality.device_paths import device_branches
 import tools.generality.large_grid as LG
@@ -375,10 +375,10 @@ class GeneralityTool(Tool):
         return out
 
     # -- host branches -------------------------------------------------------------------
-    def _unreached(self, ctx: ToolContext, base: Baseline, cov: HostCoverage) -> tuple[list[Side], int, int]:
+    def _unreached(self, ctx: ToolContext, base: Baseline, cov: HostCoverage) -> tuple[list[UntakenSide], int, int]:
         knobs = set(size_knobs_of(ctx, dict(base.case.params)))
         fixed = ctx.submission.format in GENERATOR_FORMATS
-        sides: list[Side] = []
+        sides: list[UntakenSide] = []
         total = taken = 0
         for rel in ctx.source.python_files():
             s, t, k = unreached(rel, ctx.source.file(rel), cov.arcs.get(rel, set()), knobs=knobs, contract_fixed=fixed)

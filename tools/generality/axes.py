@@ -14,7 +14,7 @@ from typing import Any
 
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import Baseline, size_knobs_of
-from tools.generality.search import Dim
+from tools.generality.search import SearchDim
 from tools.generality.paths import describe as describe_threshold
 from tools.generality.paths import path_sizes
 from tools.engine.sizes import candidates, int_kwargs
@@ -35,7 +35,7 @@ _LARGE_FACTOR = 4
 @dataclass
 class Axis:
     name: str
-    dims: list[Dim]
+    dims: list[SearchDim]
     make_case: Callable[[dict[str, Any]], Case]
     describe: Callable[[dict[str, Any]], str]
     base: dict[str, Any]
@@ -80,7 +80,7 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
         # Rationale: hypothesis samples values uniformly; sizes far above nominal cost many times a
         # nominal call under an interpreter, so they are tried once each after the search instead.
         small = [c for c in cands if c <= max(_LARGE_FACTOR * v, 64)]
-        dims.append(Dim(k, [v, *small]))
+        dims.append(SearchDim(k, [v, *small]))
         extra += [{**nominal, k: c} for c in cands if c not in small]
 
     def changed(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +114,7 @@ def layouts_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Ax
         return _case(ctx, base, "layouts", describe(cfg), params=params,
                      transforms=list(LAYOUTS[cfg["layout"]]) if cfg["layout"] else [])
 
-    return Axis("layouts", [Dim("layout", [None, *names])], make_case, describe, base={"layout": None})
+    return Axis("layouts", [SearchDim("layout", [None, *names])], make_case, describe, base={"layout": None})
 
 
 def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:
@@ -140,4 +140,4 @@ def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axi
     def make_case(cfg: dict[str, Any]) -> Case:
         return _case(ctx, base, "dtypes", describe(cfg), params=params, dtype=cfg["dtype"] or sub.dtype)
 
-    return Axis("dtypes", [Dim("dtype", [None, *others])], make_case, describe, base={"dtype": None}, notes=notes)
+    return Axis("dtypes", [SearchDim("dtype", [None, *others])], make_case, describe, base={"dtype": None}, notes=notes)

@@ -59,7 +59,7 @@ _LAYOUT_WORDS = ("is_contiguous", "stride", "storage_offset", "contiguous")
 
 
 @dataclass(frozen=True)
-class Side:
+class UntakenSide:
     """One exit of a branch line never taken."""
     file: str
     line: int
@@ -371,7 +371,7 @@ def _statement(node: ast.AST, source_lines: list[str]) -> str:
 
 
 def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: Iterable[str] = (),
-              contract_fixed: bool = False) -> tuple[list[Side], int, int]:
+              contract_fixed: bool = False) -> tuple[list[UntakenSide], int, int]:
     """Branch sides of ``file`` never taken, in functions that ran; with the number of branch sides
     in those functions and how many were taken."""
     try:
@@ -395,7 +395,7 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
     mutated = written_state(src)
     knob_set = set(knobs)
     lines = source.splitlines()
-    out: list[Side] = []
+    out: list[UntakenSide] = []
     total = taken = 0
     for line in sorted(possible):
         node = nodes.get(line)
@@ -419,5 +419,5 @@ def unreached(file: str, source: str, ran: Iterable[tuple[int, int]], *, knobs: 
             cond = ast.unparse(node.iter if loop else node.test)  # type: ignore[union-attr]
             if loop:
                 cond = f"{ast.unparse(node.target)} in {cond}"  # type: ignore[union-attr]
-            out.append(Side(file, line, target, _statement(node, lines), cond[:160], side, kind, reason, found))
+            out.append(UntakenSide(file, line, target, _statement(node, lines), cond[:160], side, kind, reason, found))
     return out, total, taken

@@ -42,7 +42,7 @@ class Trial:
 
 
 @dataclass
-class Dim:
+class SearchDim:
     name: str
     values: list[Any]
 
@@ -72,7 +72,7 @@ class _Found(Exception):
 
 
 class Search:
-    def __init__(self, dims: list[Dim], trial_fn: Callable[[dict[str, Any]], Trial], *, rng_seed: int,
+    def __init__(self, dims: list[SearchDim], trial_fn: Callable[[dict[str, Any]], Trial], *, rng_seed: int,
                  max_examples: int, deadline: float, costly_allowance: int = 2) -> None:
         self.dims = [d for d in dims if d.values]
         self.trial_fn = trial_fn
@@ -116,7 +116,7 @@ class Search:
         """Record a configuration already evaluated elsewhere (the nominal run)."""
         self.cache[self.key(config)] = trial
 
-    def _hypothesis(self, dims: list[Dim], max_examples: int) -> Trial | None:
+    def _hypothesis(self, dims: list[SearchDim], max_examples: int) -> Trial | None:
         strategy = st.fixed_dictionaries({d.name: st.sampled_from(d.values) for d in dims})
 
         @settings(max_examples=max_examples, deadline=None, database=None, derandomize=False,
@@ -162,7 +162,7 @@ class Search:
             for d in self.dims:
                 v = failure.config[d.name]
                 idx = d.values.index(v) if v in d.values else len(d.values) - 1
-                narrowed.append(Dim(d.name, d.values[:idx + 1]) if idx else d)
+                narrowed.append(SearchDim(d.name, d.values[:idx + 1]) if idx else d)
             again = self._hypothesis(narrowed, max(10, 3 * sum(len(d.values) for d in narrowed)))
             if again is not None:
                 failure, shrunk = again, True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewer.comparison import Column, Comparison, _behaviour_reasons, _key, render
+from reviewer.comparison import Column, RunComparison, _behaviour_reasons, _key, render
 from tools.engine.differential import CaseCheck, PairReport, SideRun
 
 
@@ -35,7 +35,7 @@ def test_reasons_name_the_port_and_the_judge() -> None:
 
 
 def test_render_shows_the_pair_row_the_smallest_case_and_its_rerun() -> None:
-    cmp = Comparison(columns=[_col("a"), _col("b")], ranking=[], same_reference=True, original="a",
+    cmp = RunComparison(columns=[_col("a"), _col("b")], ranking=[], same_reference=True, original="a",
                      behaviour=[_report("a", original="a")])
     md = render(cmp, "markdown")
     assert "| role | original (behaviour to preserve) | port |" in md

@@ -24,7 +24,7 @@ def _entry(path: Path, module_name: str, name: str, module: Any = None) -> Any:
     return getattr(module, name)
 
 
-class ManifestReference(ReferenceProgram):
+class ManifestProgram(ReferenceProgram):
     format = "manifest"
 
     def __init__(self, spec: dict[str, Any], device: str) -> None:
@@ -78,4 +78,4 @@ class ManifestSubmission(SubmissionProgram):
         return self.fn(*data.inputs)
 
 
-register(ManifestReference, ManifestSubmission)
+register(ManifestProgram, ManifestSubmission)

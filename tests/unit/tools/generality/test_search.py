@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from tools.generality.search import Dim, Search, Trial
+from tools.generality.search import SearchDim, Search, Trial
 
-DIMS = [Dim("batch", [16, 1, 2, 3, 5, 7, 13, 33]), Dim("dim", [256, 1, 2, 3, 5, 7, 13, 255, 257, 513])]
+DIMS = [SearchDim("batch", [16, 1, 2, 3, 5, 7, 13, 33]), SearchDim("dim", [256, 1, 2, 3, 5, 7, 13, 255, 257, 513])]
 
 
 def _search(fn, *, examples: int = 20, budget: float = 60.0, dims=DIMS) -> tuple[Search, list]:
@@ -60,7 +60,7 @@ def test_costly_failures_stop_the_search() -> None:
 
 
 def test_extra_configurations_join_the_sweep() -> None:
-    dims = [Dim("size", [127, 1, 3])]
+    dims = [SearchDim("size", [127, 1, 3])]
     s, _ = _search(lambda c: Trial(c, "fail" if c["size"] == 4096 else "pass"), dims=dims)
     result = s.run(extra=[{"size": 4096}])
     assert result.failure is not None and result.failure.config == {"size": 4096} and not result.shrunk
