@@ -455,12 +455,12 @@ def test_registry_lookups_across_plugins_are_seen(tmp_path: Path) -> None:
         "tools/beta/static.py": "from tools.engine.registry import tools\nB = tools()['beta']\n",
     })
     assert sorted(why for _, why in registry_violations(root)) == [
-        "a plugin reaches another plugin through the registry: "
-        "tools/alpha/__init__.py:3: tools.alpha looks up tool 'beta' in the registry",
-        "a plugin reaches another plugin through the registry: "
-        "tools/alpha/more.py:5: tools.alpha.more looks up tool 'beta_static' in the registry",
-        "a plugin reaches another plugin through the registry: "
-        "tools/alpha/more.py:6: tools.alpha.more looks up tool 'gamma' in the registry",
-        "the engine reaches a plugin through the registry: "
-        "tools/engine/plan.py:2: tools.engine.plan looks up tool 'alpha' in the registry",
+        ("a plugin reaches another plugin through the registry: "
+         "tools/alpha/__init__.py:3: tools.alpha looks up tool 'beta' in the registry"),
+        ("a plugin reaches another plugin through the registry: "
+         "tools/alpha/more.py:5: tools.alpha.more looks up tool 'beta_static' in the registry"),
+        ("a plugin reaches another plugin through the registry: "
+         "tools/alpha/more.py:6: tools.alpha.more looks up tool 'gamma' in the registry"),
+        ("the engine reaches a plugin through the registry: "
+         "tools/engine/plan.py:2: tools.engine.plan looks up tool 'alpha' in the registry"),
     ]
