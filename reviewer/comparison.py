@@ -13,7 +13,6 @@ from reviewer.core.models import Review
 from tools.engine.differential import PairReport
 
 _VERDICT_RANK = {"accept": 0, "needs_human": 1, "reject": 2}
-_CRITERION_RANK = {"pass": 0, "unverified": 1, "fail": 2}
 
 
 class Column(BaseModel):

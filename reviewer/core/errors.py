@@ -84,12 +84,6 @@ class ToolError(KReviewError):
     status = "tool_error"
 
 
-class ToolUnavailable(ToolError):
-    """A tool needs something missing here (GPU, nvcc, a package). Becomes ``unverified`` evidence."""
-
-    status = "tool_unavailable"
-
-
 class LLMError(KReviewError):
     """The language model could not be reached or kept answering unusable output."""
 
@@ -120,7 +114,7 @@ class CalibrationError(UsageError):
     status = "bad_eval_set"
 
 
-class SanitizerIncompatible(ToolUnavailable):
+class SanitizerIncompatible(ToolError):
     """The installed Triton's interpreter internals differ from those the CPU sanitizer hooks.
 
     Raised before anything is patched; the memcheck evidence becomes ``unverified``."""

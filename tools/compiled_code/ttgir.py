@@ -26,7 +26,6 @@ _LAYOUT = re.compile(r"^(#[\w]+) = #ttg\.(blocked|nvidia_mma|amd_mfma|amd_wmma|n
                      r"shared)<\{(.*)\}>\s*$")
 _OP = re.compile(r'^\s*(?:(%[\w.$-]+)(?::\d+)?(?:, %[\w.$-]+)*\s*=\s*)?"?([a-z_]+\.[a-z_.]+)"?(.*)$')
 _TENSOR = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr<(\w+)>|\w+)(?:, (#[\w.]+(?:<\{[^{}]*\}>)?))?>")
-_SCALAR_PTR = re.compile(r"!tt\.ptr<(\w+)>")
 _ITER_ARGS = re.compile(r"iter_args\((.*?)\)\s*->")
 _FUNC_ARG = re.compile(r"(%[\w.$-]+): ([^{},]+?)(?: \{[^}]*\})? loc\(")
 _INT_CONST = re.compile(r"arith\.constant (?:dense<)?(-?\d+)>? : ")

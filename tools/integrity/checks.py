@@ -495,10 +495,6 @@ def check_output_type(p: IntegrityObservation) -> Check:
                  result={"outputs": described})
 
 
-_OPEN_SAFE_EXT = (".py", ".cu", ".cuh", ".cpp", ".cc", ".h", ".hpp", ".c", ".ptx", ".cubin", ".so", ".json",
-                  ".yaml", ".yml", ".toml", ".txt")
-
-
 def _inside(path: str, root: str | None) -> bool:
     if not root or not path.startswith("/"):
         return False

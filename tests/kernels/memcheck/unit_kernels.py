@@ -1,6 +1,6 @@
-"""Kernels for the sanitizer's unit tests (tests/unit/tools/engine/harness/test_triton_sanitizer.py), run in-process under
-TRITON_INTERPRET=1. Not a submission family: each kernel isolates one behaviour, and the comment
-``# at: NAME`` marks the line a report must point to."""
+"""Kernels for the sanitizer's unit tests (tests/unit/tools/engine/harness/instruments/
+test_triton_sanitizer.py), run in-process under TRITON_INTERPRET=1. Not a submission family: each
+kernel isolates one behaviour, and the comment ``# at: NAME`` marks the line a report must point to."""
 
 import triton
 import triton.language as tl

@@ -25,7 +25,8 @@ def _poisoned(name: str) -> types.ModuleType:
 
 
 for _name in ("tools.engine", "tools.engine.counting", "tools.engine.harness", "tools.engine.harness.tensors",
-              "tools.engine.harness.ops", "tools.engine.harness.programs", "tools.engine.harness.instruments",
+              "tools.engine.harness.ops", "tools.engine.harness.op_table", "tools.engine.harness.programs",
+              "tools.engine.harness.instruments",
               "tools.engine.harness.instruments.virtual_gpu", "tools.engine.harness.instruments.triton_launches",
               "tools.engine.harness.instruments.triton_sanitizer", "tools.engine.harness.instruments.pallas",
               "tools.engine.harness.virtual_gpu", "reviewer.core", "reviewer.core.errors"):

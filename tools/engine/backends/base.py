@@ -4,7 +4,7 @@ One small interface per framework (Triton, Pallas, CUDA, NKI, plain torch; a six
 the same shape registered under the ``kreview.backends`` entry-point group):
 
 - detection: ``markers`` and ``priority`` (``detect``);
-- capability flags: ``supports_cpu_run``, ``supports_static_compile``, ``supports_sanitizer``;
+- capability flags: ``supports_static_compile``, ``supports_sanitizer``;
 - what generic checks need to know: ``custom_kernel``, ``launch_instruments``, ``launch_count``,
   ``launches_show_skipped_work``, ``jax_traced``; the run setup's ``unfaithful_dtypes``;
 - run: ``run_setup(device)`` -> ``RunSetup`` (environment, preludes, whether it is interpreted,
@@ -113,7 +113,6 @@ class Backend(ABC):
     markers: ClassVar[tuple[str, ...]] = ()
     #: priority among backends with hits (a Triton kernel called from PyTorch is Triton, not torch)
     priority: ClassVar[int] = 0
-    supports_cpu_run: ClassVar[bool] = False
     supports_static_compile: ClassVar[bool] = False
     supports_sanitizer: ClassVar[bool] = False
     #: False for plain PyTorch: a submission in it has no kernel of its own

@@ -19,7 +19,6 @@ class TorchBackend(Backend):
     name = "torch"
     markers = (r"^\s*import torch", r"^\s*from torch")
     priority = 0
-    supports_cpu_run = True
     custom_kernel = False
     launch_count = "counted"
     launches_show_skipped_work = True
@@ -43,7 +42,6 @@ class TritonBackend(Backend):
     name = "triton"
     markers = (r"@triton\.jit", r"^\s*import triton", r"^\s*from triton", r"\btl\.")
     priority = 10
-    supports_cpu_run = True
     supports_static_compile = True
     supports_sanitizer = True
     launch_instruments = ("triton_launches",)

@@ -64,7 +64,6 @@ class NkiBackend(Backend):
     name = "nki"
     markers = (r"neuronxcc", r"^\s*import nki\b", r"^\s*from nki\b", r"nki\.jit", r"\bnl\.", r"\bnisa\.")
     priority = 40
-    supports_cpu_run: ClassVar[bool] = True
     supports_sanitizer: ClassVar[bool] = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:

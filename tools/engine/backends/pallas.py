@@ -108,7 +108,6 @@ class PallasBackend(Backend):
     name = "pallas"
     markers = (r"pallas_call", r"jax\.experimental\s+import\s+pallas", r"jax\.experimental\.pallas")
     priority = 20
-    supports_cpu_run = True
     supports_static_compile = True
     supports_sanitizer = True
     jax_traced = True

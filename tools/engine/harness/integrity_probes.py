@@ -14,7 +14,8 @@
                          tensors); every output saved for the parent (tools/integrity/many_calls.py).
 
 Importing this module (``tools.engine.harness.ops`` does, at child start) also arms the harness guard's
-baseline and audit hook before any user code runs.
+baseline and audit hook before any user code runs. Its requests go in the table ops.py answers from
+(tools/engine/harness/op_table.py); it does not import ops.py.
 """
 
 from __future__ import annotations
@@ -29,24 +30,19 @@ import torch
 import tools.engine.harness.arrays as arrays
 import tools.engine.harness.input_history as input_history
 import tools.engine.harness.instruments as instruments
-import tools.engine.harness.ops as ops
 import tools.engine.harness.tensors as tensors
 from tools.engine.harness.case import Case
 from tools.engine.harness.instruments.harness_guard import guard
 from tools.engine.harness.instruments.jax_ops import JaxOpRecorder, merge_into
 from tools.engine.harness.instruments.torch_ops import OpRecorder
-from tools.engine.harness.ops import ChildState, _prepared, _sync, op
+from tools.engine.harness.op_table import ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
 
 
 def _case_data(saved: dict[str, Any], case: Case, device: str) -> CaseData:
     """The case's inputs as ``run_submission`` builds them (transforms applied; inputs made as JAX or
     NumPy arrays given back as such where the harness records their kinds)."""
-    inputs = _prepared(saved["inputs"], case, device)
-    restore = getattr(ops, "_restored", None)
-    if restore is not None:
-        return restore(saved["init"], inputs, saved.get("kinds", {}))
-    return CaseData(init=saved["init"], inputs=inputs)
+    return restored(saved["init"], prepared(saved["inputs"], case, device), saved.get("kinds", {}))
 
 
 def _root(spec: dict[str, Any], key: str) -> str | None:
@@ -107,12 +103,12 @@ def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str
     t0 = time.perf_counter()
     with jax_recorder, recorder:
         out_a = fn(data_a.inputs)
-        _sync(state.device)
+        sync(state.device)
     seconds = time.perf_counter() - t0
     mutated = _changed(before, data_a.inputs)
     _save(out_a, Path(payload["out_a"]))
     out_b = fn(_case_data(b, case, state.device).inputs)
-    _sync(state.device)
+    sync(state.device)
     _save(out_b, Path(payload["out_b"]))
     return {"trace": merge_into(recorder.data, jax_recorder.data), "outputs": tensors.describe(out_a),
             "mutated_inputs": mutated,
@@ -127,7 +123,7 @@ def _one_call(fn: Any, inputs: list[Any], root: str | None, device: str, out_pat
     with jax_recorder, recorder:
         try:
             out = fn(inputs)
-            _sync(device)
+            sync(device)
         except Exception as exc:  # noqa: BLE001 - a failing repeat call is a finding, not a crash
             record["error"] = _error(exc)
             out = None
@@ -161,7 +157,7 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
         t0 = time.perf_counter()
         with jax_recorder, recorder:
             out = fn(data_a.inputs)
-            _sync(state.device)
+            sync(state.device)
         first = {"label": "nominal", "error": None, "seconds": time.perf_counter() - t0,
                  "launches": recorder.data["launches"], "derived_from_launch": recorder.derived_from_launch(out),
                  "outputs": tensors.describe(out), "outputs_file": "call-1.pt"}
@@ -228,7 +224,7 @@ def _integrity_many_calls(payload: dict[str, Any], state: ChildState) -> dict[st
             current = _case_data(tensors.clone(saved[content]), case, state.device).inputs
         try:
             out = fn(current)
-            _sync(state.device)
+            sync(state.device)
         except Exception as exc:  # noqa: BLE001 - a call that fails after earlier ones succeeded is a finding
             error = {"call": k, **_error(exc)}
             break

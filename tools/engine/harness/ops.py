@@ -14,10 +14,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
-
-import torch
 
 import tools.engine.harness.arrays as arrays
 from tools.engine.harness.defined_empty import defined_empty
@@ -25,43 +23,21 @@ import tools.engine.harness.instruments as instruments
 import tools.engine.harness.programs as programs
 import tools.engine.harness.input_history as input_history
 import tools.engine.harness.tensors as tensors
-import tools.engine.harness.transforms as transforms
 from tools.engine.counting import count_work
 from tools.engine.harness.case import Case
+# the request table and the helpers every handler shares (integrity_probes registers its requests there too)
+from tools.engine.harness.op_table import OPS, ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
 
 # Formats register themselves on import.
 for _fmt in ("kernelbench", "gpumode", "manifest"):
     importlib.import_module(f"tools.engine.harness.{_fmt}")
 
-class ChildState:
-    def __init__(self, config: dict[str, Any]) -> None:
-        self.config = config
-        self.device: str = config.get("device", "cpu")
-        self.reference: programs.ReferenceProgram | None = None
-        self.submission: programs.SubmissionProgram | None = None
-
-
-OPS: dict[str, Callable[[dict[str, Any], ChildState], dict[str, Any]]] = {}
-
-
-def op(name: str):
-    def deco(fn):
-        OPS[name] = fn
-        return fn
-
-    return deco
-
 
 def dispatch(name: str, payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     if name not in OPS:
         raise KeyError(f"unknown request {name!r}")
     return OPS[name](payload, state)
-
-
-def _sync(device: str) -> None:
-    if device.startswith("cuda") and torch.cuda.is_available():
-        torch.cuda.synchronize()
 
 
 @op("ping")
@@ -80,15 +56,6 @@ def _load(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     return {"loaded": payload["role"], "seconds": time.perf_counter() - t0}
 
 
-def _prepared(base: list[Any], case: Case, device: str) -> list[Any]:
-    return transforms.apply(tensors.move(base, device), case.transforms)
-
-
-def _restored(init: list[Any], inputs: list[Any], kinds: dict[str, str]) -> CaseData:
-    restored = tensors.restore([init, inputs], kinds)
-    return CaseData(init=restored[0], inputs=restored[1])
-
-
 @op("reference_case")
 def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     if state.reference is None:
@@ -101,10 +68,10 @@ def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any
     (init, inputs), kinds = tensors.normalise([data.init, data.inputs])
     tensors.save({"init": init, "inputs": inputs, "kinds": kinds}, payload["inputs_path"])
     t1 = time.perf_counter()
-    run_data = _restored(init, _prepared(inputs, case, state.device), kinds)
+    run_data = restored(init, prepared(inputs, case, state.device), kinds)
     with arrays.wide_floats(case.reference_dtype):
         out = state.reference.run(case, run_data)
-        _sync(state.device)
+        sync(state.device)
     t2 = time.perf_counter()
     tensors.save(out if isinstance(out, (list, tuple)) else [out], payload["outputs_path"])
     return {
@@ -132,7 +99,7 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         raise RuntimeError("submission not loaded")
     case = Case.model_validate(payload["case"])
     saved = tensors.load(payload["inputs_path"])
-    data = _restored(saved["init"], _prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
+    data = restored(saved["init"], prepared(saved["inputs"], case, state.device), saved.get("kinds", {}))
     calls = int(payload.get("calls", 1))
     # no later input of this child lands at these inputs' addresses (harness/input_history.py)
     input_history.keep(data.inputs)
@@ -143,7 +110,7 @@ def _run_submission(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         try:
             for _ in range(calls):
                 out = state.submission.run(case, data)
-            _sync(state.device)
+            sync(state.device)
         except BaseException as exc:
             # what the instruments saw before the failure travels with the error (child._error)
             with contextlib.suppress(Exception):
@@ -163,7 +130,7 @@ def _check(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
         raise RuntimeError("reference not loaded")
     case = Case.model_validate(payload["case"])
     saved = tensors.load(payload["inputs_path"])
-    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    data = CaseData(init=saved["init"], inputs=prepared(saved["inputs"], case, state.device))
     candidate = tensors.load(payload["candidate_path"])
     if isinstance(candidate, list) and len(candidate) == 1:
         candidate = candidate[0]
@@ -177,14 +144,15 @@ def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         raise RuntimeError("reference not loaded")
     case = Case.model_validate(payload["case"])
     saved = tensors.load(payload["inputs_path"])
-    data = CaseData(init=saved["init"], inputs=_prepared(saved["inputs"], case, state.device))
+    data = CaseData(init=saved["init"], inputs=prepared(saved["inputs"], case, state.device))
     with count_work(data.inputs) as work:
         out = state.reference.run(case, data)
-    _sync(state.device)
+    sync(state.device)
     return work.finish(out)
 
-# Integrity probes register their requests here; importing them at child start also arms the
-# harness guard (baseline of watched functions, audit hook) before any user code is loaded.
+# Integrity probes register their requests in the same table (op_table.py); importing them at child
+# start also arms the harness guard (baseline of watched functions, audit hook) before any user code
+# is loaded. Last, so that ``dispatch`` above exists when the guard takes its baseline.
 importlib.import_module("tools.engine.harness.integrity_probes")
 # every other instrument too, before any user code (tools/engine/sandbox/own_modules.py)
 instruments.load_all()

@@ -10,7 +10,6 @@ semantics. Every constant below cites the page it comes from (paths under ``DOCS
 from __future__ import annotations
 
 SDK_VERSION = "2.25.0"
-COMPILER_VERSION = "neuronx-cc 2.20.2831.0"
 TARGET = "trn1 (NeuronCore-v2)"
 DOCS = f"https://awsdocs-neuron.readthedocs-hosted.com/en/v{SDK_VERSION}/general/nki/"
 
@@ -39,12 +38,9 @@ GEMM_MOVING_FMAX = 512
 BN_STATS_FMAX = 512
 # arch "NeuronCore-v2": 24 MiB SBUF and 2 MiB PSUM in 128 partitions: 192 KiB and 16 KiB per partition;
 # "Near-memory accumulation in PSUM": 8 banks of 2 KiB (512 fp32) per partition.
-NUM_PARTITIONS = 128
 SBUF_BYTES_PER_PARTITION = 192 * 1024
 PSUM_BYTES_PER_PARTITION = 16 * 1024
 PSUM_BANKS = 8
 PSUM_BANK_BYTES = 2 * 1024
-# arch "Cross-partition connectivity"/VectorE "Tile size": free size up to 64K elements (SBUF), 4K (PSUM).
-VECTOR_SBUF_FMAX = 64 * 1024
 # nc_transpose: TensorE up to (128, 128), VectorE up to (32, 32).
 TRANSPOSE_VECTOR_MAX = 32

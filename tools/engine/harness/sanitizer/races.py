@@ -36,7 +36,6 @@ import numpy as np
 MAX_LANES = 4_000_000
 MAX_RACES = 8
 _KINDS = {"load": 0, "store": 1, "atomic": 2}
-_NAMES = {0: "load", 1: "store", 2: "atomic"}
 
 
 def pid_code(pid: tuple[int, ...]) -> int:

@@ -97,9 +97,6 @@ def conflicting(stamps: np.ndarray, sites: np.ndarray, frame: Any, accumulate: b
     return earlier
 
 
-ACCESSES = {"write/read": "reads", "read/write": "overwrites", "write/write": "writes again"}
-
-
 def message(accesses: str, storage: Any, frame: Any, first: Site, second: Site, count: int,
             element: list[int]) -> str:
     loop = "the SPMD grid" if frame.kind == "spmd" else f"the nl.affine_range loop at line {frame.line}"
