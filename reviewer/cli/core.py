@@ -55,15 +55,16 @@ def user_config_file(named: Path | None, old: Path | None) -> Path | None:
 
 
 def target_gpu(name: str | None) -> str | None:
-    """``--target``: a GPU of the virtual-device table, or a usage error listing them."""
+    """``--target``: a GPU of the virtual-device table (the repository file's ``target`` is checked by the
+    same function), or a usage error listing them."""
     if name is None:
         return None
-    from tools.engine.harness.virtual_gpu import known_gpus, spec_for
+    from reviewer.pr.repoconfig import known_gpu
 
-    spec = spec_for(name)
-    if "is not in the table" in spec["chosen_by"]:
-        raise UsageError(f"--target {name!r} is not a GPU the reviewer knows; choose one of {', '.join(known_gpus())}")
-    return spec["key"]
+    try:
+        return known_gpu(name)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
 
 @app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
                    + examples("kreview review examples/softmax_triton",

@@ -118,6 +118,8 @@ class RepoConfig(_Strict):
 
 
 def known_gpu(name: str) -> str:
+    """A GPU name as ``--target`` and the file's ``target`` take it: its key in the virtual-device table
+    (``ValueError`` listing the known ones otherwise)."""
     from tools.engine.harness.virtual_gpu import known_gpus, spec_for
 
     spec = spec_for(name)
