@@ -125,7 +125,9 @@ def review(
                      memory_mb=memory_mb, seeds=seeds, budget=budget, target=target_gpu(target), atol=atol,
                      rtol=rtol, signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
                      llm=dict(provider=llm.value if llm else None, model=model)),
-            env=env_layer(), user=user_layer(named))
+            # the user's file holds LLM settings: read when the run asks the model, or when named here (an
+            # offline review is not stopped by a stale ~/.config/kreview/config.toml, as before)
+            env=env_layer(), user=user_layer(named) if named or llm is LLMProvider.openai else None)
         drafter = None
         if config.llm.provider == "openai":
             require_extra("llm", "openai", what="--llm openai")
