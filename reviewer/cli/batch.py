@@ -9,8 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import _guard, app, err, examples
-from reviewer.core.config import load_config
+from reviewer.cli.common import DeviceOpt, MemoryMb, Only, Skip, Timeout, _guard, app, configure, err, examples
 from reviewer.core.errors import UsageError
 
 
@@ -52,13 +51,13 @@ def batch(
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="review again the reviewer failures "
                                                "recorded in the store")] = False,
     seed: Annotated[int, typer.Option(help="master seed of every review (same seed, same verdicts)")] = 0,
-    device: Annotated[str, typer.Option(help="auto|cpu|cuda (auto: GPU reviews when the cluster has GPUs)")] = "auto",
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call")] = 120.0,
-    memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit")] = 6144,
+    device: DeviceOpt = None,
+    timeout: Timeout = None,
+    memory_mb: MemoryMb = None,
     cpus_per_review: Annotated[float, typer.Option(help="Ray: CPUs each review reserves")] = 1.0,
     memory_mb_per_review: Annotated[int, typer.Option(help="Ray: memory (MiB) each review reserves")] = 2048,
-    skip: Annotated[Optional[list[str]], typer.Option(help="tool to skip (repeatable)")] = None,
-    only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
+    skip: Skip = None,
+    only: Only = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
 ) -> None:
 
@@ -68,15 +67,13 @@ def batch(
         from reviewer.batch.runner import discover, failure_summary, run_batch
         from reviewer.batch.store import BatchStore, rows_csv, rows_json
 
-        if device not in ("auto", "cpu", "cuda"):
-            raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
         if cpus_per_review <= 0 or memory_mb_per_review <= 0:
             raise UsageError("--cpus-per-review and --memory-mb-per-review must be positive")
         paths = discover(target)
         store = BatchStore(out or Path(".kreview/batches") / target.resolve().name)
-        config = load_config(cli=dict(seed=seed, device=device, signoff=False,
-                                      limits=dict(call_timeout_s=timeout, memory_mb=memory_mb),
-                                      skip=list(skip or []), only=list(only) if only else None))
+        config = configure(cli=dict(seed=seed, device=device.value if device else None, signoff=False,
+                                    timeout=timeout, memory_mb=memory_mb, skip=list(skip or []),
+                                    only=list(only) if only else None))
         with make_executor(executor.value, workers=workers, address=address, warn=warn) as ex:
             gpus = ex.has_gpus() if isinstance(ex, RayExecutor) else None
             progress = BatchProgress(err, f"reviewing {len(paths)} on {ex.describe()}", quiet=quiet)

@@ -15,8 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reviewer.cli.batch import Address, Executor, ExecutorKind, warn
-from reviewer.cli.common import Only, _guard, app, err, examples
-from reviewer.core.config import load_config
+from reviewer.cli.common import Only, Timeout, _guard, app, configure, err, examples
 
 
 class Baseline(str, Enum):
@@ -35,7 +34,7 @@ def calibrate(
     force: Annotated[bool, typer.Option("--force", help="redo cases already reviewed")] = False,
     baseline: Annotated[Optional[Baseline], typer.Option(help="also run a baseline")] = None,
     seed: Annotated[int, typer.Option(help="master seed for every case")] = 0,
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
+    timeout: Timeout = None,
     only: Only = None,
     executor: Executor = ExecutorKind.local,
     address: Address = None,
@@ -48,8 +47,7 @@ def calibrate(
         from reviewer.rubric import load_rubric
 
         out_dir = out or Path(".calibration") / eval_set.resolve().name
-        config = load_config(cli=dict(seed=seed, signoff=False, limits=dict(call_timeout_s=timeout),
-                                      only=list(only) if only else None))
+        config = configure(cli=dict(seed=seed, signoff=False, timeout=timeout, only=list(only) if only else None))
         graded = [c.id for c in load_rubric(config.rubric).criteria]
         cases, bad = load_eval_set(eval_set, graded)
         for m in bad:

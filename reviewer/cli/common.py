@@ -7,16 +7,26 @@ import sys
 import traceback
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional, get_args
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
-from reviewer.core.config import FORMATS
-from reviewer.core.errors import KReviewError, ReviewTerminated
+from reviewer.core.config import (
+    FORMATS,
+    OPTION_PATHS,
+    DeviceChoice,
+    Provider,
+    ReviewConfig,
+    RunSettings,
+    load_config,
+)
+from reviewer.core.errors import KReviewError, ReviewTerminated, UsageError
+from reviewer.core.limits import SandboxLimits
 
 app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
                   rich_markup_mode="rich")
@@ -61,18 +71,10 @@ class OutFormat(str, Enum):
     junit = "junit"
 
 
-class Device(str, Enum):
-    auto = "auto"
-    cpu = "cpu"
-    cuda = "cuda"
-
-
+# the command line's choices, made from the core's one list of each
+Device = Enum("Device", {name: name for name in get_args(DeviceChoice)}, type=str)  # type: ignore[misc]
 FormatHint = Enum("FormatHint", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
-
-
-class LLMProvider(str, Enum):
-    none = "none"
-    openai = "openai"
+LLMProvider = Enum("LLMProvider", {name: name for name in get_args(Provider)}, type=str)  # type: ignore[misc]
 
 
 class FailOn(str, Enum):
@@ -123,6 +125,47 @@ Only = Annotated[Optional[list[str]], typer.Option("--only", callback=tool_names
                                                         "README")]
 Skip = Annotated[Optional[list[str]], typer.Option("--skip", callback=tool_names, metavar="TOOL",
                                                    help="skip this tool (repeatable)")]
+
+
+def setting(*decls: str, help: str, model: type[BaseModel], name: str, **kw: Any) -> Any:
+    """A ``typer.Option`` for a configuration setting that defaults to None (unset, so the model's default
+    applies): its help shows the model's default, and its range is the model's ``ge``/``le`` bounds (a
+    strict ``gt``/``lt`` is checked when the configuration is loaded, ``configure``)."""
+    import annotated_types as at
+
+    field = model.model_fields[name]
+    for m in field.metadata:
+        if isinstance(m, at.Ge):
+            kw.setdefault("min", m.ge)
+        elif isinstance(m, at.Le):
+            kw.setdefault("max", m.le)
+    default = field.get_default(call_default_factory=True)
+    shown = f" \\[default: {getattr(default, 'value', default)}]" if default is not None else ""
+    return typer.Option(*decls, help=help + shown, **kw)
+
+
+DeviceOpt = Annotated[Optional[Device], setting("--device", help="where kernels run (auto: CUDA when present)",
+                                                model=RunSettings, name="device")]
+Timeout = Annotated[Optional[float], setting("--timeout", help="seconds per sandboxed call", model=SandboxLimits,
+                                             name="call_timeout_s")]
+MemoryMb = Annotated[Optional[int], setting("--memory-mb", help="sandbox address-space limit in MiB",
+                                            model=SandboxLimits, name="memory_mb")]
+
+
+def configure(**layers: Any) -> ReviewConfig:
+    """``load_config`` for a command: a value the configuration refuses (out of range, a setting that does
+    not exist) is a usage error (exit 2) naming the option the user wrote."""
+    from pydantic import ValidationError
+
+    try:
+        return load_config(**layers)
+    except ValidationError as exc:
+        flags = {".".join(path): name for name, path in OPTION_PATHS.items()}
+        lines = []
+        for e in exc.errors():
+            where = ".".join(str(p) for p in e["loc"])
+            lines.append(f"Invalid value for '--{flags.get(where, where).replace('_', '-')}': {e['msg']}")
+        raise UsageError("\n".join(lines)) from None
 
 
 def _fail(exc: KReviewError) -> typer.Exit:

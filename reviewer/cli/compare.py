@@ -10,8 +10,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import OutFormat, RunsDir, _guard, app, examples
-from reviewer.core.config import default_runs_dir, load_config
+from reviewer.cli.common import DeviceOpt, Only, OutFormat, RunsDir, Skip, _guard, app, configure, examples
+from reviewer.core.config import default_runs_dir
 from reviewer.core.errors import UsageError
 
 
@@ -23,9 +23,9 @@ def compare(
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
     runs_dir: RunsDir = None,
     seed: Annotated[Optional[int], typer.Option(help="master seed, the same for every implementation")] = None,
-    device: Annotated[str, typer.Option(help="auto|cpu|cuda")] = "auto",
-    skip: Annotated[Optional[list[str]], typer.Option(help="tool to skip (repeatable)")] = None,
-    only: Annotated[Optional[list[str]], typer.Option(help="run only this tool (repeatable)")] = None,
+    device: DeviceOpt = None,
+    skip: Skip = None,
+    only: Only = None,
     case: Annotated[Optional[str], typer.Option(help="rerun one difference in behaviour: run every pair on this case "
                                                      "(JSON, from a comparison's rerun) and nothing else")] = None,
     behaviour: Annotated[bool, typer.Option("--behaviour/--no-behaviour",
@@ -49,13 +49,11 @@ def compare(
         for p in paths:
             if not p.is_dir():
                 raise UsageError(f"not a directory: {p}")
-        if device not in ("auto", "cpu", "cuda"):
-            raise UsageError(f"--device must be auto, cpu or cuda, not {device!r}")
         # Rationale: every implementation gets the same seed, hence the same inputs and probes.
         shared_seed = seed if seed is not None else secrets.randbelow(2**31 - 1)
-        config = load_config(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=shared_seed,
-                                      device=device, signoff=False, skip=list(skip or []),
-                                      only=list(only) if only else None))
+        config = configure(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=shared_seed,
+                                    device=device.value if device else None, signoff=False, skip=list(skip or []),
+                                    only=list(only) if only else None))
         original = original_of(list(zip(names, paths)))
         if case is not None:
             try:

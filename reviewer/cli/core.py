@@ -13,38 +13,58 @@ from rich.markup import escape
 
 from reviewer.cli.common import (
     MACHINE,
-    Device,
+    DeviceOpt,
     FailOn,
     FormatHint,
     LLMProvider,
+    MemoryMb,
     Only,
     OutFormat,
     RunsDir,
     Skip,
+    Timeout,
     _emit,
     _guard,
     app,
+    configure,
     err,
     examples,
     require_extra,
+    setting,
     tool_names,
 )
 from reviewer.cli.progress import reporter
-from reviewer.core.config import default_runs_dir, load_config
+from reviewer.core.config import LLMSettings, RunSettings, Tolerance, default_runs_dir
 from reviewer.core.errors import UsageError
 
+Atol = Annotated[Optional[float], setting("--atol", help="absolute tolerance override", model=Tolerance, name="atol")]
+Rtol = Annotated[Optional[float], setting("--rtol", help="relative tolerance override", model=Tolerance, name="rtol")]
+UserConfig = Annotated[Optional[Path], typer.Option("--user-config", envvar="KREVIEW_CONFIG", show_envvar=True,
+                                                    help="your settings file, with an \\[llm] table "
+                                                         "(default ~/.config/kreview/config.toml)")]
+OldUserConfig = Annotated[Optional[Path], typer.Option("--config", hidden=True,
+                                                       help="deprecated spelling of --user-config")]
+
+
+def user_config_file(named: Path | None, old: Path | None) -> Path | None:
+    """``--user-config``, or the deprecated ``--config`` of ``kreview review`` (with a note)."""
+    if old is not None:
+        err.print("[yellow]note[/]: kreview review --config is deprecated, use --user-config (in kreview diff and "
+                  "kreview pr publish, --repo-config names the repository's file)", highlight=False, soft_wrap=True)
+    return old if old is not None else named
 
 
 def target_gpu(name: str | None) -> str | None:
-    """``--target``: a GPU of the virtual-device table, or a usage error listing them."""
+    """``--target``: a GPU of the virtual-device table (the repository file's ``target`` is checked by the
+    same function), or a usage error listing them."""
     if name is None:
         return None
-    from tools.engine.harness.virtual_gpu import known_gpus, spec_for
+    from reviewer.pr.repoconfig import known_gpu
 
-    spec = spec_for(name)
-    if "is not in the table" in spec["chosen_by"]:
-        raise UsageError(f"--target {name!r} is not a GPU the reviewer knows; choose one of {', '.join(known_gpus())}")
-    return spec["key"]
+    try:
+        return known_gpu(name)
+    except ValueError as exc:
+        raise UsageError(f"--{exc}") from None
 
 @app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
                    + examples("kreview review examples/softmax_triton",
@@ -62,35 +82,35 @@ def review(
                                                               help="force the submission format")] = None,
     fail_on: Annotated[FailOn, typer.Option("--fail-on", help="exit 3 on this overall verdict "
                                                               "(needs_human: also on reject)")] = FailOn.never,
-    device: Annotated[Device, typer.Option(help="where kernels run (auto: CUDA when present)")] = Device.auto,
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
-    memory_mb: Annotated[int, typer.Option("--memory-mb", help="sandbox address-space limit in MiB",
-                                           min=3072)] = 6144,
-    seeds: Annotated[int, typer.Option(help="seeds for the nominal correctness check", min=1, max=50)] = 3,
-    atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override", min=0.0)] = None,
-    rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override", min=0.0)] = None,
+    device: DeviceOpt = None,
+    timeout: Timeout = None,
+    memory_mb: MemoryMb = None,
+    seeds: Annotated[Optional[int], setting("--seeds", help="seeds for the nominal correctness check",
+                                            model=RunSettings, name="seeds")] = None,
+    atol: Atol = None,
+    rtol: Rtol = None,
     no_signoff: Annotated[bool, typer.Option("--no-signoff", help="finish without the human sign-off stop")] = False,
     skip: Skip = None,
     only: Only = None,
-    llm: Annotated[LLMProvider, typer.Option(help="drafter and source reader (none: offline)")] = LLMProvider.none,
+    llm: Annotated[Optional[LLMProvider], setting("--llm", help="drafter and source reader (none: offline)",
+                                                  model=LLMSettings, name="provider")] = None,
     model: Annotated[Optional[str], typer.Option(help="model name", envvar="KREVIEW_MODEL", show_envvar=True)] = None,
-    config_file: Annotated[Optional[Path], typer.Option("--config", envvar="KREVIEW_CONFIG", show_envvar=True,
-                                                         help="config file with an \\[llm] table "
-                                                              "(default ~/.config/kreview/config.toml)")] = None,
-    budget: Annotated[float, typer.Option(help="work the off-nominal probes may plan, as a multiple of the "
-                                               "default (counted, not timed: docs/verdict-determinism.md)",
-                                          min=0.01, max=100.0)] = 1.0,
+    user_config: UserConfig = None,
+    old_config: OldUserConfig = None,
+    budget: Annotated[Optional[float], setting("--budget", help="work the off-nominal probes may plan, as a multiple "
+                                               "of the default (counted, not timed: docs/verdict-determinism.md)",
+                                               model=RunSettings, name="budget")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
-                                                   "L4), over the submission's [target]: the virtual device answers "
+                                                   "L4), over the submission's \\[target]: the virtual device answers "
                                                    "as it")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
 ) -> None:
     def go() -> None:
-        from pydantic import ValidationError
-
         from reviewer.api import start_review
+        from reviewer.core.config import env_layer
+        from reviewer.llm.settings import user_layer
 
         if unsafe_no_sandbox:
             from tools.engine.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe
@@ -98,18 +118,18 @@ def review(
             allow_unsafe()
             err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
 
-        try:
-            config = load_config(cli=dict(
-                runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value,
-                format_hint=format_hint.value if format_hint else None,
-                rubric=rubric, limits=dict(call_timeout_s=timeout, memory_mb=memory_mb),
-                seeds=seeds, budget=budget, target_gpu=target_gpu(target), tolerance=dict(atol=atol, rtol=rtol),
-                signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
-                llm=dict(provider=llm.value, model=model, config_file=config_file)))
-        except ValidationError as exc:  # a combination the options' own checks cannot see
-            raise UsageError(f"invalid options:\n{exc}") from None
+        named = user_config_file(user_config, old_config)
+        config = configure(
+            cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value if device else None,
+                     format_hint=format_hint.value if format_hint else None, rubric=rubric, timeout=timeout,
+                     memory_mb=memory_mb, seeds=seeds, budget=budget, target=target_gpu(target), atol=atol,
+                     rtol=rtol, signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
+                     llm=dict(provider=llm.value if llm else None, model=model)),
+            # the user's file holds LLM settings: read when the run asks the model, or when named here (an
+            # offline review is not stopped by a stale ~/.config/kreview/config.toml, as before)
+            env=env_layer(), user=user_layer(named) if named or llm is LLMProvider.openai else None)
         drafter = None
-        if llm is LLMProvider.openai:
+        if config.llm.provider == "openai":
             require_extra("llm", "openai", what="--llm openai")
             from reviewer.llm import make_drafter
 
@@ -185,14 +205,15 @@ def probe(
     tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
-    budget: Annotated[float, typer.Option(help="work budget multiple of the review", min=0.01, max=100.0)] = 1.0,
+    budget: Annotated[Optional[float], setting("--budget", help="work budget multiple of the review",
+                                               model=RunSettings, name="budget")] = None,
     target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
-                                                   "L4), over the submission's [target]: the virtual device answers "
+                                                   "L4), over the submission's \\[target]: the virtual device answers "
                                                    "as it")] = None,
-    atol: Annotated[Optional[float], typer.Option(help="absolute tolerance override", min=0.0)] = None,
-    rtol: Annotated[Optional[float], typer.Option(help="relative tolerance override", min=0.0)] = None,
-    device: Annotated[Device, typer.Option(help="where kernels run (auto: CUDA when present)")] = Device.auto,
-    timeout: Annotated[float, typer.Option(help="seconds per sandboxed call", min=1.0)] = 120.0,
+    atol: Atol = None,
+    rtol: Rtol = None,
+    device: DeviceOpt = None,
+    timeout: Timeout = None,
     format_hint: Annotated[Optional[FormatHint], typer.Option("--format-hint",
                                                               help="force the submission format")] = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
@@ -210,8 +231,8 @@ def probe(
         require()
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
-        from tools.engine.registry import tools
         from tools.engine.harness.case import Case
+        from tools.engine.registry import tools
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
             raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")
@@ -227,9 +248,8 @@ def probe(
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         hint = format_hint.value if format_hint else None
-        config = load_config(cli=dict(seed=seed, device=device.value, format_hint=hint, budget=budget,
-                                      target_gpu=target_gpu(target), tolerance=dict(atol=atol, rtol=rtol),
-                                      limits=dict(call_timeout_s=timeout)))
+        config = configure(cli=dict(seed=seed, device=device.value if device else None, format_hint=hint,
+                                    budget=budget, target=target_gpu(target), atol=atol, rtol=rtol, timeout=timeout))
         sub = load_submission(sub_path, hint, config.target_gpu)
         the_case = None
         if case:

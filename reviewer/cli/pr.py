@@ -20,8 +20,21 @@ TREES_DIR = "_trees"  # beside the run directories: each diff's head and base tr
 pr_app = typer.Typer(no_args_is_help=True, help="The GitHub pull-request bot (run from GitHub Actions).")
 app.add_typer(pr_app, name="pr")
 
-ConfigFile = Annotated[Optional[Path], typer.Option("--config", help="a pyproject.toml with \\[tool.kreview] (or an old "
-                                                                      ".kreview.toml) instead of the repository's")]
+ConfigFile = Annotated[Optional[Path], typer.Option("--repo-config",
+                                                    help="a pyproject.toml with \\[tool.kreview] (or an old "
+                                                         ".kreview.toml) instead of the repository's")]
+OldConfigFile = Annotated[Optional[Path], typer.Option("--config", hidden=True,
+                                                       help="deprecated spelling of --repo-config")]
+
+
+def _repo_config_flag(named: Path | None, old: Path | None) -> Path | None:
+    """``--repo-config``, or the deprecated ``--config`` (with a note: in ``kreview review`` that flag
+    named the user's own file, now ``--user-config``)."""
+    if old is None:
+        return named
+    _say(["--config is deprecated here, use --repo-config (your own settings file is kreview review "
+          "--user-config)"])
+    return named or old
 
 
 def _say(notes: list[str]) -> None:
@@ -39,7 +52,8 @@ def diff(
     repo: Annotated[Path, typer.Option("--repo", help="path inside the git repository")] = Path("."),
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
     runs_dir: RunsDir = None,
-    config: ConfigFile = None,
+    repo_config: ConfigFile = None,
+    old_config: OldConfigFile = None,
     seed: Annotated[Optional[int], typer.Option(help="master seed for both versions (random if omitted)")] = None,
     only: Only = None,
     max_comments: Annotated[Optional[int], typer.Option("--max-comments", help="inline comments to show", min=0)] = None,
@@ -56,16 +70,18 @@ def diff(
             raise UsageError(f"--format {fmt.value} describes one review: use it with kreview review or "
                              "kreview show RUN on a run that diff prints")
         runs = runs_dir or default_runs_dir()
+        notes: list[str] = []
+        config = _repo_config_flag(repo_config, old_config)
         if config is not None and not config.is_file():
             raise UsageError(f"{config}: no such configuration file")
-        notes: list[str] = []
         cfg = (load_config_file(config, notes) if config
                else repo_config_at(resolve(open_repo(repo), head), notes=notes))
         _say(notes)
-        if cfg.llm.provider != "none":
-            require_extra("llm", "openai", what=f"the configuration's llm.provider = {cfg.llm.provider!r}")
+        provider = (cfg.review.get("llm") or {}).get("provider", "none")
+        if provider != "none":
+            require_extra("llm", "openai", what=f"the configuration's llm.provider = {provider!r}")
         if only:
-            cfg = cfg.model_copy(update={"only": list(only)})
+            cfg = cfg.with_review(only=list(only))
         if max_comments is not None:
             cfg = cfg.model_copy(update={"max_comments": max_comments})
         # the trees are kept beside the runs (not in a temporary folder) so every rerun command stays valid
@@ -137,13 +153,16 @@ def pr_review(
 
 @pr_app.command("publish", help="Posting job (workflow_run / issue_comment): never runs PR code; drafts, then "
                                   "publishes after sign-off." + examples("kreview pr publish --out kreview-signed",
-                                                                         "kreview pr publish --config pyproject.toml"))
+                                                                         "kreview pr publish --repo-config pyproject.toml"))
 def pr_publish(
     event: EventOpt = None,
     event_name: EventName = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="the trusted configuration from the default "
-                                                   "branch: a pyproject.toml with \\[tool.kreview] or an old "
-                                                   ".kreview.toml (default: whichever the current directory has)")] = None,
+    repo_config: Annotated[Optional[Path], typer.Option("--repo-config",
+                                                        help="the trusted configuration from the default "
+                                                        "branch: a pyproject.toml with \\[tool.kreview] or an old "
+                                                        ".kreview.toml (default: whichever the current directory "
+                                                        "has)")] = None,
+    old_config: OldConfigFile = None,
     api_url: Annotated[Optional[str], typer.Option("--api-url", help="REST base URL \\[env GITHUB_API_URL]")] = None,
     repository: Annotated[Optional[str], typer.Option("--repository", help="OWNER/NAME \\[env GITHUB_REPOSITORY]")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="keep the signed runs here (for an artifact)")] = None,
@@ -157,7 +176,7 @@ def pr_publish(
         payload, _ = _event(event)
         name = event_name or os.environ.get("GITHUB_EVENT_NAME", "")
         notes: list[str] = []
-        named = config
+        named = _repo_config_flag(repo_config, old_config)
         if named is not None and not named.is_file():  # workflows from before [tool.kreview] name a file
             notes.append(f"{named} not found; using the current directory's configuration")  # that may be absent
             named = None

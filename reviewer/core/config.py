@@ -2,11 +2,14 @@
 
 Every command builds its ``ReviewConfig`` with ``load_config``, from layers of plain values, highest
 first: the command line, the repository's file (``[tool.kreview]`` / ``.kreview.toml``, read by
-reviewer/pr/repoconfig.py), the user's file (``~/.config/kreview/config.toml``: its ``[llm]`` table,
-read by reviewer/llm/settings.py when the drafter is built, as the lowest layer under the CLI and the
-environment), then the defaults here. A setting has one name everywhere: the command line's
-(``--skip`` is ``skip``, ``--only`` is ``only``, ``--seeds`` is ``seeds``). Tools see only
-``ToolOptions``, the part of the configuration they read.
+reviewer/pr/repoconfig.py), the environment (``env_layer``: ``KREVIEW_MODEL``, ``OPENAI_BASE_URL``),
+the user's file (``~/.config/kreview/config.toml``, its ``[llm]`` table, read by
+reviewer/llm/settings.py ``user_layer``), then the defaults here. A setting has one name everywhere a
+user writes it: the command line's (``--skip`` is ``skip``, ``--seeds`` is ``seeds``, ``--timeout`` is
+``timeout``, ``--target`` is ``target``). Most are ``ReviewConfig`` fields of the same name; the few that
+the model keeps in a table are mapped once, in ``OPTION_PATHS`` (``timeout`` is stored as
+``limits.call_timeout_s``). Defaults and bounds live here only: the command line's options default to
+None (unset). Tools see only ``ToolOptions``, the part of the configuration they read.
 """
 
 from __future__ import annotations
@@ -26,6 +29,20 @@ FORMATS: tuple[str, ...] = get_args(Format)
 """The submission formats (``--format-hint``), listed once: ``Format`` in reviewer/core/models.py."""
 
 DeviceChoice = Literal["auto", "cpu", "cuda"]
+"""Where kernels run (``--device``); the command line's choices are made from this."""
+Provider = Literal["none", "openai"]
+"""The drafter's model provider (``--llm``, ``llm.provider``)."""
+Structured = Literal["auto", "json_schema", "json_object"]
+
+OPTION_PATHS: dict[str, tuple[str, ...]] = {
+    "timeout": ("limits", "call_timeout_s"),
+    "memory_mb": ("limits", "memory_mb"),
+    "target": ("target_gpu",),
+    "atol": ("tolerance", "atol"),
+    "rtol": ("tolerance", "rtol"),
+}
+"""Settings whose name (the command line's, which a file uses too) differs from where ``ReviewConfig``
+keeps them: ``load_config`` moves each layer's ``timeout`` to ``limits.call_timeout_s``, and so on."""
 
 RENAMED = {"disabled_tools": "skip", "only_tools": "only", "correctness_seeds": "seeds"}
 """Old names of settings (configurations stored by earlier versions, e.g. in a run's checkpoint) and
@@ -55,22 +72,38 @@ class Tolerance(BaseModel):
     rtol: float | None = Field(None, ge=0)
 
 
+class Price(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
+
+
 class LLMSettings(BaseModel):
-    """What the run asks of the model. Fields left unset here fall back to the environment and then
-    to the ``[llm]`` table of the config file (reviewer/llm/settings.py); secrets never live here."""
+    """The model the run asks, one model for every layer: the ``[llm]`` table of the user's file, the
+    environment, the repository file's ``llm`` and ``--llm``/``--model`` all set these fields through
+    ``load_config``. Secrets never live here: the key is read only when the client is built
+    (reviewer/llm/settings.py), since this configuration is stored in the run's checkpoint."""
 
     model_config = ConfigDict(extra="forbid")
 
-    provider: Literal["none", "openai"] = "none"
+    provider: Provider = "none"
     model: str | None = None
     base_url: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 2
+    timeout_s: float = Field(120.0, gt=0)
+    max_retries: int = Field(2, ge=0, le=10)
+    backoff_s: float = Field(1.0, ge=0)
     cache: bool = True
+    cache_dir: Path | None = None
+    """Where answers are cached (default ``$XDG_CACHE_HOME/kreview/llm``)."""
+    api_key_env: str | None = None
+    """Name of an environment variable holding the key (keeps the key itself out of the file)."""
     config_file: Path | None = None
-    structured: Literal["auto", "json_schema", "json_object"] = "auto"
+    """The user's file this configuration read (``--user-config``), recorded for messages."""
+    structured: Structured = "auto"
     max_probes: int = Field(6, ge=0, le=32)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
+    prices: dict[str, Price] = Field(default_factory=dict)
 
 
 def default_runs_dir() -> Path:
@@ -154,9 +187,33 @@ def merge_layers(*layers: Mapping[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def option_layer(layer: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A layer written with the command line's names, in ``ReviewConfig``'s shape (``OPTION_PATHS``)."""
+    plain: dict[str, Any] = {}
+    moved: dict[str, Any] = {}
+    for key, value in (layer or {}).items():
+        path = OPTION_PATHS.get(key)
+        if path is None:
+            plain[key] = value
+            continue
+        table = moved
+        for part in path[:-1]:
+            table = table.setdefault(part, {})
+        table[path[-1]] = value
+    return merge_layers(plain, moved)
+
+
+def env_layer(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What the environment sets: the model (``KREVIEW_MODEL``) and the endpoint (``OPENAI_BASE_URL``,
+    the openai client's own variable). It ranks over the user's file and under the command line."""
+    env = os.environ if environ is None else environ
+    return {"llm": {"model": env.get("KREVIEW_MODEL") or None, "base_url": env.get("OPENAI_BASE_URL") or None}}
+
+
 def load_config(*, cli: Mapping[str, Any] | None = None, repo: Mapping[str, Any] | None = None,
-                user: Mapping[str, Any] | None = None) -> ReviewConfig:
-    """The run's configuration: the command line over the repository's file over the user's file over
-    the defaults. Each layer holds ``ReviewConfig`` keys (tables as dicts); ``None`` means unset.
-    Raises pydantic's ``ValidationError`` for a value out of range."""
-    return ReviewConfig.model_validate(merge_layers(user, repo, cli))
+                env: Mapping[str, Any] | None = None, user: Mapping[str, Any] | None = None) -> ReviewConfig:
+    """The run's configuration: the command line over the repository's file over the environment over
+    the user's file over the defaults. Each layer holds ``ReviewConfig`` keys or the command line's names
+    (``OPTION_PATHS``), tables as dicts; ``None`` means unset. Raises pydantic's ``ValidationError`` for a
+    value out of range or a setting that does not exist."""
+    return ReviewConfig.model_validate(merge_layers(*(option_layer(x) for x in (user, env, repo, cli))))

@@ -1,13 +1,15 @@
 """Where the model, the endpoint and the key come from.
 
-Precedence, highest first: a field set explicitly in ``LLMSettings`` (the CLI's ``--model``), the
-environment (``KREVIEW_MODEL``, and the openai client's own ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``),
-the ``[llm]`` table of the config file, then the defaults. The config file is ``LLMSettings.config_file``
-(``kreview review --config``), else ``$KREVIEW_CONFIG``, else ``$XDG_CONFIG_HOME/kreview/config.toml``
+One model, ``LLMSettings`` (reviewer/core/config.py), holds every LLM setting, and ``load_config`` layers
+it like any other setting. Precedence, highest first: the command line (``--llm``, ``--model``) or the
+repository file's ``llm`` table, the environment (``KREVIEW_MODEL``, and the openai client's own
+``OPENAI_BASE_URL``), the ``[llm]`` table of the user's file, then the defaults. The user's file is
+``--user-config``, else ``$KREVIEW_CONFIG``, else ``$XDG_CONFIG_HOME/kreview/config.toml``
 (``~/.config/kreview/config.toml``) when it exists.
 
-The API key is resolved here and handed to the client only: it is never part of ``ReviewConfig``
-(which is stored in the run's checkpoint), of the cache key, or of any record.
+The API key (``OPENAI_API_KEY``, else the variable ``api_key_env`` names, else the file's ``api_key``) is
+resolved here and handed to the client only: it is never part of ``ReviewConfig`` (which is stored in
+the run's checkpoint), of the cache key, or of any record.
 """
 
 from __future__ import annotations
@@ -15,59 +17,26 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError
 
-from reviewer.core.config import LLMSettings
+from reviewer.core.config import LLMSettings, Price, env_layer, load_config
 from reviewer.core.errors import ConfigError
 
+__all__ = ["Price", "ResolvedLLM", "resolve", "user_file", "user_layer"]
 
-class Price(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
-
-
-class FileLLM(BaseModel):
-    """The ``[llm]`` table of the config file."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    model: str | None = None
-    base_url: str | None = None
-    api_key: SecretStr | None = None
-    api_key_env: str | None = None
-    """Name of an environment variable holding the key (keeps the key itself out of the file)."""
-    timeout_s: float | None = Field(None, gt=0)
-    max_retries: int | None = Field(None, ge=0, le=10)
-    backoff_s: float | None = Field(None, ge=0)
-    structured: Literal["auto", "json_schema", "json_object"] | None = None
-    cache: bool | None = None
-    cache_dir: Path | None = None
-    max_probes: int | None = Field(None, ge=0, le=32)
-    temperature: float | None = Field(None, ge=0, le=2)
-    prices: dict[str, Price] = Field(default_factory=dict)
+NOT_IN_USER_FILE = ("provider", "config_file")
+"""``[llm]`` keys the user's file may not set: the provider is chosen per run (``--llm``), and the file's
+own path is recorded, not written."""
 
 
-class ResolvedLLM(BaseModel):
-    """Everything the client needs, resolved once per run."""
-
-    model_config = ConfigDict(extra="forbid")
+class ResolvedLLM(LLMSettings):
+    """The settings with what only the client needs: a model name for sure, the key, the cache folder
+    (None: no cache)."""
 
     model: str
-    base_url: str | None
     api_key: SecretStr | None = Field(None, exclude=True, repr=False)
-    timeout_s: float
-    max_retries: int
-    backoff_s: float = 1.0
-    structured: Literal["auto", "json_schema", "json_object"]
-    cache_dir: Path | None
-    max_probes: int
-    temperature: float
-    prices: dict[str, Price] = Field(default_factory=dict)
-    config_file: Path | None = None
 
 
 def default_config_file() -> Path:
@@ -80,20 +49,21 @@ def default_cache_dir() -> Path:
     return Path(base) / "kreview" / "llm"
 
 
-def config_file_for(settings: LLMSettings) -> Path | None:
-    """The config file this run reads, or None. An explicitly named file must exist."""
-    named = settings.config_file or (Path(os.environ["KREVIEW_CONFIG"]) if os.environ.get("KREVIEW_CONFIG") else None)
+def user_file(named: Path | None = None) -> Path | None:
+    """The user's file this run reads, or None. An explicitly named file must exist."""
+    named = named or (Path(os.environ["KREVIEW_CONFIG"]) if os.environ.get("KREVIEW_CONFIG") else None)
     if named is not None:
-        if not named.is_file():
+        if not Path(named).is_file():
             raise ConfigError(f"config file {named} does not exist")
-        return named
+        return Path(named)
     path = default_config_file()
     return path if path.is_file() else None
 
 
-def read_file_llm(path: Path | None) -> FileLLM:
+def _llm_table(path: Path | None) -> tuple[dict[str, Any], str | None]:
+    """The ``[llm]`` table of the user's file, validated, without the key; and the key."""
     if path is None:
-        return FileLLM()
+        return {}, None
     try:
         data = tomllib.loads(path.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
@@ -101,10 +71,23 @@ def read_file_llm(path: Path | None) -> FileLLM:
     table = data.get("llm", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [llm] must be a table")
+    table = dict(table)
+    key = table.pop("api_key", None)
+    refused = [k for k in NOT_IN_USER_FILE if k in table]
+    if refused or (key is not None and not isinstance(key, str)):
+        raise ConfigError(f"{path}: [llm] may not set {', '.join(refused) or 'a non-string api_key'}")
     try:
-        return FileLLM.model_validate(table)
+        LLMSettings.model_validate(table)
     except ValidationError as exc:
         raise ConfigError(f"{path}: the [llm] table does not validate:\n{exc}") from exc
+    return table, key
+
+
+def user_layer(named: Path | None = None) -> dict[str, Any]:
+    """The user's file as a layer of ``load_config`` (its ``[llm]`` table, without the key)."""
+    path = user_file(named)
+    table, _ = _llm_table(path)
+    return {"llm": table | {"config_file": path}} if path else {}
 
 
 def _first(*values: Any) -> Any:
@@ -112,28 +95,19 @@ def _first(*values: Any) -> Any:
 
 
 def resolve(settings: LLMSettings) -> ResolvedLLM:
-    path = config_file_for(settings)
-    f = read_file_llm(path)
-    explicit = settings.model_fields_set
-
-    def pick(name: str) -> Any:
-        return getattr(settings, name) if name in explicit else _first(getattr(f, name), getattr(settings, name))
-
-    model = _first(settings.model, os.environ.get("KREVIEW_MODEL"), f.model)
-    if not model:
-        where = f" or [llm] model in {path}" if path else f" or [llm] model in {default_config_file()}"
-        raise ConfigError("--llm openai needs a model name: --model, KREVIEW_MODEL" + where)
-    base_url = _first(settings.base_url, os.environ.get("OPENAI_BASE_URL"), f.base_url)
-    key_from_env = os.environ.get(f.api_key_env) if f.api_key_env else None
-    key = _first(os.environ.get("OPENAI_API_KEY"), key_from_env,
-                 f.api_key.get_secret_value() if f.api_key else None)
-    if key is None and base_url is None:
+    """Everything the client needs. ``settings`` ranks over the environment and the user's file (layering
+    again what ``load_config`` already layered changes nothing, so settings built by hand get them too)."""
+    path = user_file(settings.config_file)
+    table, file_key = _llm_table(path)
+    layered = load_config(cli={"llm": settings.model_dump(exclude_unset=True)}, env=env_layer(),
+                          user={"llm": table | {"config_file": path}}).llm
+    if not layered.model:
+        where = path or default_config_file()
+        raise ConfigError(f"--llm openai needs a model name: --model, KREVIEW_MODEL or [llm] model in {where}")
+    key_from_env = os.environ.get(layered.api_key_env) if layered.api_key_env else None
+    key = _first(os.environ.get("OPENAI_API_KEY"), key_from_env, file_key)
+    if key is None and layered.base_url is None:
         raise ConfigError("no API key for the default OpenAI endpoint: set OPENAI_API_KEY (or OPENAI_BASE_URL "
                           "for a local OpenAI-compatible server, which needs no key)")
-    cache_on = settings.cache if "cache" in explicit else _first(f.cache, settings.cache)
-    cache_dir = (f.cache_dir or default_cache_dir()) if cache_on else None
-    return ResolvedLLM(model=model, base_url=base_url, api_key=SecretStr(key) if key else None,
-                       timeout_s=pick("timeout_s"), max_retries=pick("max_retries"),
-                       backoff_s=_first(f.backoff_s, 1.0), structured=pick("structured"), cache_dir=cache_dir,
-                       max_probes=pick("max_probes"), temperature=pick("temperature"), prices=f.prices,
-                       config_file=path)
+    cache_dir = (layered.cache_dir or default_cache_dir()) if layered.cache else None
+    return ResolvedLLM(**(layered.model_dump() | {"cache_dir": cache_dir}), api_key=SecretStr(key) if key else None)

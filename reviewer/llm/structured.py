@@ -13,17 +13,18 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from reviewer.core.config import Structured
 from reviewer.core.errors import KReviewError, LLMRejected
 from reviewer.llm.client import ChatModel, ChatRequest
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.usage import UsageMeter
 
 T = TypeVar("T", bound=BaseModel)
-StructuredMode = Literal["auto", "json_schema", "json_object"]
+StructuredMode = Structured  # the modes, listed once (reviewer/core/config.py)
 _FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL)
 
 

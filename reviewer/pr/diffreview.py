@@ -40,18 +40,19 @@ def repo_config_at(commit, override: RepoConfig | None = None, notes: list[str] 
     return cfg
 
 
-def drafter_for(cfg: RepoConfig) -> Drafter | None:
-    """The LLM drafter the repository configuration names (None: the offline drafter)."""
-    if cfg.llm.provider == "none":
+def drafter_for(config: ReviewConfig) -> Drafter | None:
+    """The LLM drafter the loaded configuration names (None: the offline drafter)."""
+    if config.llm.provider == "none":
         return None
-    return make_drafter(cfg.llm_settings())
+    return make_drafter(config.llm)
 
 
 def _with_target(folder: Path, cfg: RepoConfig) -> None:
-    """Give a submission without a manifest the repository's default GPU target (in the temporary copy)."""
-    if (cfg.target.gpu or cfg.target.arch) and not (folder / "kreview.toml").exists():
-        arch = ", ".join(f'"{a}"' for a in cfg.target.arch)
-        gpu = f'gpu = "{cfg.target.gpu}"\n' if cfg.target.gpu else ""
+    """Give a submission without a manifest the repository's ``default_target`` (in the temporary copy)."""
+    target = cfg.default_target
+    if (target.gpu or target.arch) and not (folder / "kreview.toml").exists():
+        arch = ", ".join(f'"{a}"' for a in target.arch)
+        gpu = f'gpu = "{target.gpu}"\n' if target.gpu else ""
         (folder / "kreview.toml").write_text(f"[target]\n{gpu}arch = [{arch}]\n")
 
 
@@ -74,7 +75,8 @@ def review_diff(repo_path: str | Path, base: str, head: str, *, runs_dir: Path, 
     b, h = resolve(repo, base), resolve(repo, head)
     mb = merge_base(repo, b, h)
     cfg = repo_config_at(h, repo_config)
-    drafter = drafter if drafter is not None else drafter_for(cfg)
+    if drafter is None:  # the configuration as the review loads it (the repository file over the environment)
+        drafter = drafter_for(cfg.review_config(Path(runs_dir), Path(repo.working_dir or ".")))
     files = changed_files(repo, mb, h)
     targets = find_targets(mb, h, files, cfg.selects)
     if seed is None:  # one seed for both versions, so they see the same cases

@@ -3,10 +3,15 @@
 What the pull-request reviewer looks at and how. Not to be confused with a submission's own
 ``kreview.toml`` manifest (reviewer/ingest), which describes one submission directory. The old
 repository file ``.kreview.toml`` (the same keys at top level) is still read, with a deprecation note,
-when ``pyproject.toml`` has no ``[tool.kreview]`` table. Every key is optional. The settings a review
-shares with ``kreview review`` have its option names (``only``, ``skip``, ``seeds``, ``timeout``); the
-old keys ``only_tools``, ``skip_tools`` and ``timeout_s`` are still read, with a deprecation note. The
-file is the "repository" layer of reviewer/core/config.py's ``load_config``.
+when ``pyproject.toml`` has no ``[tool.kreview]`` table. Every key is optional.
+
+Two kinds of keys. The settings a review shares with ``kreview review`` (``REVIEW_KEYS``: ``only``,
+``skip``, ``seeds``, ``timeout``, ``budget``, ``target``, ``rubric``, ``llm``) have its option names and
+its defaults and bounds: they are kept as given, as the "repository" layer of reviewer/core/config.py's
+``load_config``, and checked there when the file is read (a tool name must be a registered tool). The
+rest (``RepoConfig``) only the pull-request reviewer reads. Old keys still read, with a deprecation
+note: ``only_tools``, ``skip_tools``, ``timeout_s``, and a ``target`` table (the GPU for submissions that
+name none: ``default_target`` now, since ``target`` is ``--target``, the GPU every review targets).
 """
 
 from __future__ import annotations
@@ -15,11 +20,11 @@ import fnmatch
 import tomllib
 import warnings
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Any, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from reviewer.core.config import LLMSettings, ReviewConfig, load_config, renamed
+from reviewer.core.config import ReviewConfig, load_config, renamed
 from reviewer.core.errors import ConfigError
 from reviewer.core.submission import Target
 
@@ -28,18 +33,14 @@ LEGACY_CONFIG_FILE = ".kreview.toml"
 REPO_CONFIG_FILE = "[tool.kreview] in pyproject.toml"  # how messages name the configuration
 RENAMED_KEYS = {"only_tools": "only", "skip_tools": "skip", "timeout_s": "timeout"}
 """Old keys of the repository configuration and their names now (the ``kreview review`` options')."""
+REVIEW_KEYS = ("only", "skip", "seeds", "timeout", "budget", "target", "rubric", "llm")
+"""The keys that are settings of each review (``kreview review``'s options), not of the bot."""
+LLM_KEYS = ("provider", "model", "base_url")
+"""What the repository file may say of the model: the review job runs without secrets, so never a key."""
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class LLMEndpoint(_Strict):
-    """The drafter's endpoint. The review job runs without secrets, so it must not need a key."""
-
-    provider: Literal["none", "openai"] = "none"
-    base_url: str | None = None
-    model: str | None = None
 
 
 class GitHubSettings(_Strict):
@@ -52,21 +53,38 @@ class GitHubSettings(_Strict):
 class RepoConfig(_Strict):
     paths: list[str] = Field(default_factory=lambda: ["**"], description="globs of files/directories to review")
     exclude: list[str] = Field(default_factory=list)
-    rubric: str | None = Field(None, description="rubric YAML, relative to the repository root")
-    llm: LLMEndpoint = Field(default_factory=LLMEndpoint)
     max_comments: int = Field(10, ge=0, le=50)
-    target: Target = Field(default_factory=Target, description="GPU target for submissions that name none")
+    default_target: Target = Field(default_factory=Target, description="GPU target for submissions that name none")
     review_old: bool = Field(True, description="also review the base version to report regressions")
-    only: list[str] | None = Field(None, description="run only these tools (--only); omit for every tool")
-    skip: list[str] = Field(default_factory=list, description="tools not to run (--skip)")
-    timeout: float = Field(120.0, gt=0, description="seconds per sandboxed call (--timeout)")
-    seeds: int = Field(3, ge=1, le=50, description="seeds of the nominal correctness check (--seeds)")
     github: GitHubSettings = Field(default_factory=GitHubSettings)
+    review: dict[str, Any] = Field(default_factory=dict, description="the review settings (REVIEW_KEYS) as given")
 
     @model_validator(mode="before")
     @classmethod
-    def _old_keys(cls, data: object) -> object:
-        return renamed(data, RENAMED_KEYS, "repository configuration")
+    def _split(cls, data: object) -> object:
+        """Old keys renamed; the review settings moved under ``review``, checked as ``load_config`` reads
+        them (defaults and bounds are ``ReviewConfig``'s, tool names the registry's)."""
+        data = renamed(data, RENAMED_KEYS, "repository configuration")
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if isinstance(data.get("target"), dict):  # the old table: the GPU for submissions that name none
+            data.setdefault("default_target", data.pop("target"))
+        review = {k: data.pop(k) for k in REVIEW_KEYS if k in data}
+        if "review" in data:
+            raise ValueError("'review' is not a key of the file: write its settings at top level")
+        llm = review.get("llm")
+        if llm is not None and (not isinstance(llm, dict) or set(llm) - set(LLM_KEYS)):
+            raise ValueError(f"llm may set only {', '.join(LLM_KEYS)} (the review job has no secrets)")
+        load_config(repo={k: v for k, v in review.items() if k != "rubric"})
+        if isinstance(review.get("target"), str):  # as --target: a GPU of the virtual-device table, by its key
+            review["target"] = known_gpu(review["target"])
+        if review.get("rubric") is not None and not isinstance(review["rubric"], str):
+            raise ValueError("rubric must be a path relative to the repository root")
+        unknown = unknown_tools([*(review.get("only") or []), *(review.get("skip") or [])])
+        if unknown:
+            raise ValueError(f"unknown tool {', '.join(map(repr, unknown))}; tools: {', '.join(tool_names())}")
+        return data | {"review": review}
 
     def selects(self, path: str) -> bool:
         """Whether a repository path is under ``paths`` and not under ``exclude``."""
@@ -76,25 +94,61 @@ class RepoConfig(_Strict):
         return hit(self.paths) and not hit(self.exclude)
 
     def review_layer(self, repo_root: Path) -> dict[str, object]:
-        """What this file sets of a review's configuration (the repository layer of ``load_config``)."""
-        rubric = None
-        if self.rubric:
-            rubric = (repo_root / self.rubric).resolve()
+        """What this file sets of a review's configuration (the repository layer of ``load_config``), the
+        rubric resolved against the repository root."""
+        layer = dict(self.review)
+        if layer.get("rubric"):
+            rubric = (repo_root / layer["rubric"]).resolve()
             if repo_root.resolve() not in rubric.parents:
-                raise ConfigError(f"{REPO_CONFIG_FILE}: rubric {self.rubric!r} is outside the repository")
-        return {"rubric": rubric, "seeds": self.seeds, "limits": {"call_timeout_s": self.timeout},
-                "only": self.only, "skip": list(self.skip), "llm": self.llm.model_dump()}
+                raise ConfigError(f"{REPO_CONFIG_FILE}: rubric {layer['rubric']!r} is outside the repository")
+            layer["rubric"] = rubric
+        return layer
 
-    def review_config(self, runs_dir: Path, repo_root: Path, *, seed: int | None = None) -> ReviewConfig:
-        return load_config(cli={"runs_dir": runs_dir, "seed": seed}, repo=self.review_layer(repo_root))
+    def review_config(self, runs_dir: Path, repo_root: Path, *, seed: int | None = None,
+                      cli: dict[str, Any] | None = None) -> ReviewConfig:
+        """The review's configuration: ``cli`` over this file over the environment and the defaults."""
+        from reviewer.core.config import env_layer
 
-    def llm_settings(self) -> LLMSettings:
-        return LLMSettings(provider=self.llm.provider, model=self.llm.model, base_url=self.llm.base_url)
+        return load_config(cli={"runs_dir": runs_dir, "seed": seed} | (cli or {}),
+                           repo=self.review_layer(repo_root), env=env_layer())
+
+    def with_review(self, **settings: Any) -> RepoConfig:
+        """This configuration with review settings replaced (a command line's ``--only``)."""
+        return RepoConfig.model_validate(self.model_dump(exclude={"review"}) | self.review | settings)
+
+
+def known_gpu(name: str) -> str:
+    """A GPU name as ``--target`` and the file's ``target`` take it: its key in the virtual-device table
+    (``ValueError`` listing the known ones otherwise)."""
+    from tools.engine.harness.virtual_gpu import known_gpus, spec_for
+
+    spec = spec_for(name)
+    if "is not in the table" in spec["chosen_by"]:
+        raise ValueError(f"target {name!r} is not a GPU the reviewer knows; choose one of {', '.join(known_gpus())}")
+    return spec["key"]
+
+
+def tool_names() -> list[str]:
+    """The registered tools' names (their entry points; nothing is imported)."""
+    from importlib.metadata import entry_points
+
+    from tools.engine.registry import TOOLS_GROUP
+
+    return sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+
+
+def unknown_tools(names: list[str]) -> list[str]:
+    """The names that are no registered tool (``only = ["corectness"]`` would otherwise run nothing)."""
+    known = set(tool_names())
+    return [n for n in names if n not in known]
 
 
 def _validate(table: object, where: str, notes: list[str] | None = None) -> RepoConfig:
     if notes is not None and isinstance(table, dict):
         notes += [f"{where}: {old!r} is deprecated, use {new!r}" for old, new in RENAMED_KEYS.items() if old in table]
+        if isinstance(table.get("target"), dict):
+            notes.append(f"{where}: a [target] table is deprecated, use 'default_target' (the GPU for submissions "
+                         "that name none; 'target = \"H100\"' is --target, the GPU every review targets)")
     try:
         with warnings.catch_warnings():  # the notes above say it to the user
             warnings.simplefilter("ignore", DeprecationWarning)

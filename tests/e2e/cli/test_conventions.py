@@ -39,6 +39,10 @@ def _flat(text: str) -> str:
     (["review", SOFTMAX, "--format", "yaml"], "--format"),
     (["review", SOFTMAX, "--rubric", "no-such-rubric.yaml"], "--rubric"),
     (["probe", SOFTMAX, "--device", "tpu"], "--device"),
+    (["batch", SOFTMAX, "--device", "tpu"], "--device"),
+    (["compare", SOFTMAX, SOFTMAX, "--device", "tpu"], "--device"),
+    (["batch", SOFTMAX, "--memory-mb", "100"], "--memory-mb"),
+    (["calibrate", "eval_sets/planted", "--timeout", "-1"], "--timeout"),
     (["probe", SOFTMAX, "--tool", "correctnes"], "--tool"),
     (["probe", SOFTMAX, "--format-hint", "kb"], "--format-hint"),
     (["calibrate", "eval_sets/planted", "--workers", "0"], "--workers"),
@@ -53,16 +57,17 @@ def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> Non
     assert "Traceback" not in res.output
 
 
-@pytest.mark.parametrize("command", ["review", "calibrate", "diff"])
+@pytest.mark.parametrize("command", ["review", "calibrate", "diff", "batch", "compare"])
 def test_unknown_tool_names_are_usage_errors(command: str) -> None:
-    target = {"review": [SOFTMAX], "calibrate": ["eval_sets/planted"], "diff": ["main", "HEAD"]}[command]
+    target = {"review": [SOFTMAX], "calibrate": ["eval_sets/planted"], "diff": ["main", "HEAD"],
+              "batch": [SOFTMAX], "compare": [SOFTMAX, SOFTMAX]}[command]
     res = _invoke(command, *target, "--only", "correctnes")
     assert res.exit_code == 2, res.output
     out = _flat(res.output)
     assert "unknown tool 'correctnes'" in out and "did you mean 'correctness'" in out
     assert "integrity_static" in out  # the known names are listed
-    if command == "review":
-        res = _invoke("review", SOFTMAX, "--skip", "benchmarks")
+    if command in ("review", "batch", "compare"):
+        res = _invoke(command, *target, "--skip", "benchmarks")
         assert res.exit_code == 2 and "did you mean 'benchmark'" in _flat(res.output)
 
 

@@ -50,7 +50,7 @@ def test_model_and_endpoint_from_a_config_file(tmp_path: Path) -> None:
     with FakeOpenAIServer(scripted_responder(reject_json_schema=False)) as srv:
         cfg = tmp_path / "kreview.toml"
         cfg.write_text(f'[llm]\nmodel = "local-llama"\nbase_url = "{srv.base_url}"\ncache = false\n')
-        res = run(["review", str(sub), "--llm", "openai", "--config", str(cfg), "--format", "json", "--seed", "1",
+        res = run(["review", str(sub), "--llm", "openai", "--user-config", str(cfg), "--format", "json", "--seed", "1",
                    "--no-signoff"], {})
     assert res.returncode == 0, res.stderr[-3000:]
     r = json.loads(res.stdout)

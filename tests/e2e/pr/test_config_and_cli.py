@@ -26,7 +26,8 @@ DOCS = Path(__file__).resolve().parents[3] / "docs" / "pull-requests.md"
 def test_documented_config_validates() -> None:
     [block] = re.findall(r"```toml\n(.*?)```", DOCS.read_text(), re.DOTALL)
     cfg = RepoConfig.model_validate(tomllib.loads(block)["tool"]["kreview"])
-    assert (cfg.max_comments, cfg.target.arch, cfg.github.api_url) == (10, ["sm_90"], "https://github.example.com/api/v3")
+    assert (cfg.max_comments, cfg.default_target.arch, cfg.github.api_url) == (10, ["sm_90"],
+                                                                              "https://github.example.com/api/v3")
     assert cfg.selects("kernels/relu/submission.py") and not cfg.selects("kernels/legacy/x/submission.py")
     assert not cfg.selects("docs/index.md")
 
@@ -44,7 +45,7 @@ def test_bad_config_is_a_config_error(tmp_path: Path) -> None:
 
 def test_default_target_reaches_a_submission_without_manifest(tmp_path: Path) -> None:
     sub = materialize(KERNELS / "spine" / "good_triton.py", tmp_path / "sub")
-    _with_target(sub, RepoConfig.model_validate({"target": {"gpu": "H100", "arch": ["sm_90"]}}))
+    _with_target(sub, RepoConfig.model_validate({"default_target": {"gpu": "H100", "arch": ["sm_90"]}}))
     got = load_submission(sub)
     assert (got.target.gpu, got.target.arch) == ("H100", ["sm_90"])
 
@@ -91,7 +92,9 @@ def test_pyproject_tool_kreview_is_the_configuration(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "k"\n[tool.kreview]\nmax_comments = 4\n'
                                              '[tool.kreview.target]\ngpu = "H100"\n')
     cfg = load_repo_config(tmp_path, notes)
-    assert (cfg.max_comments, cfg.target.gpu, notes) == (4, "H100", [])
+    assert (cfg.max_comments, cfg.default_target.gpu) == (4, "H100")
+    assert notes and "[target] table is deprecated, use 'default_target'" in notes[0]  # the old table's new name
+    notes.clear()
     (tmp_path / ".kreview.toml").write_text("max_comments = 9\n")
     assert load_repo_config(tmp_path, notes).max_comments == 4  # pyproject wins over the old file...
     assert notes and ".kreview.toml" in notes[0] and "ignored" in notes[0]  # ...and the user is told
@@ -120,7 +123,7 @@ def test_diff_reads_tool_kreview_at_the_revision(tmp_path: Path) -> None:
     repo.index.add(["pyproject.toml", ".kreview.toml"])
     commit = repo.index.commit("config", author=git.Actor("t", "t@e"), committer=git.Actor("t", "t@e"))
     notes: list[str] = []
-    assert repo_config_at(commit, notes=notes).seeds == 5
+    assert repo_config_at(commit, notes=notes).review["seeds"] == 5
     assert notes and commit.hexsha[:12] in notes[0]
 
 

@@ -29,8 +29,10 @@ from tools.engine.harness.case import Case
 from tools.engine.harness.op_table import OPS, ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
 
-# Formats register themselves on import.
-for _fmt in ("kernelbench", "gpumode", "manifest"):
+# Formats register themselves on import (their names: reviewer/core/models.py ``Format``, listed once).
+from reviewer.core.config import FORMATS  # noqa: E402
+
+for _fmt in FORMATS:
     importlib.import_module(f"tools.engine.harness.{_fmt}")
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.core.config import FORMATS, ReviewConfig, ToolOptions, load_config, merge_layers
-from reviewer.core.errors import IngestError
-from reviewer.pr.repoconfig import config_from_files
+from reviewer.core.config import FORMATS, ReviewConfig, ToolOptions, env_layer, load_config, merge_layers
+from reviewer.core.errors import ConfigError, IngestError
+from reviewer.pr.repoconfig import RepoConfig, config_from_files
 
 
 def test_the_command_line_wins_over_the_repository_file_over_the_defaults() -> None:
@@ -48,7 +48,7 @@ def test_the_repository_file_has_the_cli_s_names_and_notes_the_old_keys(tmp_path
     assert (review.only, review.skip, review.seeds, review.limits.call_timeout_s) == (["builds"], ["memcheck"], 2, 33.0)
     assert (review.seed, review.runs_dir, review.llm.provider, review.llm.model) == (9, tmp_path / "runs", "openai", "m")
     fresh, notes = config_from_files({".kreview.toml": 'only = ["builds"]\n'}.get)
-    assert fresh.only == ["builds"] and notes == [".kreview.toml is deprecated: move its keys under "
+    assert fresh.review == {"only": ["builds"]} and notes == [".kreview.toml is deprecated: move its keys under "
                                                   "[tool.kreview] in pyproject.toml"]
 
 
@@ -94,3 +94,74 @@ def test_both_drafters_implement_the_protocol() -> None:
     offline, agent = OfflineDrafter(), LLMDrafter(ScriptedModel())
     assert isinstance(offline, Drafter) and isinstance(agent, Drafter)
     assert (offline.reads_source, agent.reads_source) == (False, True)
+
+
+def test_each_layer_ranks_over_the_ones_below() -> None:
+    """command line > repository file > environment > user's file > defaults, setting by setting."""
+    user = {"timeout": 11.0, "seeds": 4, "budget": 2.0, "llm": {"model": "user", "base_url": "http://user/v1",
+                                                               "max_probes": 3}}
+    env = env_layer({"KREVIEW_MODEL": "env", "OPENAI_BASE_URL": "http://env/v1"})
+    repo = {"timeout": 22.0, "seeds": 5, "llm": {"base_url": "http://repo/v1"}}
+    cli = {"timeout": 33.0, "llm": {"model": None}}  # None: the command line leaves it unset
+    cfg = load_config(cli=cli, repo=repo, env=env, user=user)
+    assert cfg.limits.call_timeout_s == 33.0  # the command line
+    assert cfg.seeds == 5 and cfg.llm.base_url == "http://repo/v1"  # the repository file
+    assert cfg.llm.model == "env"  # the environment, over the user's file
+    assert (cfg.budget, cfg.llm.max_probes) == (2.0, 3)  # the user's file, over the defaults
+    assert cfg.limits.memory_mb == ReviewConfig().limits.memory_mb == 6144  # the defaults
+    assert load_config(user=user).limits.call_timeout_s == 11.0
+    assert env_layer({}) == {"llm": {"model": None, "base_url": None}}
+
+
+def test_a_setting_has_the_command_line_s_name_in_every_layer() -> None:
+    by_name = load_config(repo={"timeout": 5, "memory_mb": 4096, "target": "A100", "atol": 1e-3})
+    assert (by_name.limits.call_timeout_s, by_name.limits.memory_mb, by_name.target_gpu,
+            by_name.tolerance.atol) == (5.0, 4096, "A100", 1e-3)
+    with pytest.raises(ValueError, match="greater than 0"):  # the model's bound, whatever the layer
+        load_config(cli={"timeout": 0})
+    with pytest.raises(ValueError, match="Extra inputs are not permitted"):
+        load_config(repo={"timout": 5})
+
+
+def test_the_repository_file_keeps_only_pull_request_keys_and_checks_the_review_ones(tmp_path: Path) -> None:
+    assert {"seeds", "only", "skip", "timeout", "llm", "target"}.isdisjoint(RepoConfig.model_fields)
+    files = {"pyproject.toml": '[tool.kreview]\nonly = ["corectness"]\n'}
+    with pytest.raises(ConfigError, match="unknown tool 'corectness'.*tools: .*correctness"):
+        config_from_files(files.get)
+    for bad in ("seeds = 51\n", "timeout = 0\n", "skip = [\"benchmarks\"]\n", 'target = "Z80"\n',
+                '[tool.kreview.llm]\napi_key = "sk-x"\n'):
+        with pytest.raises(ConfigError):
+            config_from_files({"pyproject.toml": "[tool.kreview]\n" + bad}.get)
+    cfg, notes = config_from_files({"pyproject.toml": '[tool.kreview]\ntarget = "h100"\n'
+                                                      '[tool.kreview.default_target]\ngpu = "L4"\n'}.get)
+    review = cfg.review_config(tmp_path / "runs", tmp_path)
+    assert (review.target_gpu, cfg.default_target.gpu, notes) == ("H100", "L4", [])
+    old, notes = config_from_files({".kreview.toml": '[target]\ngpu = "A10G"\narch = ["sm_86"]\n'}.get)
+    assert (old.default_target.gpu, old.default_target.arch, old.review) == ("A10G", ["sm_86"], {})
+    assert any("[target] table is deprecated, use 'default_target'" in n for n in notes)
+    assert cfg.with_review(only=["builds"]).review == {"target": "H100", "only": ["builds"]}
+
+
+def test_the_environment_outranks_the_user_file_for_the_llm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewer.llm.settings import resolve, user_layer
+
+    user = tmp_path / "config.toml"
+    user.write_text('[llm]\nmodel = "file-model"\nbase_url = "http://file/v1"\ntimeout_s = 9\napi_key = "sk-file"\n')
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("KREVIEW_MODEL", "env-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://env/v1")
+    layer = user_layer(user)
+    assert "api_key" not in layer["llm"]  # the key never enters the configuration (the run's checkpoint)
+    cfg = load_config(cli={"llm": {"provider": "openai"}}, env=env_layer(), user=layer)
+    assert (cfg.llm.model, cfg.llm.base_url, cfg.llm.timeout_s) == ("env-model", "http://env/v1", 9.0)
+    assert "sk-file" not in cfg.model_dump_json()
+    resolved = resolve(cfg.llm)
+    assert (resolved.model, resolved.base_url, resolved.api_key.get_secret_value()) == \
+        ("env-model", "http://env/v1", "sk-file")
+    monkeypatch.delenv("KREVIEW_MODEL")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    assert resolve(load_config(env=env_layer(), user=user_layer(user)).llm).model == "file-model"
+    assert resolve(load_config(cli={"llm": {"model": "flag"}}, env=env_layer(), user=layer).llm).model == "flag"
+    user.write_text('[llm]\nprovider = "openai"\n')
+    with pytest.raises(ConfigError, match="may not set provider"):
+        user_layer(user)
