@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
 from reviewer.drafting.offline import draft_offline
+from tools.engine.review_plan import PlannedProbe
 from tools.engine.tool import ToolContext
 
 
@@ -32,13 +33,14 @@ class DraftOutcome:
 
 @dataclass
 class PlanOutcome:
-    """What a source-reading drafter proposes before the tools run (all JSON-able dicts)."""
+    """What a source-reading drafter proposes before the tools run (the plan node puts it in the
+    run's ``ReviewPlan``)."""
 
-    probes: list[dict[str, Any]] = field(default_factory=list)
-    """``tools.engine.probe_requests.PlannedProbe`` dumps, already validated against what the harness runs."""
-    findings: list[dict[str, Any]] = field(default_factory=list)
-    """Source-grounded ``Finding`` dumps (origin llm), confirmed or not after the tools ran."""
-    removed: list[dict[str, Any]] = field(default_factory=list)
+    probes: list[PlannedProbe] = field(default_factory=list)
+    """Probes already validated against what the harness runs (``tools.engine.probe_requests.plan_probes``)."""
+    findings: list[Finding] = field(default_factory=list)
+    """Source-grounded findings (origin llm), confirmed or not after the tools ran."""
+    removed: list[RemovedClaim] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     usage: dict[str, Any] = field(default_factory=dict)
 

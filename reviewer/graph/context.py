@@ -15,6 +15,7 @@ from reviewer.core.models import Evidence, Finding, Review
 from reviewer.drafting.base import Drafter, OfflineDrafter
 from reviewer.rubric import Rubric
 from tools.engine.registry import backend_for, declared_criteria
+from tools.engine.review_plan import ReviewPlan
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
 from tools.engine.session import SandboxSession
@@ -58,12 +59,14 @@ class RunContext:
         if self._tool_ctx is None:
             sub = self.submission or Submission.model_validate(state["submission"])
             self._tool_ctx = make_tool_context(sub, self.config, self.run_dir, state["seed"], self.device())
+            # the plan as a model: read from the state once per context (a resumed run); the plan
+            # node sets it on the context when it makes it
+            self._tool_ctx.plan = ReviewPlan.from_state(state.get("plan"))
         ctx = self._tool_ctx
         stored_e, stored_f = state.get("evidence", []), state.get("findings", [])
         if len(ctx.evidence) != len(stored_e) or len(ctx.findings) != len(stored_f):
             ctx.evidence = [Evidence.model_validate(e) for e in stored_e]
             ctx.findings = [Finding.model_validate(f) for f in stored_f]
-        ctx.plan = state.get("plan", {})
         return ctx
 
     def record_new(self, ctx: ToolContext, before_e: int, before_f: int) -> dict[str, list[dict[str, Any]]]:

@@ -22,6 +22,7 @@ from reviewer.core.submission import Submission
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 from tools.engine.registry import ordered_tools
+from tools.engine.review_plan import ReviewPlan
 from reviewer.rubric import judge, load_rubric, overall
 from reviewer.runs import write_review
 from tools.engine.tool import Tool
@@ -82,8 +83,8 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             not_applicable[name] = why
         else:
             chosen.append(name)
-    plan: dict[str, Any] = {"tools": chosen, "probes": [], "skipped": skipped}
-    update: State = {"plan": plan, "not_applicable": not_applicable}
+    plan = ReviewPlan(tools=chosen, skipped=skipped)
+    update: State = {"not_applicable": not_applicable}
     if "builds" in chosen and ctx.setup.can_run and ctx.submission.syntax_error is None:
         # Rationale: the first tool imports the submission and runs the reference; their sandbox
         # children start now (torch imports) while the source-reading model plans. Same children,
@@ -94,23 +95,26 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         try:
             out = rc.drafter.plan(state=state, ctx=ctx, tools=chosen, diff=rc.diff)
         except Exception as exc:  # noqa: BLE001 - the model's planner is optional; the review goes on
-            plan["llm_notes"] = [f"the source-reading model failed: {type(exc).__name__}: {exc}"[:400]]
+            plan.llm_notes = [f"the source-reading model failed: {type(exc).__name__}: {exc}"[:400]]
         else:
-            plan.update(probes=out.probes, llm_findings=out.findings, llm_removed=out.removed,
-                        llm_notes=out.notes)
+            plan.probes, plan.llm_findings, plan.llm_removed = out.probes, out.findings, out.removed
+            plan.llm_notes = out.notes
             update["llm"] = out.usage
+    update["plan"] = plan.to_state()
+    # the tools see the plan in the form a resumed run reads back from the checkpoint
+    ctx.plan = ReviewPlan.from_state(update["plan"])
     return update
 
 
 def make_tool_node(cls: type[Tool]):
     def node(state: State, runtime: Runtime[RunContext]) -> State:
-        if cls.name not in state.get("plan", {}).get("tools", []):
-            return {}
         rc = runtime.context
-        chosen = state["plan"]["tools"]
+        ctx = rc.tool_context(state)
+        chosen = ctx.plan.tools
+        if cls.name not in chosen:
+            return {}
         index, total = chosen.index(cls.name) + 1, len(chosen)
         rc.progress(ToolStarted(cls.name, index, total, cls.description))
-        ctx = rc.tool_context(state)
         before_e, before_f = len(ctx.evidence), len(ctx.findings)
         t0 = time.monotonic()
         tool = cls()

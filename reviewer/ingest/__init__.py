@@ -24,19 +24,26 @@ LOOKED_FOR = (
     "defining custom_kernel, and task.yml with tests:; or a kreview.toml manifest with [submission] "
     "and [reference] tables"
 )
-_SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".cpp", ".h", ".hpp"}
 # folders never read nor copied into the sandbox (tools/engine/session.py:_copy_tree skips the same)
 SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
 # the size of a dataset is not a source, and reading it must not exhaust the reviewer's memory.
 MAX_READ_BYTES = 4 * 2**20
-_READ_SUFFIXES = _SOURCE_SUFFIXES | {".toml", ".yml", ".yaml"}
+_MANIFEST_SUFFIXES = frozenset({".toml", ".yml", ".yaml"})
+
+
+def source_suffixes() -> frozenset[str]:
+    """Python, and the source suffixes every registered backend declares (``Backend.source_suffixes``)."""
+    from tools.engine.registry import source_suffixes as backend_suffixes
+
+    return frozenset({".py"}) | backend_suffixes()
 
 
 def check_tree(root: Path) -> None:
     """Refuse a submission directory holding anything but plain files and folders (a symlink to
     /dev/zero or to a file outside, a FIFO, a device, a socket) or a source file too large to read.
     git stores symlinks, so a pull request can bring one."""
+    read_suffixes = source_suffixes() | _MANIFEST_SUFFIXES
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -56,7 +63,7 @@ def check_tree(root: Path) -> None:
             if not p.is_file():
                 raise UnsafeSubmissionFile(f"{rel} is not a regular file (a FIFO, device or socket); a submission "
                                            "must hold plain files only")
-            if p.suffix in _READ_SUFFIXES and p.stat().st_size > MAX_READ_BYTES:
+            if p.suffix in read_suffixes and p.stat().st_size > MAX_READ_BYTES:
                 raise UnsafeSubmissionFile(f"{rel} is {p.stat().st_size} bytes; source and manifest files are read "
                                            f"whole and may be at most {MAX_READ_BYTES} bytes")
 
@@ -111,12 +118,10 @@ def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]
     from tools.engine.registry import backends
 
     text = (root / submission_file).read_text(errors="replace")
-    for p in root.iterdir():
-        if p.suffix in {".cu", ".cuh"}:
-            text += "\n__global__\n"
+    files = sorted(p.name for p in root.iterdir() if p.is_file())
     scores = []
     for name, backend in backends().items():
-        hits = backend.detect(text)
+        hits = backend.detect(text, files)
         if hits:
             scores.append((backend.priority, hits, name))
     if not scores:
@@ -263,7 +268,8 @@ def _original(root: Path, rel: str, target_gpu: str | None) -> Submission:
 
 def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[str, PyFacts]) -> Submission:
     sub.framework, sub.frameworks_seen = _detect_framework(root, sub.submission_file)  # type: ignore[assignment]
-    sub.source_files = sorted(p.name for p in root.iterdir() if p.is_file() and p.suffix in _SOURCE_SUFFIXES)
+    suffixes = source_suffixes()
+    sub.source_files = sorted(p.name for p in root.iterdir() if p.is_file() and p.suffix in suffixes)
     if sub.submission_file.endswith(".py"):
         sf = facts.get(sub.submission_file) or read_facts(root / sub.submission_file)
         sub.syntax_error = sf.syntax_error

@@ -22,7 +22,8 @@ from reviewer.llm.settings import Price
 from reviewer.llm.static_review import review_source
 from reviewer.llm.structured import Asked, StructuredCaller, StructuredMode
 from reviewer.llm.usage import UsageMeter
-from reviewer.core.models import CriterionResult, Evidence, Finding, RemovedClaim
+from reviewer.core.models import CriterionResult, Evidence, Finding
+from tools.engine.review_plan import ProbeOrigin, ReviewPlan
 from tools.engine.tool import ToolContext
 
 
@@ -33,13 +34,19 @@ def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Fin
     failing evidence elsewhere on the same lines may have another cause."""
     out, notes = [], []
     for f in findings:
-        tested = [e for e in evidence if e.tool == "probes" and (e.inputs.get("probe") or {}).get("finding") == f.id]
+        tested = [e for e in evidence if e.tool == "probes" and _tests(e, f.id)]
         failed = [e.id for e in tested if e.outcome == "fail"]
         out.append(f.model_copy(update={"confirmed_by": failed}) if failed else f)
         if tested and not failed:
             notes.append(f"finding {f.id} was tested by {', '.join(e.id for e in tested)}, which did not fail: "
                          "the suspected problem did not show on those inputs")
     return out, notes
+
+
+def _tests(e: Evidence, finding: str) -> bool:
+    """Whether ``e`` (a probes-tool item) ran a probe proposed to test ``finding``."""
+    origin = ProbeOrigin.of(e)
+    return origin is not None and origin.finding == finding
 
 
 class LLMDrafter:
@@ -78,11 +85,10 @@ class LLMDrafter:
     def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str = "") -> PlanOutcome:
         caller = self._caller(state)
         static = review_source(caller, ctx.submission, diff)
-        out = PlanOutcome(findings=[f.model_dump(mode="json") for f in static.findings],
-                          removed=[r.model_dump(mode="json") for r in static.removed], notes=list(static.notes))
+        out = PlanOutcome(findings=list(static.findings), removed=list(static.removed), notes=list(static.notes))
         if "probes" in tools and self.max_probes > 0:
             planned = propose_probes(caller, ctx, static.findings, limit=self.max_probes, diff=diff)
-            out.probes = [p.model_dump(mode="json") for p in planned.probes]
+            out.probes = list(planned.probes)
             out.notes += planned.notes
         out.usage = self.usage(state)
         return out
@@ -99,10 +105,10 @@ class LLMDrafter:
     def _draft(self, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
                findings: list[Finding]) -> DraftOutcome:
         caller = self._caller(state)
-        plan = state.get("plan") or {}
-        llm_findings, notes = confirm([Finding.model_validate(f) for f in plan.get("llm_findings", [])], evidence)
-        removed = [RemovedClaim.model_validate(r) for r in plan.get("llm_removed", [])]
-        notes = list(plan.get("llm_notes", [])) + notes
+        plan = ReviewPlan.from_state(state.get("plan"))
+        llm_findings, notes = confirm(list(plan.llm_findings), evidence)
+        removed = list(plan.llm_removed)
+        notes = list(plan.llm_notes) + notes
         sub = Submission.model_validate(state["submission"])
         result = write_draft(caller, sub, criteria=criteria, evidence=evidence, findings=findings + llm_findings,
                              overall=state["overall"], overall_reason=state["overall_reason"])

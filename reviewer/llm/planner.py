@@ -12,7 +12,8 @@ from reviewer.llm.structured import StructuredCaller, schema_text
 from reviewer.core.models import Finding
 from tools.engine.tool import ToolContext
 from tools.engine.harness.case import Transform
-from tools.engine.probe_requests import PlannedProbe, ProbeRequest, plan_probes
+from tools.engine.probe_requests import ProbeRequest, plan_probes
+from tools.engine.review_plan import PlannedProbe
 
 
 @dataclass

@@ -10,7 +10,7 @@ never supplies values, outputs or verdicts; the probes tool runs the case agains
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -19,9 +19,8 @@ from reviewer.core.models import SourceSpan
 from reviewer.core.spans import check_span
 from tools.engine.harness.case import Case, Transform
 from tools.engine.harness.transforms import TRANSFORMS
+from tools.engine.review_plan import PlannedProbe
 from tools.engine.tool import ToolContext
-
-ProbeCriterion = Literal["generality", "correctness"]
 
 DTYPES = ("float32", "float16", "bfloat16", "float64")
 VALUE_TRANSFORMS = frozenset({"scale", "shift"})
@@ -47,18 +46,6 @@ class ProbeRequest(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)
     dtype: str | None = None
     transforms: list[Transform] = Field(default_factory=list)
-    finding: str | None = None
-    span: SourceSpan | None = None
-
-
-class PlannedProbe(BaseModel):
-    """A validated probe as stored in the run's plan (``plan["probes"]``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    case: Case
-    criterion: ProbeCriterion
-    assumption: str
     finding: str | None = None
     span: SourceSpan | None = None
 
@@ -123,16 +110,16 @@ def _nominal_params(sub: Submission, keys: set[str]) -> tuple[dict[str, Any], di
     return f"{', '.join(sorted(keys))} not all generator arguments of one nominal case (known: {known})"
 
 
-def criterion_for(case: Case, sub: Submission) -> ProbeCriterion:
-    """generality when the case leaves the nominal inputs (size, dtype, layout, values); else
-    correctness (the nominal inputs under another seed)."""
+def leaves_nominal(case: Case, sub: Submission) -> bool:
+    """Whether the case leaves the nominal inputs (size, dtype, layout, values); False: it is a
+    nominal input under another seed. The probes tool maps the two to its own criteria."""
     if case.transforms or (case.dtype or sub.dtype) != sub.dtype:
-        return "generality"
+        return True
     if sub.format == "kernelbench":
-        return "generality" if any(sub.size_constants.get(k) != v for k, v in case.params.items()) else "correctness"
+        return any(sub.size_constants.get(k) != v for k, v in case.params.items())
     strip = {k: v for k, v in case.params.items() if k != "seed"}
     nominal = [{k: v for k, v in nc.params.items() if k != "seed"} for nc in sub.nominal_cases]
-    return "correctness" if strip in nominal else "generality"
+    return strip not in nominal
 
 
 def to_case(req: ProbeRequest, sub: Submission, *, seed: int, index: int, interpreted: bool) -> Case | str:
@@ -204,6 +191,5 @@ def plan_probes(requests: list[ProbeRequest], ctx: ToolContext, limit: int) -> t
         if why:
             dropped.append(f"probe {n}: kept, but its source span was dropped ({why})")
             span = None
-        planned.append(PlannedProbe(case=case, criterion=criterion_for(case, sub), assumption=req.assumption,
-                                    finding=req.finding, span=span))
+        planned.append(PlannedProbe(case=case, assumption=req.assumption, finding=req.finding, span=span))
     return planned, dropped

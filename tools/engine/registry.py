@@ -87,6 +87,11 @@ def backends() -> dict[str, Backend]:
     return found
 
 
+def source_suffixes() -> frozenset[str]:
+    """The suffixes of source files besides Python, over every registered backend (``Backend.source_suffixes``)."""
+    return frozenset().union(*(b.source_suffixes for b in backends().values()))
+
+
 def backend_for(framework: str) -> Backend:
     """The registered backend of ``framework``; for an unknown one, a backend that runs it like plain
     torch (``UnknownBackend``)."""

@@ -18,6 +18,7 @@ from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
 from tools.engine.facts import Facts
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
+from tools.engine.review_plan import ReviewPlan
 from tools.engine.sandbox import CallResult
 from tools.engine.source import SourceView
 from tools.engine.session import SandboxSession
@@ -35,7 +36,8 @@ class ToolContext:
     session: SandboxSession
     evidence: list[Evidence] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    plan: dict[str, Any] = field(default_factory=dict)
+    plan: ReviewPlan = field(default_factory=ReviewPlan)
+    """The plan node's decisions: tools to run, planned probes, the model's findings (tools/engine/review_plan.py)."""
     facts: Facts = field(default_factory=Facts)
     """Typed facts one tool leaves for later ones (tools/engine/facts.py)."""
     _source: SourceView | None = field(default=None, repr=False)

@@ -14,7 +14,7 @@ from tools.nki.report import NkiReport
 
 if TYPE_CHECKING:
     from tools.engine.tool import Tool, ToolContext
-    from tools.nki.static import StaticFinding
+    from tools.nki.static import NkiStaticFinding
 
 # kind of a recorded (not raised) event -> (criterion, outcome, defect)
 _RECORDED = {
@@ -208,7 +208,7 @@ def loop_hints(tool: Tool, ctx: ToolContext, report: NkiReport, common: dict[str
                              **common)
 
 
-def static_items(tool: Tool, ctx: ToolContext, findings: list[StaticFinding], report: NkiReport | None) -> None:
+def static_items(tool: Tool, ctx: ToolContext, findings: list[NkiStaticFinding], report: NkiReport | None) -> None:
     path = ctx.submission.path(ctx.submission.submission_file)
     rerun = f"python -m tools.nki.static {shlex.quote(str(path))}"
     for f in findings:
@@ -222,7 +222,7 @@ def static_items(tool: Tool, ctx: ToolContext, findings: list[StaticFinding], re
                         confirmed_by=[ev.id] + confirmed if confirmed else [])
 
 
-def _confirms(f: StaticFinding, defect: str | None, result: dict[str, Any], report: NkiReport | None) -> bool:
+def _confirms(f: NkiStaticFinding, defect: str | None, result: dict[str, Any], report: NkiReport | None) -> bool:
     if f.code == "affine_carried_dependency":
         return defect in ("race", "affine_output_dependency")
     if f.code == "tail_not_handled":

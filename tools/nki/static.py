@@ -38,7 +38,12 @@ _LOOPS = {"affine_range": "affine", "sequential_range": "sequential", "static_ra
 _METADATA = ("shape", "dtype", "ndim", "buffer", "name")
 
 
-class StaticFinding(BaseModel):
+class NkiStaticFinding(BaseModel):
+    """One NKI static observation. Not ``tools.engine.backends.base.StaticFinding`` (a backend's
+    source-only note, which the lowering tool records as a finding): each of these becomes an evidence
+    item of the nki tool on its own criterion, with this module as its rerun command, and a finding
+    the interpreted run may confirm (tools/nki/evidence.py:static_items)."""
+
     model_config = ConfigDict(extra="forbid")
 
     code: str
@@ -96,7 +101,7 @@ def kernels(tree: ast.Module) -> list[ast.FunctionDef]:
 class _Kernel:
     def __init__(self, fn: ast.FunctionDef, lang: set[str], isa: set[str]) -> None:
         self.fn, self.lang, self.isa = fn, lang, isa
-        self.findings: list[StaticFinding] = []
+        self.findings: list[NkiStaticFinding] = []
         self.params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
 
     def add(self, code: str, severity: str, criterion: str, node: ast.AST, message: str) -> None:
@@ -104,7 +109,7 @@ class _Kernel:
         end = getattr(node, "end_lineno", line) or line
         if isinstance(node, ast.For):
             end = line
-        self.findings.append(StaticFinding(code=code, severity=severity, criterion=criterion,  # type: ignore[arg-type]
+        self.findings.append(NkiStaticFinding(code=code, severity=severity, criterion=criterion,  # type: ignore[arg-type]
                                            kernel=self.fn.name, line=line, end_line=end, message=message))
 
     def is_nki_call(self, node: ast.AST) -> bool:
@@ -124,7 +129,7 @@ class _Kernel:
         return _LOOPS.get(tail) if head in self.lang else None
 
     # -- the checks ------------------------------------------------------------------------------
-    def run(self) -> list[StaticFinding]:
+    def run(self) -> list[NkiStaticFinding]:
         self.check_loops()
         self.check_tail()
         self.check_shapes()
@@ -327,13 +332,13 @@ class _Kernel:
                              "computed on the device: NKI does not support control flow on tensor values")
 
 
-def check_source(source: str, filename: str = "<submission>") -> list[StaticFinding]:
+def check_source(source: str, filename: str = "<submission>") -> list[NkiStaticFinding]:
     try:
         tree = parse_source(source, filename)
     except SyntaxError:
         return []
     lang, isa = _aliases(tree)
-    out: list[StaticFinding] = []
+    out: list[NkiStaticFinding] = []
     for fn in kernels(tree):
         out += _Kernel(fn, lang, isa).run()
     return sorted(out, key=lambda f: (f.line, f.code))

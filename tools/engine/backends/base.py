@@ -3,7 +3,8 @@
 One small interface per framework (Triton, Pallas, CUDA, NKI, plain torch; a sixth one is a class of
 the same shape registered under the ``kreview.backends`` entry-point group):
 
-- detection: ``markers`` and ``priority`` (``detect``);
+- detection: ``markers``, ``marker_suffixes`` and ``priority`` (``detect``, which sees the submission's
+  source and its file names); ``source_suffixes``, the suffixes of the framework's own source files;
 - capability flags: ``supports_static_compile``, ``supports_sanitizer``;
 - what generic checks need to know: ``custom_kernel``, ``launch_instruments``, ``launch_count``,
   ``launches_show_skipped_work``, ``jax_traced``; the run setup's ``unfaithful_dtypes``;
@@ -23,7 +24,9 @@ from __future__ import annotations
 
 import re
 from abc import ABC
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from tools.engine.runsetup import DeviceInfo, RunSetup
@@ -111,6 +114,11 @@ class Backend(ABC):
     name: ClassVar[str]
     #: regexes over the submission's source; the backend with the most hits wins
     markers: ClassVar[tuple[str, ...]] = ()
+    #: file suffixes that mark a submission as this framework's: each such file counts as one hit
+    marker_suffixes: ClassVar[frozenset[str]] = frozenset()
+    #: suffixes of this framework's own source files besides Python (read whole, listed in
+    #: ``Submission.source_files``)
+    source_suffixes: ClassVar[frozenset[str]] = frozenset()
     #: priority among backends with hits (a Triton kernel called from PyTorch is Triton, not torch)
     priority: ClassVar[int] = 0
     supports_static_compile: ClassVar[bool] = False
@@ -129,8 +137,11 @@ class Backend(ABC):
     #: whether the integrity trace observes this framework's work through JAX (``pallas_call``)
     jax_traced: ClassVar[bool] = False
 
-    def detect(self, source: str) -> int:
-        return sum(len(re.findall(m, source, flags=re.MULTILINE)) for m in self.markers)
+    def detect(self, source: str, files: Sequence[str] = ()) -> int:
+        """Hits for this framework: ``markers`` in ``source`` (the submission file's text), plus one per
+        name in ``files`` (the file names in the submission's folder) with one of ``marker_suffixes``."""
+        hits = sum(len(re.findall(m, source, flags=re.MULTILINE)) for m in self.markers)
+        return hits + sum(1 for f in files if PurePath(f).suffix in self.marker_suffixes)
 
     # -- run ---------------------------------------------------------------------------------
     def run_setup(self, device: DeviceInfo) -> RunSetup:

@@ -256,6 +256,8 @@ def _line_mapper(submission: Submission) -> Callable[[str, int], int | None]:
 class CudaBackend(Backend):
     name = "cuda"
     markers = (r"load_inline", r"cpp_extension", r"__global__", r"<<<")
+    marker_suffixes = frozenset({".cu", ".cuh"})
+    source_suffixes = frozenset({".cu", ".cuh", ".cpp", ".h", ".hpp"})
     priority = 30
     supports_static_compile = True
     supports_sanitizer = True

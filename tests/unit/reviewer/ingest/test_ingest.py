@@ -170,3 +170,14 @@ def test_port_original_must_be_another_readable_directory(tmp_path: Path, origin
     (port / "kreview.toml").write_text(f'[port]\noriginal = "{original}"\n')
     with pytest.raises(ManifestError, match=r"\[port\] original"):
         load_submission(port)
+
+
+def test_a_backends_source_files_mark_its_framework_and_are_listed(tmp_path: Path) -> None:
+    # CUDA's .cu/.cuh files are the CUDA backend's (Backend.marker_suffixes, source_suffixes), not ingest's
+    shutil.copytree(EXAMPLES / "softmax_triton", tmp_path / "s", ignore=shutil.ignore_patterns(".kreview"))
+    assert load_submission(tmp_path / "s").framework == "triton"
+    (tmp_path / "s" / "kernel.cu").write_text("// no markers in the text\n")
+    (tmp_path / "s" / "notes.txt").write_text("__global__\n")
+    sub = load_submission(tmp_path / "s")
+    assert (sub.framework, sub.frameworks_seen) == ("cuda", ["cuda", "torch", "triton"])
+    assert "kernel.cu" in sub.source_files and "notes.txt" not in sub.source_files
