@@ -1,4 +1,4 @@
-"""``kreview review | signoff | show | probe``."""
+"""``kreview review | signoff | show | rerun`` (``probe``: the old name of ``rerun``)."""
 
 from __future__ import annotations
 
@@ -197,11 +197,11 @@ def show(
 
 
 @app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces."
-                   + examples("kreview probe examples/softmax_triton --tool correctness",
-                              "kreview probe examples/gelu_triton_buggy --tool correctness "
+                   + examples("kreview rerun examples/softmax_triton --tool correctness",
+                              "kreview rerun examples/gelu_triton_buggy --tool correctness "
                               "--case '{\"id\":\"correctness-0-0\",\"seed\":1}'"))
-def probe(
-    path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to probe its submission")],
+def rerun(
+    path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to rerun on its submission")],
     tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
     case: Annotated[Optional[str], typer.Option(help="case as JSON (from an evidence item's rerun)")] = None,
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
@@ -235,10 +235,10 @@ def probe(
         from tools.engine.registry import tools
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
-            raise UsageError(f"--format {fmt.value} describes a review; probe prints evidence (text or json)")
+            raise UsageError(f"--format {fmt.value} describes a review; rerun prints evidence (text or json)")
         table = tools()
         sub_path = path
-        if not path.is_dir():  # a run id (or its prefix): probe the submission that run reviewed
+        if not path.is_dir():  # a run id (or its prefix): rerun on the submission that run reviewed
             from reviewer.runs import find_run, read_review
 
             try:
@@ -257,7 +257,7 @@ def probe(
                 the_case = Case.model_validate_json(case)
             except ValueError as exc:
                 raise UsageError(f"--case is not a valid case: {exc}") from exc
-        with tempfile.TemporaryDirectory(prefix="kreview-probe-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="kreview-rerun-") as tmp:
             ctx = make_tool_context(sub, config, Path(tmp), seed, detect_device(config.device))
             instance = table[tool]()
             try:
@@ -276,3 +276,9 @@ def probe(
                     sys.stdout.write(f"{e.id} [{e.outcome}] {e.summary}\n")
 
     _guard(go)
+
+
+# Rationale: `probe` was this command's name; evidence stored by earlier reviews carries rerun
+# commands that spell it, and they must keep working.
+app.command("probe", hidden=True, help="The old name of `kreview rerun`; stored rerun commands use it."
+            + examples("kreview probe examples/softmax_triton --tool correctness"))(rerun)

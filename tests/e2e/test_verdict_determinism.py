@@ -215,7 +215,8 @@ def test_static_accumulator_check_reads_dtype_sources() -> None:
 
 
 def test_budget_out_of_range_is_a_usage_error(tmp_path: Path) -> None:
-    for argv in (["review", str(tmp_path), "--budget", "0"], ["probe", str(tmp_path), "--budget", "-1"]):
+    for argv in (["review", str(tmp_path), "--budget", "0"], ["rerun", str(tmp_path), "--budget", "-1"],
+                 ["probe", str(tmp_path), "--budget", "-1"]):  # probe: rerun's old name, still accepted
         res = CliRunner().invoke(app, argv)
         assert res.exit_code == 2 and "--budget" in res.output, res.output
 

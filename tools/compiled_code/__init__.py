@@ -36,7 +36,7 @@ class CompiledCodeTool(Tool):
         self._read(ctx)
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
-        # Rationale: alone (``kreview probe --tool compiled_code``) nothing is compiled yet; in a review
+        # Rationale: alone (``kreview rerun --tool compiled_code``) nothing is compiled yet; in a review
         # the resources tool has run (or was skipped, and then nothing is read).
         if not ctx.prior("resources"):
             registered_tools()["resources"]().rerun_case(ctx, case)

@@ -105,7 +105,7 @@ class ToolContext:
     def rerun(self, tool: str, case: Case | None = None) -> str:
         # Rationale: the master seed and the work budget decide every seed and configuration a
         # tool plans, so a rerun without them is a different check (issue: reruns ran seed 0).
-        parts = ["kreview", "probe", shlex.quote(self.submission.root), "--tool", tool]
+        parts = ["kreview", "rerun", shlex.quote(self.submission.root), "--tool", tool]
         if case is not None:
             parts += ["--case", shlex.quote(case.spec())]
         parts += ["--seed", str(self.master_seed)]
@@ -187,7 +187,7 @@ class Tool(ABC):
     def run(self, ctx: ToolContext) -> None: ...
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
-        """Re-run one case (what `kreview probe --tool T --case JSON` calls). Tools that work case by
+        """Re-run one case (what `kreview rerun --tool T --case JSON` calls). Tools that work case by
         case override this."""
         raise NotImplementedError(f"tool {self.name!r} cannot rerun a single case; rerun the review")
 

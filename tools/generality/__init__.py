@@ -10,7 +10,7 @@ its outputs are correct by the rule the correctness tool uses; it is a *valid re
 submission refuses it with a raise/assert of its own file (tools/engine/outcomes.py); a silent wrong
 answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
 with the smallest failing configuration found, measured facts on why (tools/generality/explain.py)
-and a ``kreview probe`` command that reruns exactly that configuration.
+and a ``kreview rerun`` command that reruns exactly that configuration.
 """
 
 from __future__ import annotations

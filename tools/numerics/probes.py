@@ -2,7 +2,7 @@
 
 Every probe is a case derived from the nominal one (same seed and sizes, or the reduced sizes
 from tools/baseline.affordable_params) with input transforms (tools/engine/harness/transforms.py) or a
-dtype; its id is ``numerics-<name>`` so ``kreview probe --tool numerics --case JSON`` knows which
+dtype; its id is ``numerics-<name>`` so ``kreview rerun --tool numerics --case JSON`` knows which
 probe it reruns. Transforms touch the call inputs only (a KernelBench model's weights are not
 inputs), identically for the reference and the submission.
 """

@@ -38,13 +38,13 @@ def _flat(text: str) -> str:
     (["review", SOFTMAX, "--fail-on", "accept"], "--fail-on"),
     (["review", SOFTMAX, "--format", "yaml"], "--format"),
     (["review", SOFTMAX, "--rubric", "no-such-rubric.yaml"], "--rubric"),
-    (["probe", SOFTMAX, "--device", "tpu"], "--device"),
+    (["rerun", SOFTMAX, "--device", "tpu"], "--device"),
     (["batch", SOFTMAX, "--device", "tpu"], "--device"),
     (["compare", SOFTMAX, SOFTMAX, "--device", "tpu"], "--device"),
     (["batch", SOFTMAX, "--memory-mb", "100"], "--memory-mb"),
     (["calibrate", "eval_sets/planted", "--timeout", "-1"], "--timeout"),
-    (["probe", SOFTMAX, "--tool", "correctnes"], "--tool"),
-    (["probe", SOFTMAX, "--format-hint", "kb"], "--format-hint"),
+    (["rerun", SOFTMAX, "--tool", "correctnes"], "--tool"),
+    (["rerun", SOFTMAX, "--format-hint", "kb"], "--format-hint"),
     (["calibrate", "eval_sets/planted", "--workers", "0"], "--workers"),
     (["calibrate", "eval_sets/planted", "--baseline", "kernelbook"], "--baseline"),
     (["diff", "main", "HEAD", "--max-comments", "-1"], "--max-comments"),
@@ -97,7 +97,7 @@ def _commands(group, prefix=()):
 
 def test_every_command_shows_examples() -> None:
     commands = list(_commands(None))
-    assert {("review",), ("signoff",), ("show",), ("probe",), ("calibrate",), ("diff",), ("pr", "review"),
+    assert {("review",), ("signoff",), ("show",), ("rerun",), ("probe",), ("calibrate",), ("diff",), ("pr", "review"),
             ("pr", "publish")} <= set(commands)
     for cmd in commands:
         out = _invoke(*cmd, "--help").output

@@ -42,7 +42,7 @@ def test_json_contract(buggy_review) -> None:
     corr = next(c for c in data["criteria"] if c["id"] == "correctness")
     assert corr["verdict"] == "fail"
     failing = [e for e in data["evidence"] if e["id"] in corr["evidence"] and e["outcome"] == "fail"]
-    assert failing and all(e["rerun"].startswith("kreview probe ") for e in failing)
+    assert failing and all(e["rerun"].startswith("kreview rerun ") for e in failing)
     assert all(set(e) >= {"id", "tool", "outcome", "summary", "inputs", "config", "result", "rerun", "duration_s"}
                for e in data["evidence"])
     # nothing but JSON on stdout
@@ -52,10 +52,10 @@ def test_json_contract(buggy_review) -> None:
 def test_rerun_command_reproduces_the_evidence(buggy_review) -> None:
     tmp, data, _ = buggy_review
     item = next(e for e in data["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
-    args = item["rerun"].split(" ", 2)[2]  # drop "kreview probe"
+    args = item["rerun"].split(" ", 2)[2]  # drop "kreview rerun"
     import shlex
 
-    proc = _run(["probe", *shlex.split(args), "--format", "json"], tmp)
+    proc = _run(["rerun", *shlex.split(args), "--format", "json"], tmp)
     assert proc.returncode == 0, proc.stderr
     again = json.loads(proc.stdout)[0]
     assert again["outcome"] == "fail"
@@ -130,7 +130,7 @@ def test_show_as_sarif_junit_and_github_annotations(buggy_review) -> None:
     results = {r["ruleId"]: r for r in sarif["runs"][0]["results"]}
     corr = results["criterion/correctness"]
     assert (corr["kind"], corr["level"]) == ("fail", "error")
-    assert corr["properties"]["rerun"] and corr["properties"]["rerun"][0].split(": ", 1)[1].startswith("kreview probe")
+    assert corr["properties"]["rerun"] and corr["properties"]["rerun"][0].split(": ", 1)[1].startswith("kreview rerun")
     uri = corr["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
     assert uri.endswith("gelu_triton_buggy/submission.py") or uri.endswith(".py")
     assert all(r["level"] == "none" for r in results.values() if r["kind"] != "fail")
@@ -144,7 +144,7 @@ def test_show_as_sarif_junit_and_github_annotations(buggy_review) -> None:
     suite = ET.fromstring(proc.stdout).find("testsuite")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["correctness"].find("failure") is not None
-    assert "kreview probe" in cases["correctness"].find("system-out").text
+    assert "kreview rerun" in cases["correctness"].find("system-out").text
     assert int(suite.get("failures")) == sum(c["verdict"] == "fail" for c in data["criteria"])
     unverified = [c["id"] for c in data["criteria"] if c["verdict"] == "unverified"]
     assert all(cases.get(u, cases.get(f"{u} (optional)")).find("skipped") is not None for u in unverified)

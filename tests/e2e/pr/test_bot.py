@@ -132,7 +132,7 @@ def test_draft_then_approve_posts_one_review(pushes: dict, tmp_path: Path) -> No
     assert "start_line" not in inline
     assert inline["body"].startswith("**❌ Builds and runs: exception** · evidence `builds-1`\n\n"
                                      "the first call on nominal inputs raised RuntimeError: scale not supported")
-    assert "`kreview probe kernels/affine --tool builds --case " in inline["body"]
+    assert "`kreview rerun kernels/affine --tool builds --case " in inline["body"]
     assert "<!-- kreview:fp=" in inline["body"]
     body = _summary(fake)["body"]
     assert "**Approved** by @maint" in body and read_state(body)["status"] == "approved"

@@ -76,7 +76,7 @@ def test_kreview_diff_cli_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
             reruns = [e.rerun for e in review.evidence if e.rerun]
             assert reruns
             for cmd in reruns:
-                assert Path(shlex.split(cmd)[2]).is_dir(), cmd  # kreview probe DIR ...
+                assert Path(shlex.split(cmd)[2]).is_dir(), cmd  # kreview rerun DIR ...
     [t] = data["targets"]
     assert t["new_overall"] == "reject" and t["old_overall"] in ("accept", "needs_human")
     assert [(c["path"], c["line"]) for c in data["comments"]] == [("k/submission.py", 8)]

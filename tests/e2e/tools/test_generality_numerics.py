@@ -1,7 +1,7 @@
 """The generality and numerics probes on the kernel families of tests/kernels (elementwise, softmax,
 rowsum, rowmean_loose, layernorm, matmul, matmul_longk), reviewed by tests/e2e/test_kernel_verdicts.py with
 ``TOOLS``, which calls ``check_generality_numerics`` on each: a known-bad kernel (``bad_*``) is caught with
-the configuration that fails and a ``kreview probe`` rerun of exactly that case (no false negatives); a
+the configuration that fails and a ``kreview rerun`` rerun of exactly that case (no false negatives); a
 correct one (``good_*``) passes builds, correctness, generality and numerics with no failing evidence at all
 (no false positives)."""
 

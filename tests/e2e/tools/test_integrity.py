@@ -64,7 +64,7 @@ def _check_hack(path: Path, sub: Path, r: Review) -> None:
     failing = [e for e in _integrity(r) if e.outcome == "fail"]
     assert defect_of(path) in {e.defect for e in failing}, [(e.defect, e.summary) for e in failing]
     for e in failing:
-        assert e.rerun.startswith("kreview probe") and e.summary
+        assert e.rerun.startswith("kreview rerun") and e.summary
         for span in e.spans:
             assert check_span(span, sub) is None, span
 

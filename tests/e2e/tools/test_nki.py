@@ -41,7 +41,7 @@ def check_nki(run: Reviewed) -> None:
     else:
         assert defect in {e.defect for e in failing}, [(e.defect, e.summary) for e in nki]
     for e in failing:
-        assert e.rerun.startswith("kreview probe") and "--tool nki" in e.rerun
+        assert e.rerun.startswith("kreview rerun") and "--tool nki" in e.rerun
         assert INTERPRETER_LABEL in e.summary and e.config["simulator"].startswith(INTERPRETER_LABEL)
         if e.defect != "no_nki_kernel":
             assert e.spans and e.spans[0].file == "submission.py" and e.spans[0].quote.strip()
@@ -75,7 +75,7 @@ def test_rerun_command_reproduces_the_item(tmp_path: Path, config: ReviewConfig)
     r = review(sub, config)
     [item] = [e for e in r.evidence if e.tool == "nki" and e.outcome == "fail"]
     argv = shlex.split(item.rerun)
-    assert argv[:2] == ["kreview", "probe"]
+    assert argv[:2] == ["kreview", "rerun"]
     done = CliRunner().invoke(app, [*argv[1:], "--format", "json"])
     assert done.exit_code == 0, done.output
     again = [e for e in json.loads(done.output) if e["outcome"] == "fail"]

@@ -37,7 +37,7 @@ def _check_caught(path: Path, review: Review) -> None:
     tool, defect = DEFECTS[path.stem]
     failing = [e for e in review.evidence if e.tool == tool and e.outcome == "fail"]
     assert any(e.defect == defect for e in failing), [e.summary for e in failing]
-    assert all(e.rerun.startswith("kreview probe") for e in failing)
+    assert all(e.rerun.startswith("kreview rerun") for e in failing)
     if tool != "correctness":
         # interpret=True alone misses these on the nominal case: that is why the other checks exist
         plain = [e for e in review.evidence if e.tool == "correctness"]

@@ -42,7 +42,7 @@ def check_port(run: Reviewed) -> None:
     assert smallest["input_elements"] <= sum(found.get(k, 1) for k in ("batch",)) * found.get("dim", 1024)
     # the rerun reproduces the divergence bit for bit (the same outputs' sha256)
     argv = shlex.split(item.rerun)
-    assert argv[:2] == ["kreview", "probe"] and "--case" in argv
+    assert argv[:2] == ["kreview", "rerun"] and "--case" in argv
     res = CliRunner().invoke(app, [*argv[1:], "--format", "json"])
     assert res.exit_code == 0, res.output
     again = [e for e in json.loads(res.output) if e["tool"] == "port" and e["outcome"] == "fail"]

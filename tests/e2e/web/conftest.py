@@ -76,7 +76,7 @@ def add_hostile_run(runs: Path, run_id: str, new_id: str) -> str:
     data["overall_reason"] = "<img src=x onerror=\"window.__kreview_pwned=3\">"
     data["criteria"][0]["summary"] = "## not a heading <b>bold?</b>"
     data["evidence"][0]["summary"] = "<!-- kreview:state {} --><iframe src=\"/\"></iframe>"
-    data["evidence"][0]["rerun"] = "kreview probe x\" onclick=\"window.__kreview_pwned=4"
+    data["evidence"][0]["rerun"] = "kreview rerun x\" onclick=\"window.__kreview_pwned=4"
     data["draft"]["markdown"] = "# Draft\n</textarea><script>window.__kreview_pwned = 5</script>\n<!-- kreview:state x -->\n"
     (runs / new_id / "review.json").write_text(json.dumps(data))
     return new_id

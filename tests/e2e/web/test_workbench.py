@@ -176,14 +176,14 @@ def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
     item = next(e for e in review["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
     words = shlex.split(item["rerun"])
     case = words[words.index("--case") + 1]
-    probe = _cli(["probe", run_id, "--runs-dir", str(runs), "--tool", "correctness", "--case", case, "--format", "json"],
+    probe = _cli(["rerun", run_id, "--runs-dir", str(runs), "--tool", "correctness", "--case", case, "--format", "json"],
                  tmp_path)
     assert probe.returncode == 0, probe.stderr
     again = json.loads(probe.stdout)[0]
     assert again["outcome"] == "fail"
     assert again["result"]["comparison"]["outputs"][0]["mismatches"] == \
         item["result"]["comparison"]["outputs"][0]["mismatches"]
-    assert _cli(["probe", "19990101", "--runs-dir", str(runs)], tmp_path).returncode == 2
+    assert _cli(["rerun", "19990101", "--runs-dir", str(runs)], tmp_path).returncode == 2
 
 
 def test_calibration_pages_tables_matrices_and_linked_disagreements(store, tmp_path) -> None:

@@ -35,6 +35,6 @@ class Case(BaseModel):
     label: str = ""
 
     def spec(self) -> str:
-        """The compact JSON a user pastes into ``kreview probe --case``."""
+        """The compact JSON a user pastes into ``kreview rerun --case``."""
         return json.dumps(self.model_dump(exclude_defaults=True, exclude={"label"}), sort_keys=True,
                           separators=(",", ":"))

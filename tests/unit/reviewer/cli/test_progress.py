@@ -10,7 +10,7 @@ from reviewer.cli.common import print_markdown
 from reviewer.cli.progress import LiveReporter, PlainReporter, reporter
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 
-RERUN = ("kreview probe examples/gelu_triton_buggy --tool correctness "
+RERUN = ("kreview rerun examples/gelu_triton_buggy --tool correctness "
          "--case '{\"id\":\"correctness-0-0\",\"seed\":2048060238}'")
 
 
@@ -22,11 +22,11 @@ def _terminal(width: int = 60) -> tuple[Console, io.StringIO]:
 def test_rerun_commands_are_never_wrapped_on_a_narrow_terminal() -> None:
     console, buf = _terminal(60)
     md = ("# Kernel review\n\nA paragraph long enough to be wrapped by Rich at sixty columns, which is fine for "
-          f"prose.\n\nRerun any item:\n\n- `correctness-1`: `{RERUN}`\n- `builds-1`: `kreview probe x --tool builds`\n")
+          f"prose.\n\nRerun any item:\n\n- `correctness-1`: `{RERUN}`\n- `builds-1`: `kreview rerun x --tool builds`\n")
     print_markdown(console, md)
     out = buf.getvalue()
     assert f"correctness-1: {RERUN}" in out  # one line, exactly as typed
-    assert "builds-1: kreview probe x --tool builds" in out
+    assert "builds-1: kreview rerun x --tool builds" in out
     assert "Kernel review" in out and "`" not in out
 
 

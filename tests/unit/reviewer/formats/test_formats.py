@@ -25,7 +25,7 @@ def _review(tmp_path: Path) -> Review:
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "submission.py").write_text("x = 1\n" * 20)
     ev = lambda i, tool, crit, out, **kw: {"id": i, "tool": tool, "criteria": [crit], "outcome": out,  # noqa: E731
-                                           "summary": f"{i} says {out}", "rerun": f"kreview probe sub --tool {tool}",
+                                           "summary": f"{i} says {out}", "rerun": f"kreview rerun sub --tool {tool}",
                                            **kw}
     return Review.model_validate({
         "run_id": "r1", "status": "awaiting_signoff", "overall": "reject", "overall_reason": "failed: correctness",
@@ -95,7 +95,7 @@ def test_junit_maps_verdicts_and_validates(tmp_path: Path) -> None:
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("5", "1", "3")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["correctness"].find("failure").get("message").startswith("50%")
-    assert "kreview probe sub --tool correctness" in cases["correctness"].find("system-out").text
+    assert "kreview rerun sub --tool correctness" in cases["correctness"].find("system-out").text
     assert cases["performance (optional)"].find("skipped").get("message") == "unverified: no GPU"
     assert cases["builds"].find("failure") is None and cases["builds"].find("skipped") is None
     with pytest.raises(xmlschema.XMLSchemaValidationError):
@@ -106,7 +106,7 @@ def test_github_annotations_are_escaped(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.chdir(tmp_path)
     lines = annotations(_review(tmp_path))
     assert lines[0] == ("::error file=sub/submission.py,line=4,endLine=6,title=kreview sub%3A Correctness fail::"
-                        "50%25, of \"x\": wrong%0Aline 2%0Arerun: correctness-2: kreview probe sub --tool correctness")
+                        "50%25, of \"x\": wrong%0Aline 2%0Arerun: correctness-2: kreview rerun sub --tool correctness")
     assert lines[1].startswith("::warning file=sub/submission.py,title=kreview sub%3A Generality unverified::")
     assert not any("Performance" in ln for ln in lines)  # optional and unverified: no annotation
     assert lines[2].startswith("::error file=sub/submission.py,line=9,title=kreview finding%3A oob::")

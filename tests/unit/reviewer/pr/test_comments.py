@@ -35,7 +35,7 @@ TREE = Path("/tmp/kreview-diff-test/head")
 
 def _ev(i: int, outcome: str, crit: str, spans, defect: str = "mismatch", **kw) -> Evidence:
     return Evidence(id=f"t-{i}", tool="t", criteria=[crit], outcome=outcome, summary=f"summary {i}", defect=defect,
-                    spans=spans, rerun=f"kreview probe {TREE}/k/relu --tool t --case {i}", **kw)
+                    spans=spans, rerun=f"kreview rerun {TREE}/k/relu --tool t --case {i}", **kw)
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -77,9 +77,9 @@ def test_rerun_commands_point_into_the_checkout_not_the_temporary_tree(tmp_path:
     tree = tmp_path / "head"
     _tree(tree)
     e = Evidence(id="t-1", tool="t", criteria=["correctness"], outcome="fail", summary="s", defect="mismatch",
-                 spans=[_span(7)], rerun=f"kreview probe {tree}/k/relu --tool t --case 1")
+                 spans=[_span(7)], rerun=f"kreview rerun {tree}/k/relu --tool t --case 1")
     [c], _ = plan_comments(_review([e]), TARGET, CHANGE, tree)
-    assert "`kreview probe k/relu --tool t --case 1`" in c.body
+    assert "`kreview rerun k/relu --tool t --case 1`" in c.body
 
 
 def test_fingerprint_survives_moved_lines_and_new_ids(tmp_path: Path) -> None:

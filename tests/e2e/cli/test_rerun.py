@@ -1,4 +1,4 @@
-"""The rerun command on a generality/numerics item reproduces that item (``kreview probe``)."""
+"""The rerun command on a generality/numerics item reproduces that item (``kreview rerun``)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path
     assert failing
     item = failing[0]
     argv = shlex.split(item.rerun)
-    assert argv[:2] == ["kreview", "probe"]
+    assert argv[:2] == ["kreview", "rerun"]
     code, items = _probe(argv[1:])
     assert code == 0, items
     assert len(items) == 1 and items[0]["outcome"] == "fail" and items[0]["defect"] == item.defect
@@ -45,11 +45,11 @@ def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path
 def test_numerics_probe_reruns_one_probe_by_id(tmp_path: Path) -> None:
     sub = materialize(KERNELS / "softmax" / "bad_no_max_subtraction.py", tmp_path / "sub")
     case = {"id": "numerics-large_magnitude", "seed": 5, "transforms": [{"kind": "scale", "args": {"factor": 1e3}}]}
-    code, items = _probe(["probe", str(sub), "--tool", "numerics", "--case", json.dumps(case)])
+    code, items = _probe(["rerun", str(sub), "--tool", "numerics", "--case", json.dumps(case)])
     assert code == 0 and len(items) == 1, items
     assert items[0]["outcome"] == "fail" and items[0]["defect"] == "large_magnitude"
-    code, items = _probe(["probe", str(sub), "--tool", "numerics", "--case", json.dumps({"id": "numerics-determinism",
+    code, items = _probe(["rerun", str(sub), "--tool", "numerics", "--case", json.dumps({"id": "numerics-determinism",
                                                                                             "seed": 5})])
     assert code == 0 and items[0]["outcome"] == "pass"
-    code, _ = _probe(["probe", str(sub), "--tool", "numerics", "--case", json.dumps({"id": "nonsense", "seed": 5})])
+    code, _ = _probe(["rerun", str(sub), "--tool", "numerics", "--case", json.dumps({"id": "nonsense", "seed": 5})])
     assert code == 2
