@@ -46,9 +46,6 @@ class ToolContext:
         if self._source is None or self._source.submission is not self.submission:
             self._source = SourceView(self.submission)
         return self._source
-    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Each registered tool's ``Tool.criteria`` by name, for items recorded under a tool's name
-    (``tools.engine.registry.declared_criteria``)."""
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:
@@ -64,12 +61,14 @@ class ToolContext:
         return atol, rtol
 
     # -- evidence ----------------------------------------------------------------------------
-    def add_evidence(self, tool: Tool | str, *, outcome: Outcome, summary: str,
+    def add_evidence(self, tool: Tool, *, outcome: Outcome, summary: str,
                      criteria: list[str] | None = None, **fields: Any) -> Evidence:
-        """Record one item under ``tool`` (a tool, or a registered tool's name). Its ``criteria``
-        (default: all the tool declares) must be among the tool's ``Tool.criteria``: naming another
-        is a bug of the tool, raised as ``ToolError``."""
-        name, declared = self._declaration(tool)
+        """Record one item under ``tool``, the tool that gathered it (never another tool's name). Its
+        ``criteria`` (default: all the tool declares) must be among the tool's ``Tool.criteria``:
+        naming another is a bug of the tool, raised as ``ToolError``."""
+        if not isinstance(tool, Tool):
+            raise ToolError(f"evidence is recorded by the Tool that gathered it, not under the name {tool!r}")
+        name, declared = tool.name, tuple(tool.criteria)
         crit = list(declared) if criteria is None else list(criteria)
         stray = [c for c in crit if c not in declared]
         if stray:
@@ -79,13 +78,6 @@ class ToolContext:
         ev = Evidence(id=f"{name}-{n}", tool=name, criteria=crit, outcome=outcome, summary=summary, **fields)
         self.evidence.append(ev)
         return ev
-
-    def _declaration(self, tool: Tool | str) -> tuple[str, tuple[str, ...]]:
-        if not isinstance(tool, str):
-            return tool.name, tuple(tool.criteria)
-        if tool not in self.declared:
-            raise ToolError(f"evidence recorded under {tool!r}, which is not a registered tool")
-        return tool, self.declared[tool]
 
     def add_finding(self, **fields: Any) -> Finding:
         f = Finding(id=f"F{len(self.findings) + 1}", **fields)
