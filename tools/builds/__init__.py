@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import classify_failure, input_elements
 
@@ -12,8 +13,14 @@ class BuildsTool(Tool):
     name = "builds"
     criteria = ("builds",)
     description = "parse, import, construct and run once on the nominal inputs"
+    prelaunch = True
 
     def run(self, ctx: ToolContext) -> None:
+        ctx.facts.put(BuildOutcome())  # unfinished until the check ends: if it breaks off, it failed
+        self._check(ctx)
+        ctx.facts.put(BuildOutcome(items=tuple(ctx.prior(self.name)), finished=True))
+
+    def _check(self, ctx: ToolContext) -> None:
         sub = ctx.submission
         if sub.syntax_error is not None:
             err = sub.syntax_error

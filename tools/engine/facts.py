@@ -15,6 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from reviewer.core.models import Evidence
 from tools.engine.harness.case import Case
 
 F = TypeVar("F")
@@ -59,3 +60,17 @@ class AutotuneLaunches:
     """Triton launches of every ``@triton.autotune`` config the autotune tool forced in turn, each
     with its ``autotune_config`` index: each one is compiled for the targets too."""
     launches: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """What the build check found: its items (import, first call on nominal inputs). The check puts an
+    unfinished one before it starts, so a check that itself broke off reads as failed, as its
+    ``tool_error`` item would."""
+    items: tuple[Evidence, ...] = ()
+    finished: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Anything but a pass: tools that run the submission then record nothing."""
+        return not self.finished or any(e.outcome in ("fail", "unverified") for e in self.items)

@@ -15,7 +15,7 @@ from reviewer.core.config import ToolOptions
 from reviewer.core.errors import ToolError
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
-from tools.engine.facts import Facts
+from tools.engine.facts import BuildOutcome, Facts
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.sandbox import CallResult
@@ -88,9 +88,11 @@ class ToolContext:
         return [e for e in self.evidence if e.tool == tool]
 
     def builds_failed(self) -> bool:
-        """Whether the builds check recorded anything but a pass: tools that run the submission
-        then record nothing, and the rubric reports their criteria as not assessed."""
-        return any(e.outcome in ("fail", "unverified") for e in self.prior("builds"))
+        """Whether the build check (the tool that leaves a ``BuildOutcome`` fact) recorded anything but
+        a pass: tools that run the submission then record nothing, and the rubric reports their
+        criteria as not assessed. No such fact (the check was skipped): False."""
+        built = self.facts.get(BuildOutcome)
+        return built is not None and built.failed
 
     def rerun(self, tool: str, case: Case | None = None) -> str:
         # Rationale: the master seed and the work budget decide every seed and configuration a
@@ -157,6 +159,9 @@ class Tool(ABC):
     qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
     (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
     mixed: ClassVar[bool] = False
+    prelaunch: ClassVar[bool] = False
+    """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
+    children while the source-reading model plans."""
 
     def applies(self, ctx: ToolContext) -> str | None:
         """``None`` if the tool applies to this submission (its framework already checked against
