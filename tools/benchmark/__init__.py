@@ -102,7 +102,8 @@ class BenchmarkTool(Tool):
         refs = [ctx.session.reference(c) for c in cases]
         if not all(r.ok for r in refs):
             bad = next(r for r in refs if not r.ok)
-            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="unverified", defect="reference_failed", reason="reference failed",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="unverified", defect="reference_failed",
+                             reason="reference failed",
                              summary=f"not measured: the reference failed: {bad.call.failure_text()[:300]}",
                              result=failure_details(bad.call), rerun=rerun)
             return
@@ -152,7 +153,8 @@ class BenchmarkTool(Tool):
         claims = ctx.submission.claims
         seed = ctx.seeds(1, "benchmark-bootstrap")[0]
         for j in judge_timings(timings, claims, seed=seed):
-            ev = ctx.add_evidence(self, criteria=PERFORMANCE, outcome=j.outcome, defect=j.defect, summary=j.summary, check=j.check,
+            ev = ctx.add_evidence(self, criteria=PERFORMANCE, outcome=j.outcome, defect=j.defect, summary=j.summary,
+                                  check=j.check,
                                   config=env, result=j.result, rerun=rerun)
             if j.defect:  # a concern: shown in the draft, never a fail (tools/benchmark/verdicts.py)
                 ctx.add_finding(origin="tool", category=j.defect, severity="warning", message=j.summary,
@@ -173,7 +175,8 @@ class BenchmarkTool(Tool):
     def _ncu(self, ctx: ToolContext, case: Case, paths: list[str], rerun: str, env: dict[str, Any]) -> None:
         tool = ncu.find_ncu()
         if tool is None:
-            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info", summary="ncu not installed: no hardware counters",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info",
+                             summary="ncu not installed: no hardware counters",
                              check="Nsight Compute", rerun=rerun)
             return
         folder = ctx.artifact_dir(self.name)
@@ -188,7 +191,8 @@ class BenchmarkTool(Tool):
         metrics = ncu.parse_csv(log.read_text(errors="replace")) if log.exists() else {}
         if not metrics:
             # supplementary counters: their absence does not leave the timing unverified
-            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info", defect="ncu_failed", reason=why or "no ncu metrics",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info", defect="ncu_failed",
+                             reason=why or "no ncu metrics",
                              summary=f"ncu gave no metrics: {why or 'empty report'}", check="Nsight Compute",
                              rerun=rerun, artifacts=[str(log.relative_to(ctx.run_dir))] if log.exists() else [])
             return

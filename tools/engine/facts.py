@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from reviewer.core.models import Evidence
 from tools.engine.harness.case import Case
@@ -74,3 +74,22 @@ class BuildOutcome:
     def failed(self) -> bool:
         """Anything but a pass: tools that run the submission then record nothing."""
         return not self.finished or any(e.outcome in ("fail", "unverified") for e in self.items)
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """One kernel compiled for one target, its code kept under the run directory (paths relative to it)."""
+    compiler: Literal["triton", "nvcc"]
+    code: str
+    """The kept code a reader reads: TTGIR (triton) or the whole source's SASS (nvcc)."""
+    ptx: str | None
+    item: Evidence
+    """The item that measured it (registers, spills, occupancy; its inputs and target), quoted by readers."""
+
+
+@dataclass(frozen=True)
+class CompiledKernels:
+    """What the static compile produced (tools/resources): each compiled kernel, in the order its items
+    were recorded, and the summaries of every item it recorded (why nothing was compiled, if so)."""
+    kernels: tuple[CompiledKernel, ...]
+    notes: tuple[str, ...]

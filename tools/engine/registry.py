@@ -73,6 +73,19 @@ def ordered_tools() -> list[type[Tool]]:
     return done
 
 
+def probe_chain(name: str) -> list[type[Tool]]:
+    """The tools a probe of ``name`` runs, in order: for a tool that reads only the facts its ``after``
+    tools leave (``Tool.probe_after``), those tools first (each with its own chain), then the tool."""
+    table = tools()
+    cls = table[name]
+    chain: list[type[Tool]] = []
+    if cls.probe_after:
+        for dep in sorted(cls.after):
+            if dep in table:
+                chain += [c for c in probe_chain(dep) if c not in chain]
+    return [*chain, cls]
+
+
 BACKENDS_GROUP = "kreview.backends"
 
 

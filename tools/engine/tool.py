@@ -159,6 +159,9 @@ class Tool(ABC):
     qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
     (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
     mixed: ClassVar[bool] = False
+    probe_after: ClassVar[bool] = False
+    """The tool reads only facts its ``after`` tools leave (compiled_code reads what resources compiled):
+    a probe of it alone (``kreview probe --tool``) runs those tools first, in the same context."""
     prelaunch: ClassVar[bool] = False
     """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
     children while the source-reading model plans."""
