@@ -20,6 +20,7 @@ import tools.benchmark.ncu as ncu
 import tools.benchmark.stats as stats
 from tools.benchmark.verdicts import judge_timings
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
 from tools.engine.sandbox import SandboxWorker
@@ -58,7 +59,8 @@ class BenchmarkTool(Tool):
                              check="CUDA-event timing vs the reference", config=ctx.environment(),
                              result={"roofline": floor_info, "claims": claims.model_dump()}, rerun=rerun)
             return
-        if any(e.outcome == "fail" for e in ctx.prior("correctness")):
+        nominal = ctx.facts.get(NominalChecks)
+        if nominal is not None and nominal.failed:
             return  # the rubric reports performance as not assessed when correctness failed
         self._measure(ctx, case, rerun, roof)
 

@@ -93,3 +93,35 @@ class CompiledKernels:
     were recorded, and the summaries of every item it recorded (why nothing was compiled, if so)."""
     kernels: tuple[CompiledKernel, ...]
     notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NominalCheck:
+    """One item of the check on the nominal inputs: its outcome, the case it ran (``Case`` in its dumped
+    form, None if the item names none), the call's seconds and the float64 error budget it measured
+    (``ErrorBudget`` in its dumped form), where it has them."""
+    outcome: str
+    case: dict[str, Any] | None
+    duration_s: float | None
+    error_budget: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class NominalChecks:
+    """What the check of the outputs on the nominal inputs found (tools/correctness), item by item, for
+    tools that judge beyond the nominal inputs (off-nominal probes, numerics, the benchmark)."""
+    checks: tuple[NominalCheck, ...]
+
+    @classmethod
+    def of(cls, items: list[Evidence]) -> NominalChecks:
+        return cls(tuple(NominalCheck(outcome=e.outcome, case=(e.inputs or {}).get("case"), duration_s=e.duration_s,
+                                      error_budget=(e.result or {}).get("error_budget")) for e in items))
+
+    @property
+    def failed(self) -> bool:
+        """The submission already fails on its nominal inputs."""
+        return any(c.outcome == "fail" for c in self.checks)
+
+    @property
+    def passed(self) -> tuple[NominalCheck, ...]:
+        return tuple(c for c in self.checks if c.outcome == "pass")

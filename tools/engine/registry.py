@@ -73,6 +73,12 @@ def ordered_tools() -> list[type[Tool]]:
     return done
 
 
+def case_sources() -> tuple[str, ...]:
+    """The tools whose cases a differential comparison replays (``Tool.replays_cases``), in dependency
+    order."""
+    return tuple(cls.name for cls in ordered_tools() if cls.replays_cases)
+
+
 def probe_chain(name: str) -> list[type[Tool]]:
     """The tools a probe of ``name`` runs, in order: for a tool that reads only the facts its ``after``
     tools leave (``Tool.probe_after``), those tools first (each with its own chain), then the tool."""

@@ -162,6 +162,10 @@ class Tool(ABC):
     probe_after: ClassVar[bool] = False
     """The tool reads only facts its ``after`` tools leave (compiled_code reads what resources compiled):
     a probe of it alone (``kreview probe --tool``) runs those tools first, in the same context."""
+    replays_cases: ClassVar[bool] = False
+    """Its evidence's ``inputs.case`` (and a search's tried cases) are configurations the submission was
+    judged on: a differential comparison (``kreview compare``, the port tool) replays them
+    (``registry.case_sources``)."""
     prelaunch: ClassVar[bool] = False
     """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
     children while the source-reading model plans."""
