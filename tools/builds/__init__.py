@@ -12,6 +12,7 @@ from tools.engine.outcomes import classify_failure, input_elements
 class BuildsTool(Tool):
     name = "builds"
     criteria = ("builds",)
+    baseline_check = "runs"
     description = "parse, import, construct and run once on the nominal inputs"
     prelaunch = True
 

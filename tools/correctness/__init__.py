@@ -16,6 +16,7 @@ from tools.engine.harness.case import Case
 class CorrectnessTool(Tool):
     name = "correctness"
     criteria = ("correctness",)
+    baseline_check = "nominal_outputs"
     after = ("builds",)
     replays_cases = True
     description = "outputs vs the reference on nominal inputs under several seeds"

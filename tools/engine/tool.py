@@ -7,7 +7,7 @@ import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -166,6 +166,10 @@ class Tool(ABC):
     """Its evidence's ``inputs.case`` (and a search's tried cases) are configurations the submission was
     judged on: a differential comparison (``kreview compare``, the port tool) replays them
     (``registry.case_sources``)."""
+    baseline_check: ClassVar[Literal["runs", "nominal_outputs"] | None] = None
+    """Which of the two checks a KernelBench-style baseline makes this tool is: "runs" (imports and
+    runs once on the nominal inputs), "nominal_outputs" (outputs match the reference on the nominal
+    inputs); the baseline files its verdict under this tool's criterion (``registry.baseline_criterion``)."""
     prelaunch: ClassVar[bool] = False
     """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
     children while the source-reading model plans."""
