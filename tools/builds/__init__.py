@@ -17,9 +17,12 @@ class BuildsTool(Tool):
     prelaunch = True
 
     def run(self, ctx: ToolContext) -> None:
-        ctx.facts.put(BuildOutcome())  # unfinished until the check ends: if it breaks off, it failed
-        self._check(ctx)
-        ctx.facts.put(BuildOutcome(items=tuple(ctx.prior(self.name)), finished=True))
+        finished = False
+        try:
+            self._check(ctx)
+            finished = True
+        finally:  # a check that broke off reads as failed, as its tool_error item does
+            ctx.facts.put(BuildOutcome(items=tuple(ctx.prior(self.name)), finished=finished))
 
     def _check(self, ctx: ToolContext) -> None:
         sub = ctx.submission

@@ -64,8 +64,8 @@ class AutotuneLaunches:
 
 @dataclass(frozen=True)
 class BuildOutcome:
-    """What the build check found: its items (import, first call on nominal inputs). The check puts an
-    unfinished one before it starts, so a check that itself broke off reads as failed, as its
+    """What the build check found: its items (import, first call on nominal inputs, the virtual
+    device's answers). A check that itself broke off (``finished`` False) reads as failed, as its
     ``tool_error`` item would."""
     items: tuple[Evidence, ...] = ()
     finished: bool = False
@@ -74,6 +74,12 @@ class BuildOutcome:
     def failed(self) -> bool:
         """Anything but a pass: tools that run the submission then record nothing."""
         return not self.finished or any(e.outcome in ("fail", "unverified") for e in self.items)
+
+    @property
+    def why(self) -> str:
+        """The first item that did not pass, or that the check broke off."""
+        bad = next((e for e in self.items if e.outcome in ("fail", "unverified")), None)
+        return bad.summary if bad is not None else "the build check itself broke off"
 
 
 @dataclass(frozen=True)

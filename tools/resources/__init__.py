@@ -16,7 +16,7 @@ from reviewer.core.models import Evidence
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
-from tools.engine.facts import AutotuneLaunches, CompiledKernel, CompiledKernels, TritonLaunches
+from tools.engine.facts import AutotuneLaunches, BuildOutcome, CompiledKernel, CompiledKernels, TritonLaunches
 from tools.engine.cuda_sources import CudaSource, launch_bounds, launch_sites
 from tools.engine.harness.case import Case
 import tools.engine.compilers.toolchain as toolchain
@@ -123,9 +123,9 @@ class ResourcesTool(Tool):
             return cached.report, ""
         if not ctx.setup.can_run:
             return None, ctx.setup.why_not
-        failed = [e for e in ctx.prior("builds") if e.outcome in ("fail", "unverified")]
-        if failed:
-            return None, f"the submission did not run ({failed[0].summary[:200]})"
+        built = ctx.facts.get(BuildOutcome)
+        if built is not None and built.failed:
+            return None, f"the submission did not run ({built.why[:200]})"
         ref = ctx.session.reference(case)
         if not ref.ok:
             return None, f"the reference failed: {ref.call.failure_text()[:200]}"

@@ -58,3 +58,17 @@ def test_nominal_checks_keep_case_time_and_error_budget_of_each_item() -> None:
     assert not checks.failed
     assert [(c.case, c.duration_s, c.error_budget) for c in checks.passed] == [(case, 0.25, budget)]
     assert checks.checks[1].case is None and checks.checks[1].error_budget is None
+
+
+def test_tools_that_need_a_built_submission_read_the_build_outcome(tmp_path: Path) -> None:
+    ctx = _ctx(tmp_path)
+    assert ctx.setup.can_run
+    broken = _item("builds", "fail", defect="import_error")
+    ctx.facts.put(BuildOutcome(items=(broken,), finished=True))
+    report, why = tools()["resources"]()._launches(ctx, Case(id="c", seed=1))  # type: ignore[attr-defined]
+    assert report is None and why == "the submission did not run (s)"
+    tools()["integrity_runtime"]().run(ctx)
+    assert [(e.tool, e.outcome, e.defect) for e in ctx.evidence] == [("integrity_runtime", "unverified", "not_built")]
+    ctx.facts.put(BuildOutcome(items=(), finished=False))  # the check broke off before recording anything
+    tools()["integrity_runtime"]().run(ctx)
+    assert ctx.evidence[-1].defect == "not_built" and "broke off" in ctx.evidence[-1].summary
