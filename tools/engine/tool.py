@@ -147,7 +147,7 @@ class Tool(ABC):
 
     ``criteria`` are the rubric criteria its evidence bears on: the one map from tools to criteria
     (the rubric says how evidence becomes a verdict, not which tools feed it); every item it records
-    names a subset of them. ``after`` names tools whose evidence it reads. ``run`` must never raise for a submission's misbehaviour: it records
+    names a subset of them. ``after`` names tools whose facts it reads (tools/engine/facts.py). ``run`` must never raise for a submission's misbehaviour: it records
     evidence. (If it raises anyway, the graph records an ``unverified`` tool-error item.)"""
 
     name: ClassVar[str]
