@@ -26,8 +26,9 @@ MAX_CASES = 40
 
 
 def cases_from(reviews: list[Review]) -> list[Case]:
-    """The configurations the reviews' correctness and generality tools ran (tools/engine/differential.py)."""
-    return cases_in([e for tool in ("correctness", "generality") for r in reviews for e in r.evidence if e.tool == tool])
+    """The configurations the reviews' case-replaying tools ran (``Tool.replays_cases``: correctness,
+    generality; tools/engine/differential.py)."""
+    return cases_in([e for r in reviews for e in r.evidence])
 
 
 def original_of(named: list[tuple[str, Path]]) -> str | None:

@@ -17,6 +17,7 @@ from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from tools.engine.compare import compare_outputs
 from tools.engine.harness.case import Case
+from tools.engine.registry import baseline_criterion
 
 TRIALS = 5
 
@@ -27,7 +28,16 @@ def _tolerance(outputs: Any) -> float:
     return 1e-2 if low else 1e-4
 
 
+def baseline_criteria() -> tuple[str, str]:
+    """The criteria the baseline's two verdicts are filed under: that of the tool that imports and runs
+    the submission once, and that of the tool that checks its outputs on the nominal inputs
+    (``Tool.baseline_check``)."""
+    return baseline_criterion("runs"), baseline_criterion("nominal_outputs")
+
+
 def kernelbench_baseline(path: Path, config: ReviewConfig) -> dict[str, Any]:
+    """Verdicts under ``baseline_criteria()`` and ``overall``, with the trials."""
+    runs_c, outputs_c = baseline_criteria()
     sub = load_submission(path, config.format_hint)
     seeds = [int(s) for s in np.random.default_rng(42).integers(0, 2**31 - 1, TRIALS)]
     nominal = sub.nominal_cases[0]
@@ -35,7 +45,7 @@ def kernelbench_baseline(path: Path, config: ReviewConfig) -> dict[str, Any]:
         ctx = make_tool_context(sub, config, Path(tmp), 42, detect_device(config.device))
         try:
             if sub.syntax_error is not None or not ctx.setup.can_run:
-                return {"builds": "fail" if sub.syntax_error else "unverified", "correctness": "unverified",
+                return {runs_c: "fail" if sub.syntax_error else "unverified", outputs_c: "unverified",
                         "overall": "reject" if sub.syntax_error else "needs_human", "trials": []}
             trials = []
             builds = "pass"
@@ -44,7 +54,7 @@ def kernelbench_baseline(path: Path, config: ReviewConfig) -> dict[str, Any]:
                 case = Case(id=f"baseline-{seed}", seed=seed, params=params, dtype=sub.dtype)
                 ref = ctx.session.reference(case)
                 if not ref.ok:
-                    return {"builds": "unverified", "correctness": "unverified", "overall": "needs_human",
+                    return {runs_c: "unverified", outputs_c: "unverified", "overall": "needs_human",
                             "trials": trials, "note": "reference failed"}
                 run = ctx.session.run_submission(case, ref, keep_inputs_after=False)
                 if not run.ok:
@@ -57,5 +67,5 @@ def kernelbench_baseline(path: Path, config: ReviewConfig) -> dict[str, Any]:
         finally:
             ctx.session.close()
     correct = builds == "pass" and all(t["ok"] for t in trials)
-    return {"builds": builds, "correctness": "pass" if correct else ("fail" if builds == "pass" else "unverified"),
+    return {runs_c: builds, outputs_c: "pass" if correct else ("fail" if builds == "pass" else "unverified"),
             "overall": "accept" if correct else "reject", "trials": trials}

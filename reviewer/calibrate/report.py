@@ -76,11 +76,13 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
     baseline = None
     base_rows = [(c, r.baseline) for c, r in ok if r.baseline and "error" not in r.baseline]
     if base_rows:
+        from reviewer.calibrate.baseline import baseline_criteria
+
         baseline = {
             "overall": overall_agreement([(c.grades.overall, b["overall"]) for c, b in base_rows]),
             "criteria": [criterion_agreement(k, [(c.grades.criteria[k], b[k]) for c, b in base_rows
                                                  if k in c.grades.criteria]).model_dump()
-                         for k in ("builds", "correctness")],
+                         for k in baseline_criteria()],
             "missed_defects": [c.name for c, b in base_rows if c.grades.overall == "reject" and b["overall"] == "accept"],
         }
     return Calibration(eval_set=str(set_path), cases=len(cases),

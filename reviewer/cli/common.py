@@ -103,11 +103,9 @@ def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
     nothing and still exit 0)."""
     if not values:
         return values
-    from importlib.metadata import entry_points
+    from tools.engine.registry import tools
 
-    from tools.engine.registry import TOOLS_GROUP
-
-    known = sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+    known = sorted(tools())
     bad = [v for v in values if v not in known]
     if bad:
         import difflib

@@ -231,8 +231,8 @@ def rerun(
         require()
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
+        from tools.engine.registry import probe_chain, tools
         from tools.engine.harness.case import Case
-        from tools.engine.registry import tools
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
             raise UsageError(f"--format {fmt.value} describes a review; rerun prints evidence (text or json)")
@@ -259,12 +259,13 @@ def rerun(
                 raise UsageError(f"--case is not a valid case: {exc}") from exc
         with tempfile.TemporaryDirectory(prefix="kreview-rerun-") as tmp:
             ctx = make_tool_context(sub, config, Path(tmp), seed, detect_device(config.device))
-            instance = table[tool]()
             try:
-                if the_case is not None:
-                    instance.rerun_case(ctx, the_case)
-                else:
-                    instance.run(ctx)
+                for step in probe_chain(tool):  # the tool, after those whose facts it reads (Tool.probe_after)
+                    instance = step()
+                    if the_case is not None:
+                        instance.rerun_case(ctx, the_case)
+                    else:
+                        instance.run(ctx)
             except NotImplementedError as exc:
                 raise UsageError(str(exc)) from exc
             finally:

@@ -14,7 +14,7 @@ from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Review
 from reviewer.drafting.base import Drafter, OfflineDrafter
 from reviewer.rubric import Rubric
-from tools.engine.registry import backend_for, declared_criteria
+from tools.engine.registry import backend_for
 from tools.engine.review_plan import ReviewPlan
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import ToolContext
@@ -96,4 +96,4 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")
     return ToolContext(submission=sub, options=config.tool_options(), run_dir=run_dir, device=device, setup=setup,
-                       master_seed=seed, session=session, declared=declared_criteria())
+                       master_seed=seed, session=session)

@@ -85,7 +85,7 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
             chosen.append(name)
     plan = ReviewPlan(tools=chosen, skipped=skipped)
     update: State = {"not_applicable": not_applicable}
-    if "builds" in chosen and ctx.setup.can_run and ctx.submission.syntax_error is None:
+    if any(cls.prelaunch for cls in ordered_tools() if cls.name in chosen) and ctx.setup.can_run and ctx.submission.syntax_error is None:
         # Rationale: the first tool imports the submission and runs the reference; their sandbox
         # children start now (torch imports) while the source-reading model plans. Same children,
         # same sandbox; no submission code runs before builds asks for it.

@@ -20,7 +20,7 @@ from typing import Any
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.evaluate import evaluate, tolerance_config
-from tools.engine.facts import AutotuneLaunches
+from tools.engine.facts import AutotuneLaunches, BuildOutcome
 from tools.engine.harness.case import Case
 
 _INSTRUMENTS = ["virtual_gpu", "triton_sanitizer", "triton_launches"]
@@ -52,7 +52,8 @@ class AutotuneTool(Tool):
         self.rerun_case(ctx, nominal_cases(ctx, 1, self.name)[0])
 
     def _configs(self, ctx: ToolContext) -> dict[str, list[str]]:
-        for e in ctx.prior("builds"):
+        built = ctx.facts.get(BuildOutcome)
+        for e in built.items if built is not None else ():
             if e.defect == "virtual_device":
                 tuned = (e.result or {}).get("autotune") or {}
                 return {k: list(v.get("configs", [])) for k, v in tuned.items() if isinstance(v, dict)}

@@ -20,17 +20,21 @@ import tools.benchmark.ncu as ncu
 import tools.benchmark.stats as stats
 from tools.benchmark.verdicts import judge_timings
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
 from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4
+PERFORMANCE = ["performance"]
 STOP = stats.StopRule(rel_sem=stats.REL_SEM_TARGET, min_reps=20, min_time_s=0.2, max_reps=5000, max_time_s=10.0)
 
 
 class BenchmarkTool(Tool):
     name = "benchmark"
-    criteria = ("performance",)
+    criteria = ("performance", "integrity")
+    """Integrity: a measured median (or the time a claimed speedup implies) below the speed-of-light
+    floor is an impossible speed (``check_time``); every other item bears on performance only."""
     after = ("correctness", "roofline")
     description = "GPU timing of submission vs reference (CUDA events, L2 flush, adaptive stopping)"
 
@@ -50,12 +54,13 @@ class BenchmarkTool(Tool):
             claims = ctx.submission.claims
             claimed = (f"; claimed {claims.speedup}x over {claims.baseline}" if claims.speedup else "") + \
                       (f"; claimed {claims.time_us} us" if claims.time_us else "")
-            ctx.add_evidence(self, outcome="unverified", defect="no_gpu",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="unverified", defect="no_gpu",
                              summary=f"not measured: no CUDA device{floor}{claimed}", reason="no CUDA device",
                              check="CUDA-event timing vs the reference", config=ctx.environment(),
                              result={"roofline": floor_info, "claims": claims.model_dump()}, rerun=rerun)
             return
-        if any(e.outcome == "fail" for e in ctx.prior("correctness")):
+        nominal = ctx.facts.get(NominalChecks)
+        if nominal is not None and nominal.failed:
             return  # the rubric reports performance as not assessed when correctness failed
         self._measure(ctx, case, rerun, roof)
 
@@ -99,7 +104,8 @@ class BenchmarkTool(Tool):
         refs = [ctx.session.reference(c) for c in cases]
         if not all(r.ok for r in refs):
             bad = next(r for r in refs if not r.ok)
-            ctx.add_evidence(self, outcome="unverified", defect="reference_failed", reason="reference failed",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="unverified", defect="reference_failed",
+                             reason="reference failed",
                              summary=f"not measured: the reference failed: {bad.call.failure_text()[:300]}",
                              result=failure_details(bad.call), rerun=rerun)
             return
@@ -121,7 +127,7 @@ class BenchmarkTool(Tool):
             timings[f"{role}/{mode}"] = out
         sub = timings.get("submission/eager")
         if sub is None or "reference/eager" not in timings:
-            ctx.add_evidence(self, outcome="unverified", defect="benchmark_failed",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="unverified", defect="benchmark_failed",
                              summary=f"not measured: {'; '.join(notes.values())[:500]}", reason="timing failed",
                              config=env, result={"notes": notes}, rerun=rerun)
             return
@@ -132,7 +138,7 @@ class BenchmarkTool(Tool):
                                   "stop": {k: v["stop"] for k, v in timings.items()},
                                   "host_minus_event_median_s": host_excess, "notes": notes,
                                   "raw": {k: v["event_s"] for k, v in timings.items()}, "roofline": None}
-        ctx.add_evidence(self, outcome="info",
+        ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info",
                          summary=f"submission median {s.median * 1e6:.4g} us (IQR {s.iqr * 1e6:.3g} us, CV {s.cv:.2%}, "
                                  f"{s.n} reps, stop: {sub['stop']}); reference eager "
                                  f"{summaries['reference/eager'].median * 1e6:.4g} us"
@@ -149,7 +155,8 @@ class BenchmarkTool(Tool):
         claims = ctx.submission.claims
         seed = ctx.seeds(1, "benchmark-bootstrap")[0]
         for j in judge_timings(timings, claims, seed=seed):
-            ev = ctx.add_evidence(self, outcome=j.outcome, defect=j.defect, summary=j.summary, check=j.check,
+            ev = ctx.add_evidence(self, criteria=PERFORMANCE, outcome=j.outcome, defect=j.defect, summary=j.summary,
+                                  check=j.check,
                                   config=env, result=j.result, rerun=rerun)
             if j.defect:  # a concern: shown in the draft, never a fail (tools/benchmark/verdicts.py)
                 ctx.add_finding(origin="tool", category=j.defect, severity="warning", message=j.summary,
@@ -158,19 +165,20 @@ class BenchmarkTool(Tool):
         base = "reference/compile" if claims.baseline == "compile" and "reference/compile" in timings else "reference/eager"
         if roof:
             bound = bound_here(roof, ctx.device.name)
-            check_time(ctx, seconds=median, what="the measured median", bound=bound, case=case, rerun=rerun,
+            check_time(ctx, self, seconds=median, what="the measured median", bound=bound, case=case, rerun=rerun,
                        cold_cache=True)
             if claims.speedup is not None:
                 ref_median = summaries[base].median
                 best = ref_median / bound.cold_floor_s if bound.cold_floor_s else None
                 if best is not None and claims.speedup > best:
-                    check_time(ctx, seconds=ref_median / claims.speedup, what="the time implied by the claimed "
+                    check_time(ctx, self, seconds=ref_median / claims.speedup, what="the time implied by the claimed "
                                f"{claims.speedup:.3g}x speedup", bound=bound, case=case, rerun=rerun, cold_cache=True)
 
     def _ncu(self, ctx: ToolContext, case: Case, paths: list[str], rerun: str, env: dict[str, Any]) -> None:
         tool = ncu.find_ncu()
         if tool is None:
-            ctx.add_evidence(self, outcome="info", summary="ncu not installed: no hardware counters",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info",
+                             summary="ncu not installed: no hardware counters",
                              check="Nsight Compute", rerun=rerun)
             return
         folder = ctx.artifact_dir(self.name)
@@ -185,12 +193,13 @@ class BenchmarkTool(Tool):
         metrics = ncu.parse_csv(log.read_text(errors="replace")) if log.exists() else {}
         if not metrics:
             # supplementary counters: their absence does not leave the timing unverified
-            ctx.add_evidence(self, outcome="info", defect="ncu_failed", reason=why or "no ncu metrics",
+            ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info", defect="ncu_failed",
+                             reason=why or "no ncu metrics",
                              summary=f"ncu gave no metrics: {why or 'empty report'}", check="Nsight Compute",
                              rerun=rerun, artifacts=[str(log.relative_to(ctx.run_dir))] if log.exists() else [])
             return
         total = sum(m.get("duration", 0.0) for m in metrics.values())
-        ctx.add_evidence(self, outcome="info",
+        ctx.add_evidence(self, criteria=PERFORMANCE, outcome="info",
                          summary=f"ncu: {len(metrics)} kernel(s) in the timed region, {total * 1e6:.4g} us in total; "
                                  + "; ".join(f"{k[:40]}: DRAM {m.get('dram_throughput_pct', 0):.0f}% of peak, "
                                              f"achieved occupancy {m.get('achieved_occupancy_pct', 0):.0f}%"

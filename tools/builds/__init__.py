@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import classify_failure, input_elements
 
@@ -11,9 +12,19 @@ from tools.engine.outcomes import classify_failure, input_elements
 class BuildsTool(Tool):
     name = "builds"
     criteria = ("builds",)
+    baseline_check = "runs"
     description = "parse, import, construct and run once on the nominal inputs"
+    prelaunch = True
 
     def run(self, ctx: ToolContext) -> None:
+        finished = False
+        try:
+            self._check(ctx)
+            finished = True
+        finally:  # a check that broke off reads as failed, as its tool_error item does
+            ctx.facts.put(BuildOutcome(items=tuple(ctx.prior(self.name)), finished=finished))
+
+    def _check(self, ctx: ToolContext) -> None:
         sub = ctx.submission
         if sub.syntax_error is not None:
             err = sub.syntax_error

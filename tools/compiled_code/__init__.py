@@ -17,8 +17,9 @@ from reviewer.core.models import Evidence
 from tools.engine.tool import Tool, ToolContext
 from tools.compiled_code.ptx import sass_summary
 from tools.compiled_code.review import CompiledReview, review_compiled
+from tools.engine.compilable import nothing_to_compile
+from tools.engine.facts import CompiledKernel, CompiledKernels
 from tools.engine.harness.case import Case
-from tools.engine.registry import tools as registered_tools
 
 
 class CompiledCodeTool(Tool):
@@ -27,34 +28,34 @@ class CompiledCodeTool(Tool):
     after = ("resources",)
     description = "read TTGIR/PTX/SASS per target: tensor cores and their precision, access widths and coalescing"
 
+    probe_after = True
+
     def applies(self, ctx: ToolContext) -> str | None:
         # Rationale: it reads what the resources tool compiles, so it applies exactly where that one
-        # does; found through the registry, as plugins never import each other.
-        return registered_tools()["resources"]().not_applicable(ctx)
+        # does: the engine's one rule for "anything to compile here".
+        return nothing_to_compile(ctx.submission)
 
     def run(self, ctx: ToolContext) -> None:
         self._read(ctx)
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
-        # Rationale: alone (``kreview rerun --tool compiled_code``) nothing is compiled yet; in a review
-        # the resources tool has run (or was skipped, and then nothing is read).
-        if not ctx.prior("resources"):
-            registered_tools()["resources"]().rerun_case(ctx, case)
+        # Rationale: it reads the compiled code the resources tool leaves (fact CompiledKernels); alone
+        # (``kreview rerun --tool compiled_code``) the probe runs resources first (``probe_after``).
         self._read(ctx)
 
     def _read(self, ctx: ToolContext) -> None:
-        compiled = [e for e in ctx.prior("resources") if any(a.endswith((".ttgir", ".sass")) for a in e.artifacts)]
-        if not compiled:
-            why = "; ".join(e.summary for e in ctx.prior("resources"))[:600] or "the resources tool recorded nothing"
+        compiled = ctx.facts.get(CompiledKernels)
+        if compiled is None or not compiled.kernels:
+            why = "; ".join(compiled.notes if compiled else ())[:600] or "the resources tool recorded nothing"
             ctx.add_evidence(self, outcome="unverified", defect="no_compiled_code",
                              summary=f"compiled code not reviewed: no kernel was compiled ({why})", reason=why,
                              check="read TTGIR/PTX/SASS kept by resources", rerun=ctx.rerun(self.name))
             return
-        for ev in compiled:
-            if any(a.endswith(".ttgir") for a in ev.artifacts):
-                self._triton(ctx, ev)
+        for kernel in compiled.kernels:
+            if kernel.compiler == "triton":
+                self._triton(ctx, kernel)
             else:
-                self._cuda(ctx, ev)
+                self._cuda(ctx, kernel)
 
     # -- Triton ------------------------------------------------------------------------------
     def _is_user_file(self, ctx: ToolContext) -> Any:
@@ -65,9 +66,8 @@ class CompiledCodeTool(Tool):
 
         return check
 
-    def _triton(self, ctx: ToolContext, ev: Evidence) -> None:
-        ttgir = next(a for a in ev.artifacts if a.endswith(".ttgir"))
-        ptx = next((a for a in ev.artifacts if a.endswith(".ptx")), None)
+    def _triton(self, ctx: ToolContext, kernel_code: CompiledKernel) -> None:
+        ev, ttgir, ptx = kernel_code.item, kernel_code.code, kernel_code.ptx
         base = ctx.run_dir
         meta = ev.result.get("compile", {})
         target = str(ev.result.get("arch") or Path(ttgir).parent.name)
@@ -128,8 +128,8 @@ class CompiledCodeTool(Tool):
         return ctx.submission_span(line) if line else []
 
     # -- CUDA C --------------------------------------------------------------------------------
-    def _cuda(self, ctx: ToolContext, ev: Evidence) -> None:
-        sass = next(a for a in ev.artifacts if a.endswith(".sass"))
+    def _cuda(self, ctx: ToolContext, kernel_code: CompiledKernel) -> None:
+        ev, sass = kernel_code.item, kernel_code.code
         try:
             facts = sass_summary((ctx.run_dir / sass).read_text())
         except OSError as exc:

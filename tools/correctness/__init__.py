@@ -9,13 +9,16 @@ from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compare import bitwise_equal
 from tools.engine.evaluate import Evaluation, tolerance_config
+from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 
 
 class CorrectnessTool(Tool):
     name = "correctness"
     criteria = ("correctness",)
+    baseline_check = "nominal_outputs"
     after = ("builds",)
+    replays_cases = True
     description = "outputs vs the reference on nominal inputs under several seeds"
 
     def applies(self, ctx: ToolContext) -> str | None:
@@ -24,6 +27,12 @@ class CorrectnessTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
+        try:
+            self._check(ctx)
+        finally:  # what it found so far, for the tools that judge beyond the nominal inputs
+            ctx.facts.put(NominalChecks.of(ctx.prior(self.name)))
+
+    def _check(self, ctx: ToolContext) -> None:
         if ctx.builds_failed():
             return  # the rubric reports correctness as not assessed when builds did not pass
         runs = [ev for case in nominal_cases(ctx, ctx.options.seeds)

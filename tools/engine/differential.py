@@ -14,7 +14,7 @@ original it names in kreview.toml, ``[port] original``).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -31,6 +31,7 @@ from tools.engine.harness.transforms import SIMPLE_VALUES
 from tools.engine.outcomes import classify_failure, deliberate_rejection, input_elements
 from tools.engine.shrink import Dim, shrink
 from tools.engine.sizes import candidates, source_blocks
+from tools.engine.registry import case_sources
 from tools.engine.tool import ToolContext
 
 # Rationale: a handful of values per size knob keeps a shrink to a few dozen sandboxed calls per
@@ -134,12 +135,13 @@ class PairReport(_M):
     rerun: str = ""
 
 
-def cases_in(evidence: list[Evidence]) -> list[Case]:
-    """The configurations the correctness and generality tools ran (their evidence's ``inputs.case``
-    and the generality search's tried cases), de-duplicated, correctness first, in recorded order."""
+def cases_in(evidence: list[Evidence], tools: Sequence[str] | None = None) -> list[Case]:
+    """The configurations the tools whose cases are replayed ran (``tools``, default
+    ``registry.case_sources()``: those with ``Tool.replays_cases``): their evidence's ``inputs.case``
+    and a search's tried cases, de-duplicated, tool by tool in that order, in recorded order."""
     found: list[Case] = []
     seen: set[str] = set()
-    for tool in ("correctness", "generality"):
+    for tool in (case_sources() if tools is None else tools):
         for e in evidence:
             if e.tool != tool:
                 continue

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
+from reviewer.core.models import Evidence
 from tools.engine.harness.case import Case
 
 F = TypeVar("F")
@@ -59,3 +60,74 @@ class AutotuneLaunches:
     """Triton launches of every ``@triton.autotune`` config the autotune tool forced in turn, each
     with its ``autotune_config`` index: each one is compiled for the targets too."""
     launches: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class BuildOutcome:
+    """What the build check found: its items (import, first call on nominal inputs, the virtual
+    device's answers). A check that itself broke off (``finished`` False) reads as failed, as its
+    ``tool_error`` item would."""
+    items: tuple[Evidence, ...] = ()
+    finished: bool = False
+
+    @property
+    def failed(self) -> bool:
+        """Anything but a pass: tools that run the submission then record nothing."""
+        return not self.finished or any(e.outcome in ("fail", "unverified") for e in self.items)
+
+    @property
+    def why(self) -> str:
+        """The first item that did not pass, or that the check broke off."""
+        bad = next((e for e in self.items if e.outcome in ("fail", "unverified")), None)
+        return bad.summary if bad is not None else "the build check itself broke off"
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """One kernel compiled for one target, its code kept under the run directory (paths relative to it)."""
+    compiler: Literal["triton", "nvcc"]
+    code: str
+    """The kept code a reader reads: TTGIR (triton) or the whole source's SASS (nvcc)."""
+    ptx: str | None
+    item: Evidence
+    """The item that measured it (registers, spills, occupancy; its inputs and target), quoted by readers."""
+
+
+@dataclass(frozen=True)
+class CompiledKernels:
+    """What the static compile produced (tools/resources): each compiled kernel, in the order its items
+    were recorded, and the summaries of every item it recorded (why nothing was compiled, if so)."""
+    kernels: tuple[CompiledKernel, ...]
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NominalCheck:
+    """One item of the check on the nominal inputs: its outcome, the case it ran (``Case`` in its dumped
+    form, None if the item names none), the call's seconds and the float64 error budget it measured
+    (``ErrorBudget`` in its dumped form), where it has them."""
+    outcome: str
+    case: dict[str, Any] | None
+    duration_s: float | None
+    error_budget: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class NominalChecks:
+    """What the check of the outputs on the nominal inputs found (tools/correctness), item by item, for
+    tools that judge beyond the nominal inputs (off-nominal probes, numerics, the benchmark)."""
+    checks: tuple[NominalCheck, ...]
+
+    @classmethod
+    def of(cls, items: list[Evidence]) -> NominalChecks:
+        return cls(tuple(NominalCheck(outcome=e.outcome, case=(e.inputs or {}).get("case"), duration_s=e.duration_s,
+                                      error_budget=(e.result or {}).get("error_budget")) for e in items))
+
+    @property
+    def failed(self) -> bool:
+        """The submission already fails on its nominal inputs."""
+        return any(c.outcome == "fail" for c in self.checks)
+
+    @property
+    def passed(self) -> tuple[NominalCheck, ...]:
+        return tuple(c for c in self.checks if c.outcome == "pass")

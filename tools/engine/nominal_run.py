@@ -17,6 +17,7 @@ from typing import Any
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
+from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
 from tools.engine.work_units import program_factor, programs_of, work_units
@@ -85,7 +86,8 @@ def prerequisites_failed(ctx: ToolContext, tool: Tool, check: str) -> bool:
     says "not assessed"), or correctness failed (recorded here as an unverified item)."""
     if ctx.builds_failed():
         return True
-    if any(e.outcome == "fail" for e in ctx.prior("correctness")):
+    nominal = ctx.facts.get(NominalChecks)
+    if nominal is not None and nominal.failed:
         ctx.add_evidence(tool, outcome="unverified", defect="not_assessed",
                          reason="correctness failed", check=check, rerun=ctx.rerun(tool.name),
                          summary="not assessed: the submission already fails on its nominal inputs")
@@ -123,7 +125,8 @@ def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | No
     if known is not None and purpose in known.by_purpose:
         return known.by_purpose[purpose]
     case = nominal_case(ctx, purpose)
-    seen = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s]
+    passed = nominal.passed if (nominal := ctx.facts.get(NominalChecks)) is not None else ()
+    seen = [c.duration_s for c in passed if c.duration_s]
     # Rationale: correctness already timed nominal calls; a nominal call ten times slower is stuck.
     expected = max(seen) + (0.0 if ctx.setup.interpreted else RECOMPILE_S) if seen else None
     timeout = None if expected is None else min(ctx.options.limits.call_timeout_s,
@@ -137,8 +140,8 @@ def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | No
 
     # Rationale: the slowest same-sized nominal call seen is the time per unit timeouts scale from:
     # generous on a machine whose speed varies, and never a basis for what runs.
-    same = [e.duration_s for e in ctx.prior("correctness") if e.outcome == "pass" and e.duration_s
-            and sizes((e.inputs.get("case") or {}).get("params") or {}) == sizes(case.params)]
+    same = [c.duration_s for c in passed if c.duration_s
+            and sizes((c.case or {}).get("params") or {}) == sizes(case.params)]
     base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
                     seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
     ctx.facts.put(Baselines({**(known.by_purpose if known is not None else {}), purpose: base}))

@@ -73,6 +73,35 @@ def ordered_tools() -> list[type[Tool]]:
     return done
 
 
+def case_sources() -> tuple[str, ...]:
+    """The tools whose cases a differential comparison replays (``Tool.replays_cases``), in dependency
+    order."""
+    return tuple(cls.name for cls in ordered_tools() if cls.replays_cases)
+
+
+def baseline_criterion(check: str) -> str:
+    """The criterion a KernelBench-style baseline files its ``check`` under ("runs", "nominal_outputs"):
+    the one criterion of the one tool that is that check (``Tool.baseline_check``)."""
+    found = [cls for cls in tools().values() if cls.baseline_check == check]
+    if len(found) != 1 or len(found[0].criteria) != 1:
+        raise ToolError(f"the baseline's {check!r} check needs exactly one tool with one criterion declaring it; "
+                        f"found {[(c.name, c.criteria) for c in found]}")
+    return found[0].criteria[0]
+
+
+def probe_chain(name: str) -> list[type[Tool]]:
+    """The tools a probe of ``name`` runs, in order: for a tool that reads only the facts its ``after``
+    tools leave (``Tool.probe_after``), those tools first (each with its own chain), then the tool."""
+    table = tools()
+    cls = table[name]
+    chain: list[type[Tool]] = []
+    if cls.probe_after:
+        for dep in sorted(cls.after):
+            if dep in table:
+                chain += [c for c in probe_chain(dep) if c not in chain]
+    return [*chain, cls]
+
+
 BACKENDS_GROUP = "kreview.backends"
 
 

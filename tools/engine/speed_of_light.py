@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from reviewer.core.models import Evidence
 from tools.engine.gpus import Device, devices, find_device
 from tools.engine.harness.case import Case
-from tools.engine.tool import ToolContext
+from tools.engine.tool import Tool, ToolContext
 
 # Rationale: the fastest format a kernel could silently downcast to and still pass fp16-level
 # tolerances; fp8 results are too coarse for any tolerance the reviewer uses.
@@ -154,10 +154,11 @@ def claim_bound(bounds: dict[str, Bound], gpu: str | None) -> Bound:
     return min(bounds.values(), key=lambda b: (b.floor_s, b.cold_floor_s))
 
 
-def check_time(ctx: ToolContext, *, seconds: float, what: str, bound: Bound, case: Case | None,
+def check_time(ctx: ToolContext, tool: Tool, *, seconds: float, what: str, bound: Bound, case: Case | None,
                rerun: str, cold_cache: bool = False, extra: dict[str, Any] | None = None) -> Evidence:
-    """``what`` ("the claimed time", "the measured median") of ``seconds`` against ``bound``'s floor;
-    ``cold_cache``: the time was measured with L2 flushed before each repetition."""
+    """``what`` ("the claimed time", "the measured median") of ``seconds`` against ``bound``'s floor,
+    recorded under ``tool``, the tool that measured or read the time (it declares ``integrity`` and
+    ``performance``); ``cold_cache``: the time was measured with L2 flushed before each repetition."""
     floor = bound.cold_floor_s if cold_cache else bound.floor_s
     memory = floor > bound.compute_floor_s
     why = (f"{bound.device}, {'memory' if memory else 'compute'}-bound: {fmt_time(bound.compute_floor_s)} at the "
@@ -167,7 +168,7 @@ def check_time(ctx: ToolContext, *, seconds: float, what: str, bound: Bound, cas
               "ratio_to_floor": seconds / floor if floor else None, "bound": bound.describe(), **(extra or {})}
     inputs = {"case": case.model_dump()} if case is not None else {}
     if floor > 0 and seconds < floor:
-        return ctx.add_evidence("roofline", criteria=["integrity", "performance"], outcome="fail",
+        return ctx.add_evidence(tool, criteria=["integrity", "performance"], outcome="fail",
                                 defect="impossible_speed",
                                 summary=f"{what} {fmt_time(seconds)} is below the speed-of-light floor of "
                                         f"{fmt_time(floor)} ({why}): no kernel can do the reference's work that fast",
@@ -175,7 +176,7 @@ def check_time(ctx: ToolContext, *, seconds: float, what: str, bound: Bound, cas
                                 config={"sources": bound.sources}, rerun=rerun)
     # Rationale: a time above the floor proves nothing about integrity (a fake can be slow), so this is
     # a measurement for the reader, never a pass that could settle the criterion on its own.
-    return ctx.add_evidence("roofline", criteria=["integrity"], outcome="info",
+    return ctx.add_evidence(tool, criteria=["integrity"], outcome="info",
                             summary=f"{what} {fmt_time(seconds)} is at or above the speed-of-light floor of "
                                     f"{fmt_time(floor)} ({why})",
                             check="time vs speed-of-light floor", inputs=inputs, result=result,

@@ -7,7 +7,7 @@ import zlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from reviewer.core.config import ToolOptions
 from reviewer.core.errors import ToolError
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
-from tools.engine.facts import Facts
+from tools.engine.facts import BuildOutcome, Facts
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.review_plan import ReviewPlan
@@ -48,9 +48,6 @@ class ToolContext:
         if self._source is None or self._source.submission is not self.submission:
             self._source = SourceView(self.submission)
         return self._source
-    declared: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """Each registered tool's ``Tool.criteria`` by name, for items recorded under a tool's name
-    (``tools.engine.registry.declared_criteria``)."""
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:
@@ -66,12 +63,14 @@ class ToolContext:
         return atol, rtol
 
     # -- evidence ----------------------------------------------------------------------------
-    def add_evidence(self, tool: Tool | str, *, outcome: Outcome, summary: str,
+    def add_evidence(self, tool: Tool, *, outcome: Outcome, summary: str,
                      criteria: list[str] | None = None, **fields: Any) -> Evidence:
-        """Record one item under ``tool`` (a tool, or a registered tool's name). Its ``criteria``
-        (default: all the tool declares) must be among the tool's ``Tool.criteria``: naming another
-        is a bug of the tool, raised as ``ToolError``."""
-        name, declared = self._declaration(tool)
+        """Record one item under ``tool``, the tool that gathered it (never another tool's name). Its
+        ``criteria`` (default: all the tool declares) must be among the tool's ``Tool.criteria``:
+        naming another is a bug of the tool, raised as ``ToolError``."""
+        if not isinstance(tool, Tool):
+            raise ToolError(f"evidence is recorded by the Tool that gathered it, not under the name {tool!r}")
+        name, declared = tool.name, tuple(tool.criteria)
         crit = list(declared) if criteria is None else list(criteria)
         stray = [c for c in crit if c not in declared]
         if stray:
@@ -82,13 +81,6 @@ class ToolContext:
         self.evidence.append(ev)
         return ev
 
-    def _declaration(self, tool: Tool | str) -> tuple[str, tuple[str, ...]]:
-        if not isinstance(tool, str):
-            return tool.name, tuple(tool.criteria)
-        if tool not in self.declared:
-            raise ToolError(f"evidence recorded under {tool!r}, which is not a registered tool")
-        return tool, self.declared[tool]
-
     def add_finding(self, **fields: Any) -> Finding:
         f = Finding(id=f"F{len(self.findings) + 1}", **fields)
         self.findings.append(f)
@@ -98,9 +90,11 @@ class ToolContext:
         return [e for e in self.evidence if e.tool == tool]
 
     def builds_failed(self) -> bool:
-        """Whether the builds check recorded anything but a pass: tools that run the submission
-        then record nothing, and the rubric reports their criteria as not assessed."""
-        return any(e.outcome in ("fail", "unverified") for e in self.prior("builds"))
+        """Whether the build check (the tool that leaves a ``BuildOutcome`` fact) recorded anything but
+        a pass: tools that run the submission then record nothing, and the rubric reports their
+        criteria as not assessed. No such fact (the check was skipped): False."""
+        built = self.facts.get(BuildOutcome)
+        return built is not None and built.failed
 
     def rerun(self, tool: str, case: Case | None = None) -> str:
         # Rationale: the master seed and the work budget decide every seed and configuration a
@@ -155,7 +149,7 @@ class Tool(ABC):
 
     ``criteria`` are the rubric criteria its evidence bears on: the one map from tools to criteria
     (the rubric says how evidence becomes a verdict, not which tools feed it); every item it records
-    names a subset of them. ``after`` names tools whose evidence it reads. ``run`` must never raise for a submission's misbehaviour: it records
+    names a subset of them. ``after`` names tools whose facts it reads (tools/engine/facts.py). ``run`` must never raise for a submission's misbehaviour: it records
     evidence. (If it raises anyway, the graph records an ``unverified`` tool-error item.)"""
 
     name: ClassVar[str]
@@ -167,6 +161,20 @@ class Tool(ABC):
     qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
     (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
     mixed: ClassVar[bool] = False
+    probe_after: ClassVar[bool] = False
+    """The tool reads only facts its ``after`` tools leave (compiled_code reads what resources compiled):
+    a probe of it alone (``kreview probe --tool``) runs those tools first, in the same context."""
+    replays_cases: ClassVar[bool] = False
+    """Its evidence's ``inputs.case`` (and a search's tried cases) are configurations the submission was
+    judged on: a differential comparison (``kreview compare``, the port tool) replays them
+    (``registry.case_sources``)."""
+    baseline_check: ClassVar[Literal["runs", "nominal_outputs"] | None] = None
+    """Which of the two checks a KernelBench-style baseline makes this tool is: "runs" (imports and
+    runs once on the nominal inputs), "nominal_outputs" (outputs match the reference on the nominal
+    inputs); the baseline files its verdict under this tool's criterion (``registry.baseline_criterion``)."""
+    prelaunch: ClassVar[bool] = False
+    """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
+    children while the source-reading model plans."""
 
     def applies(self, ctx: ToolContext) -> str | None:
         """``None`` if the tool applies to this submission (its framework already checked against

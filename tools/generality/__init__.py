@@ -74,6 +74,7 @@ class GeneralityTool(Tool):
     name = "generality"
     criteria = ("generality",)
     after = ("correctness",)
+    replays_cases = True
     description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
 
     # Rationale: work units (tools/engine/work_units.py, ~1 ms each) the whole tool plans with --budget 1: about

@@ -18,6 +18,7 @@ from tools.engine.cases import nominal_cases
 from tools.engine.compare import compare_outputs
 from tools.engine.evaluate import budget_for
 import tools.engine.harness.tensors as tensors
+from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
 from tools.integrity.static_scan import Scan, ScanFact, scan_submission
@@ -46,7 +47,8 @@ class IntegrityRuntimeTool(Tool):
                              check="trace and probe forward in the sandbox", config=ctx.environment(),
                              rerun=ctx.rerun(self.name))
             return
-        builds = ctx.prior("builds")
+        built = ctx.facts.get(BuildOutcome)
+        builds = list(built.items) if built is not None else []
         forged = [e for e in builds if e.defect == "harness_tampering"]
         if forged:
             ctx.add_evidence(self, outcome="fail", defect="harness_tampering",
@@ -54,10 +56,10 @@ class IntegrityRuntimeTool(Tool):
                              check="the builds tool's call, read for harness tampering", result=forged[0].result,
                              rerun=forged[0].rerun or ctx.rerun(self.name))
             return
-        if builds and not any(e.outcome == "pass" for e in builds):
+        if built is not None and not any(e.outcome == "pass" for e in builds):
             ctx.add_evidence(self, outcome="unverified", defect="not_built", reason="the submission did not run",
                              summary="runtime integrity probes not run: the submission did not build and run "
-                                     f"({builds[0].summary[:200]})", check="trace and probe forward in the sandbox",
+                                     f"({built.why[:200]})", check="trace and probe forward in the sandbox",
                              rerun=ctx.rerun(self.name))
             return
         self.rerun_case(ctx, nominal_cases(ctx, 1, "integrity")[0])

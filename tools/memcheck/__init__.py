@@ -13,6 +13,7 @@ from __future__ import annotations
 from tools.engine.runsetup import RunSetup
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
+from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case
 from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
 from tools.memcheck.evidence import emit_case, emit_violations
@@ -39,8 +40,9 @@ class MemcheckTool(Tool):
         return None
 
     def run(self, ctx: ToolContext) -> None:
-        blocked = [e for e in ctx.prior("builds")
-                   if e.outcome in ("fail", "unverified") and e.defect not in _CALL_FAILURES]
+        built = ctx.facts.get(BuildOutcome)
+        blocked = built is not None and (not built.finished or any(
+            e.outcome in ("fail", "unverified") and e.defect not in _CALL_FAILURES for e in built.items))
         if blocked:
             return  # nothing to sanitize: it does not import, or cannot run here, or hangs
         if self._incompatible(ctx, None):

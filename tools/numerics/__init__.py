@@ -19,6 +19,7 @@ from tools.engine.compare import ErrorBudget, bitwise_equal
 from tools.engine.compare.bitwise import differing_elements
 from tools.engine.contract import outside_contract
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
+from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.harness.tensors import flatten
 from tools.numerics.accumulators import low_precision_accumulators
@@ -110,10 +111,11 @@ class NumericsTool(Tool):
         probe = PROBES["accuracy"]
         ev = base.evaluation
         items = [(ev.case, ev.budget)]
-        for e in ctx.prior("correctness"):
-            b = e.result.get("error_budget")
-            if e.outcome == "pass" and b and b.get("available") and "case" in e.inputs:
-                items.append((Case.model_validate(e.inputs["case"]), ErrorBudget.model_validate(b)))
+        nominal = ctx.facts.get(NominalChecks)
+        for c in nominal.passed if nominal is not None else ():
+            b = c.error_budget
+            if b and b.get("available") and c.case is not None:
+                items.append((Case.model_validate(c.case), ErrorBudget.model_validate(b)))
         measured = [(c, b) for c, b in items if b is not None and b.available]
         common: dict[str, Any] = {"check": probe.check, "config": {**ctx.environment(), **tolerance_config(ctx)}}
         if not measured:

@@ -82,7 +82,7 @@ class PortTool(Tool):
         if ctx.builds_failed() or self._not_a_port(ctx):
             return
         self._port_note(ctx)
-        cases = cases_in([e for e in ctx.evidence if e.tool in ("correctness", "generality")])[:MAX_CASES]
+        cases = cases_in(ctx.evidence)[:MAX_CASES]
         if not cases:
             ctx.add_evidence(self, outcome="unverified", defect="not_covered", reason="no configuration ran",
                              summary="port: no correctness or generality configuration ran, so the port was not "

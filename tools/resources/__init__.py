@@ -15,8 +15,9 @@ from typing import Any
 from reviewer.core.models import Evidence
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
-from tools.engine.facts import AutotuneLaunches, TritonLaunches
-from tools.engine.cuda_sources import CudaSource, find_cuda_sources, launch_bounds, launch_sites
+from tools.engine.compilable import compilable, nothing_to_compile
+from tools.engine.facts import AutotuneLaunches, BuildOutcome, CompiledKernel, CompiledKernels, TritonLaunches
+from tools.engine.cuda_sources import CudaSource, launch_bounds, launch_sites
 from tools.engine.harness.case import Case
 import tools.engine.compilers.toolchain as toolchain
 from tools.resources.assess import Assessment, assess
@@ -47,10 +48,17 @@ def targets_for(ctx: ToolContext) -> tuple[list[CompileTarget], bool]:
     return [parse_target(a) for a in DEFAULT_TARGETS], False
 
 
-def _py_files(ctx: ToolContext) -> list[str]:
-    sub = ctx.submission
-    skip = {sub.reference_file, sub.inputs_file, "task.py"}
-    return [f for f in sub.source_files if f.endswith(".py") and f not in skip]
+def compiled_kernels(items: list[Evidence]) -> CompiledKernels:
+    """The fact left for readers of the compiled code: the kernels whose code these items kept."""
+    kernels = []
+    for e in items:
+        code = next((a for a in e.artifacts if a.endswith((".ttgir", ".sass"))), None)
+        if code is None:
+            continue
+        ptx = next((a for a in e.artifacts if a.endswith(".ptx")), None) if code.endswith(".ttgir") else None
+        kernels.append(CompiledKernel(compiler="triton" if code.endswith(".ttgir") else "nvcc", code=code, ptx=ptx,
+                                      item=e))
+    return CompiledKernels(kernels=tuple(kernels), notes=tuple(e.summary for e in items))
 
 
 class ResourcesTool(Tool):
@@ -60,14 +68,7 @@ class ResourcesTool(Tool):
     description = "compile for sm_90/sm_80 without a GPU: registers, spills, shared memory, occupancy"
 
     def applies(self, ctx: ToolContext) -> str | None:
-        sub = ctx.submission
-        if sub.syntax_error is not None:
-            return "the submission does not parse"
-        if "triton" in (sub.framework, *sub.frameworks_seen):
-            return None
-        if find_cuda_sources(sub.root_path, _py_files(ctx)):
-            return None
-        return f"no Triton or CUDA C kernel to compile (framework: {sub.framework})"
+        return nothing_to_compile(ctx.submission)
 
     def run(self, ctx: ToolContext) -> None:
         self._run(ctx, None)
@@ -77,12 +78,12 @@ class ResourcesTool(Tool):
 
     def _run(self, ctx: ToolContext, case: Case | None) -> None:
         targets, declared = targets_for(ctx)
-        sub = ctx.submission
-        if "triton" in (sub.framework, *sub.frameworks_seen):
+        found = compilable(ctx.submission)
+        if found.triton:
             self._triton(ctx, case or nominal_cases(ctx, 1, "resources")[0], targets, declared)
-        sources = find_cuda_sources(sub.root_path, _py_files(ctx))
-        if sources:
-            self._cuda(ctx, sources, [t for t in targets if t.backend == "cuda"], declared)
+        if found.cuda_sources:
+            self._cuda(ctx, list(found.cuda_sources), [t for t in targets if t.backend == "cuda"], declared)
+        ctx.facts.put(compiled_kernels(ctx.prior(self.name)))
 
     # -- common ------------------------------------------------------------------------------
     def _record(self, ctx: ToolContext, a: Assessment, *, check: str, inputs: dict[str, Any],
@@ -122,9 +123,9 @@ class ResourcesTool(Tool):
             return cached.report, ""
         if not ctx.setup.can_run:
             return None, ctx.setup.why_not
-        failed = [e for e in ctx.prior("builds") if e.outcome in ("fail", "unverified")]
-        if failed:
-            return None, f"the submission did not run ({failed[0].summary[:200]})"
+        built = ctx.facts.get(BuildOutcome)
+        if built is not None and built.failed:
+            return None, f"the submission did not run ({built.why[:200]})"
         ref = ctx.session.reference(case)
         if not ref.ok:
             return None, f"the reference failed: {ref.call.failure_text()[:200]}"

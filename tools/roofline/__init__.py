@@ -79,5 +79,5 @@ class RooflineTool(Tool):
         claims = ctx.submission.claims
         if claims.time_us is not None:
             bound = claim_bound(bounds, ctx.submission.target.gpu)
-            check_time(ctx, seconds=claims.time_us * 1e-6, what="the claimed time", bound=bound, case=case,
+            check_time(ctx, self, seconds=claims.time_us * 1e-6, what="the claimed time", bound=bound, case=case,
                        rerun=rerun, extra={"claim": claims.model_dump()})

@@ -136,6 +136,9 @@ class Backend(ABC):
     launches_show_skipped_work: ClassVar[bool] = False
     #: whether the integrity trace observes this framework's work through JAX (``pallas_call``)
     jax_traced: ClassVar[bool] = False
+    #: whether its kernels are compiled by the Triton compiler, so the launches the ``triton_launches``
+    #: instrument captures can be compiled for GPU targets without a GPU (tools/engine/compilable.py)
+    triton_compiled: ClassVar[bool] = False
 
     def detect(self, source: str, files: Sequence[str] = ()) -> int:
         """Hits for this framework: ``markers`` in ``source`` (the submission file's text), plus one per

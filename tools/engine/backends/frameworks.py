@@ -47,6 +47,7 @@ class TritonBackend(Backend):
     launch_instruments = ("triton_launches",)
     launch_count = "counted"
     launches_show_skipped_work = True
+    triton_compiled = True
 
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if device.has_gpu:

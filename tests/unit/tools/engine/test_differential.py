@@ -158,3 +158,14 @@ def test_an_inconclusive_run_is_not_comparable(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(differential, "_one", one)
     rep = compare_pair(_side("a", faithful), _side("b", faithful), [Case(id="c", seed=1)], rng_seed=1)
     assert rep.smallest is None and rep.cases_checked == 0 and rep.cases_not_comparable == 1
+
+
+def test_the_replayed_tools_are_those_that_declare_it() -> None:
+    from tools.engine.registry import case_sources, tools
+
+    assert case_sources() == ("correctness", "generality")
+    assert [n for n, cls in sorted(tools().items()) if cls.replays_cases] == ["correctness", "generality"]
+    ev = [Evidence(id="numerics-1", tool="numerics", criteria=["numerics"], outcome="pass", summary="s",
+                   inputs={"case": Case(id="n", seed=9).model_dump()})]
+    assert cases_in(ev) == []
+    assert [c.seed for c in cases_in(ev, tools=("numerics",))] == [9]

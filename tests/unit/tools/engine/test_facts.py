@@ -36,3 +36,16 @@ def test_a_fact_is_immutable_and_must_be_a_frozen_dataclass() -> None:
         Facts().put(Loose(1))
     with pytest.raises(TypeError, match="frozen dataclass"):
         Facts().put({"roofline": 1})
+
+
+def test_build_outcome_reads_failed_until_the_check_finishes_with_passes_only() -> None:
+    from reviewer.core.models import Evidence
+    from tools.engine.facts import BuildOutcome
+
+    def item(outcome: str) -> Evidence:
+        return Evidence(id="b-1", tool="builds", criteria=["builds"], outcome=outcome, summary="s")  # type: ignore[arg-type]
+
+    assert BuildOutcome().failed  # the check broke off before it finished
+    assert not BuildOutcome(items=(item("pass"), item("info")), finished=True).failed
+    assert BuildOutcome(items=(item("pass"), item("unverified")), finished=True).failed
+    assert BuildOutcome(items=(item("fail"),), finished=True).failed
