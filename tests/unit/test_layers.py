@@ -315,11 +315,7 @@ def registry_violations(root: Path) -> list[tuple[Lookup, str]]:
 
 # Known registry crossings, each (looking module, tool looked up) with why it is still here. Remove an
 # entry when the crossing goes; test_registry_allowlist_is_current fails once an entry is no longer needed.
-REGISTRY_ALLOWLIST: dict[tuple[str, str], str] = {
-    # compiled_code asks the resources tool whether it applies and delegates its rerun to it; another
-    # engineer's branch removes this access (issue 14). Delete this entry after merging it.
-    ("tools.compiled_code", "resources"): "being removed on another branch (issue 14)",
-}
+REGISTRY_ALLOWLIST: dict[tuple[str, str], str] = {}
 
 
 def test_layers_hold() -> None:
