@@ -24,13 +24,13 @@ from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec
 from reviewer.rules import all_pass
 from tests.kernelfiles import KERNELS, Reviewed, materialize
-from tools.engine.nominal_run import Baseline, knob_ratios
+from tools.engine.nominal_run import NominalRun, knob_ratios
 from tools.engine.harness.case import Case
 from tools.engine.work_units import WorkBudget, programs_of
 
 
-def _baseline(programs: int, elements: int, seconds: float) -> Baseline:
-    return Baseline(case=Case(id="n", seed=1), evaluation=None, elements=elements, seconds=seconds,  # type: ignore[arg-type]
+def _baseline(programs: int, elements: int, seconds: float) -> NominalRun:
+    return NominalRun(case=Case(id="n", seed=1), evaluation=None, elements=elements, seconds=seconds,  # type: ignore[arg-type]
                     programs=programs)
 
 

@@ -25,7 +25,7 @@ HOST_EXCESS_S = 50e-6
 HOST_EXCESS_FRACTION = 0.2
 
 
-class Judgement(BaseModel):
+class TimingJudgement(BaseModel):
     """One evidence item's worth of conclusion."""
 
     model_config = ConfigDict(extra="forbid")
@@ -45,7 +45,7 @@ def side_work(submission: Mapping[str, Any]) -> tuple[bool, float]:
     return excess > HOST_EXCESS_S + HOST_EXCESS_FRACTION * median, excess
 
 
-def judge_timings(timings: Mapping[str, Mapping[str, Any]], claims: Claims, *, seed: int) -> list[Judgement]:
+def judge_timings(timings: Mapping[str, Mapping[str, Any]], claims: Claims, *, seed: int) -> list[TimingJudgement]:
     """The benchmark's conclusions from ``timings`` (``role/mode`` -> the child's ``event_s``,
     ``host_s``; ``submission/eager`` and ``reference/eager`` present). With work outside the timed
     stream, the speedup and the claimed time are judged on host wall time (device-wide synchronize
@@ -53,9 +53,9 @@ def judge_timings(timings: Mapping[str, Mapping[str, Any]], claims: Claims, *, s
     sub = timings["submission/eager"]
     hidden, excess = side_work(sub)
     clock = "host_s" if hidden else "event_s"
-    out: list[Judgement] = []
+    out: list[TimingJudgement] = []
     if hidden:
-        out.append(Judgement(
+        out.append(TimingJudgement(
             check="host wall time vs CUDA events", outcome="pass", defect="work_outside_timed_stream",
             summary=(f"host time exceeds the CUDA-event time by {excess * 1e6:.3g} us per call (median "
                      f"{statistics.median(sub['event_s']) * 1e6:.3g} us): work runs outside the timed stream; "
@@ -64,13 +64,13 @@ def judge_timings(timings: Mapping[str, Mapping[str, Any]], claims: Claims, *, s
     base = "reference/compile" if claims.baseline == "compile" and "reference/compile" in timings else "reference/eager"
     point, lo, hi = stats.speedup_ci(timings[base][clock], sub[clock], seed=seed)
     v = stats.judge_speedup(point, lo, hi, claimed_speedup=claims.speedup, baseline=base.split("/")[1])
-    out.append(Judgement(check="speedup = median(reference) / median(submission), bootstrap CI", outcome=v.outcome,
+    out.append(TimingJudgement(check="speedup = median(reference) / median(submission), bootstrap CI", outcome=v.outcome,
                          defect=v.defect, summary=v.summary,
                          result={"speedup": point, "ci95": [lo, hi], "baseline": base, "clock": clock,
                                  "bootstrap_seed": seed, "claims": claims.model_dump()}))
     if claims.time_us is not None:
         median = statistics.median(sub[clock])
         t = stats.judge_time(median, claims.time_us * 1e-6)
-        out.append(Judgement(check="claimed time", outcome=t.outcome, defect=t.defect, summary=t.summary,
+        out.append(TimingJudgement(check="claimed time", outcome=t.outcome, defect=t.defect, summary=t.summary,
                              result={"median_s": median, "clock": clock, "claims": claims.model_dump()}))
     return out

@@ -6,7 +6,7 @@ A fact is a frozen dataclass; ``ctx.facts`` holds at most one per type. A produc
 
 The facts whose fields are plain engine data are declared here; a fact that carries a type of one
 engine module is declared next to that type (``tools/engine/speed_of_light.py``: ``RooflineFact``;
-``tools/engine/nominal_run.py``: ``Baselines``), and a fact private to one plugin in that plugin.
+``tools/engine/nominal_run.py``: ``NominalRuns``), and a fact private to one plugin in that plugin.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 _FILE = Path(__file__).with_name("gpus.yaml")
 
 
-class Device(BaseModel):
+class GpuSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     key: str
@@ -36,16 +36,16 @@ class Device(BaseModel):
 
 
 @functools.cache
-def devices() -> dict[str, Device]:
+def devices() -> dict[str, GpuSpec]:
     data = yaml.safe_load(_FILE.read_text())
-    return {key: Device(key=key, **spec) for key, spec in data["devices"].items()}
+    return {key: GpuSpec(key=key, **spec) for key, spec in data["devices"].items()}
 
 
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
-def find_device(name: str | None) -> Device | None:
+def find_device(name: str | None) -> GpuSpec | None:
     """The table's device for a name such as ``"H100"``, ``"NVIDIA H200"`` or a CUDA device name
     (``"NVIDIA H100 80GB HBM3"``); None if nothing matches."""
     if not name:

@@ -39,7 +39,7 @@ RECOMPILE_S = 60.0
 
 
 @dataclass
-class Baseline:
+class NominalRun:
     case: Case
     evaluation: Evaluation
     elements: int
@@ -96,10 +96,10 @@ def prerequisites_failed(ctx: ToolContext, tool: Tool, check: str) -> bool:
 
 
 @dataclass(frozen=True)
-class Baselines:
+class NominalRuns:
     """The nominal runs measured so far, by purpose: tools that measure for the same purpose
     (generality and numerics both use ``probes``) share one run."""
-    by_purpose: dict[str, Baseline]
+    by_purpose: dict[str, NominalRun]
 
 
 def nominal_case(ctx: ToolContext, purpose: str) -> Case:
@@ -118,10 +118,10 @@ def instruments_for(ctx: ToolContext) -> list[str]:
 
 
 def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | None = None,
-            options: dict[str, dict[str, Any]] | None = None) -> Baseline:
-    """Run the nominal case once (memoised per review and purpose in the fact ``Baselines``);
+            options: dict[str, dict[str, Any]] | None = None) -> NominalRun:
+    """Run the nominal case once (memoised per review and purpose in the fact ``NominalRuns``);
     ``extra_instruments`` (with their ``options``) observe that first run too."""
-    known = ctx.facts.get(Baselines)
+    known = ctx.facts.get(NominalRuns)
     if known is not None and purpose in known.by_purpose:
         return known.by_purpose[purpose]
     case = nominal_case(ctx, purpose)
@@ -142,9 +142,9 @@ def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | No
     # generous on a machine whose speed varies, and never a basis for what runs.
     same = [c.duration_s for c in passed if c.duration_s
             and sizes((c.case or {}).get("params") or {}) == sizes(case.params)]
-    base = Baseline(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
+    base = NominalRun(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
                     seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
-    ctx.facts.put(Baselines({**(known.by_purpose if known is not None else {}), purpose: base}))
+    ctx.facts.put(NominalRuns({**(known.by_purpose if known is not None else {}), purpose: base}))
     return base
 
 
@@ -165,7 +165,7 @@ def knob_ratios(nominal: dict[str, int], chosen: dict[str, Any]) -> list[float]:
             if k in chosen and isinstance(chosen[k], int) and n > 0 and chosen[k] != n]
 
 
-def affordable_params(ctx: ToolContext, base: Baseline, cap_units: float) -> dict[str, Any]:
+def affordable_params(ctx: ToolContext, base: NominalRun, cap_units: float) -> dict[str, Any]:
     """The nominal params, or, when one nominal call counts more than ``cap_units`` work units,
     the size knobs halved (largest first) until it fits: probes that need many calls run there.
     Decided by counting (tools/engine/work_units.py), so the reduced size is the same on every machine."""
@@ -204,6 +204,6 @@ def launches_of(ev: Evaluation) -> list[dict[str, Any]]:
 BACKSTOP_SLACK = 10.0
 
 
-def backstop_s(floor_s: float, base: Baseline, planned_units: float, budget: float) -> float:
+def backstop_s(floor_s: float, base: NominalRun, planned_units: float, budget: float) -> float:
     """Seconds after which a tool stops starting calls (what it then cuts is unverified)."""
     return max(floor_s * max(1.0, budget), BACKSTOP_SLACK * base.estimate_s(planned_units))

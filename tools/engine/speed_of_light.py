@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from reviewer.core.models import Evidence
-from tools.engine.gpus import Device, devices, find_device
+from tools.engine.gpus import GpuSpec, devices, find_device
 from tools.engine.harness.case import Case
 from tools.engine.tool import Tool, ToolContext
 
@@ -92,12 +92,12 @@ class RooflineFact:
     case: Case
 
 
-def _peak(device: Device, formats: tuple[str, ...]) -> tuple[float, str] | None:
+def _peak(device: GpuSpec, formats: tuple[str, ...]) -> tuple[float, str] | None:
     best = [(device.peak(f), f) for f in formats if device.peak(f) is not None]
     return max(best) if best else None  # type: ignore[return-value, type-var]
 
 
-def speed_of_light(work: Work, device: Device) -> Bound:
+def speed_of_light(work: Work, device: GpuSpec) -> Bound:
     floor_peak = _peak(device, FLOOR_FORMATS)
     assert floor_peak is not None, f"{device.key} has no floating-point peak"
     compute_floor = work.flops / floor_peak[0]

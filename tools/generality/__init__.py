@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.nominal_run import (
-    Baseline,
+    NominalRun,
     affordable_params,
     backstop_s,
     instruments_for,
@@ -158,7 +158,7 @@ class GeneralityTool(Tool):
         self._large_grid(ctx, base)
 
     # -- grids past 65,535 programs ---------------------------------------------------------
-    def _large_grid(self, ctx: ToolContext, base: Baseline) -> None:
+    def _large_grid(self, ctx: ToolContext, base: NominalRun) -> None:
         """A configuration crossing 65,535 programs in the grid dimension a size drives
         (tools/generality/large_grid.py); what could not be tried is named."""
         if not base.launches:
@@ -273,11 +273,11 @@ class GeneralityTool(Tool):
     def _rerun(self, ctx: ToolContext, case: Case | None = None) -> str:
         return ctx.rerun(self.name, case)
 
-    def _blocks(self, ctx: ToolContext, base: Baseline) -> set[int]:
+    def _blocks(self, ctx: ToolContext, base: NominalRun) -> set[int]:
         return launch_blocks(base.launches) | source_blocks(ctx.source.text)
 
     # -- one axis --------------------------------------------------------------------------
-    def _trial_fn(self, ctx: ToolContext, base: Baseline, axis: Axis, budget: WorkBudget,
+    def _trial_fn(self, ctx: ToolContext, base: NominalRun, axis: Axis, budget: WorkBudget,
                   cov: HostCoverage | None = None, cap_units: float | None = None):
         nominal = size_knobs_of(ctx, dict(base.case.params)) if axis.name == "sizes" else {}
         path_keys = {Search.key(c) for path in axis.paths for c in path["configs"]}
@@ -330,7 +330,7 @@ class GeneralityTool(Tool):
             return Trial(cfg, verdict, note=ev.classified.reason, costly=costly, payload=ev)
         return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
 
-    def _search(self, ctx: ToolContext, base: Baseline, axis: Axis, blocks: set[int], budget: WorkBudget,
+    def _search(self, ctx: ToolContext, base: NominalRun, axis: Axis, blocks: set[int], budget: WorkBudget,
                 deadline: float, cov: HostCoverage | None = None) -> None:
         search = Search(axis.dims, self._trial_fn(ctx, base, axis, budget, cov),
                         rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
@@ -348,7 +348,7 @@ class GeneralityTool(Tool):
         planned += [c for c in aimed if Search.key(c) not in known]
         self._report_axis(ctx, base, axis, result, blocks, planned, budget)
 
-    def _paths(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult, blocks: set[int],
+    def _paths(self, ctx: ToolContext, base: NominalRun, axis: Axis, result: SearchResult, blocks: set[int],
                search_rec: dict[str, Any]) -> list[dict[str, Any]]:
         """Which size-dependent wrapper paths (reached by the task's benchmark sizes) were run; an
         unverified item names each one that was not (tools/generality/paths.py)."""
@@ -376,7 +376,7 @@ class GeneralityTool(Tool):
         return out
 
     # -- host branches -------------------------------------------------------------------
-    def _unreached(self, ctx: ToolContext, base: Baseline, cov: HostCoverage) -> tuple[list[UntakenSide], int, int]:
+    def _unreached(self, ctx: ToolContext, base: NominalRun, cov: HostCoverage) -> tuple[list[UntakenSide], int, int]:
         knobs = set(size_knobs_of(ctx, dict(base.case.params)))
         fixed = ctx.submission.format in GENERATOR_FORMATS
         sides: list[UntakenSide] = []
@@ -388,7 +388,7 @@ class GeneralityTool(Tool):
             taken += k
         return sides, total, taken
 
-    def _aim_at_branches(self, ctx: ToolContext, base: Baseline, axis: Axis, search: Search, result: SearchResult,
+    def _aim_at_branches(self, ctx: ToolContext, base: NominalRun, axis: Axis, search: Search, result: SearchResult,
                          cov: HostCoverage) -> list[dict[str, Any]]:
         """Sizes on each side of the thresholds in conditions no configuration took, cheapest first,
         within their own counted allowance; stops at the first failure (reported as the sizes
@@ -446,7 +446,7 @@ class GeneralityTool(Tool):
         result.unrun, result.unrun_configs = search.unrun, list(search.unrun_configs)
         return [cfg for _u, cfg, _k in ordered]
 
-    def _report_branches(self, ctx: ToolContext, base: Baseline, blocks: set[int], cov: HostCoverage,
+    def _report_branches(self, ctx: ToolContext, base: NominalRun, blocks: set[int], cov: HostCoverage,
                          budget: WorkBudget) -> None:
         """Every branch of the host code is exercised or reported: a side depending on the inputs
         that no configuration took leaves generality unverified, naming it and what was tried."""
@@ -510,7 +510,7 @@ class GeneralityTool(Tool):
         result.trials = list(search.order)
 
     # -- evidence --------------------------------------------------------------------------
-    def _config(self, ctx: ToolContext, base: Baseline | None, blocks: set[int],
+    def _config(self, ctx: ToolContext, base: NominalRun | None, blocks: set[int],
                 budget: WorkBudget | None = None) -> dict[str, Any]:
         cfg: dict[str, Any] = {**ctx.environment(), **tolerance_config(ctx), "budget": ctx.options.budget,
                                "budget_units": self.budget_units * ctx.options.budget,
@@ -526,7 +526,7 @@ class GeneralityTool(Tool):
     # configuration skipped, not accepted by the reference, or cut short was not tried.
     _RAN = ("pass", "fail", "rejected")
 
-    def _report_axis(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
+    def _report_axis(self, ctx: ToolContext, base: NominalRun, axis: Axis, result: SearchResult,
                      blocks: set[int], planned: list[dict[str, Any]], budget: WorkBudget) -> None:
         tried = [t for t in result.trials if t.config != axis.base]
         stats = {v: result.count(v) for v in ("pass", "fail", "rejected", "invalid", "skipped", "inconclusive")}
@@ -608,7 +608,7 @@ class GeneralityTool(Tool):
                              reason=f"no {axis.name} configuration ran",
                              summary=f"{axis.name}: no configuration ran ({count}){tail}", **common)
 
-    def _report_failure(self, ctx: ToolContext, base: Baseline, axis: Axis, result: SearchResult,
+    def _report_failure(self, ctx: ToolContext, base: NominalRun, axis: Axis, result: SearchResult,
                         blocks: set[int], search_rec: dict[str, Any]) -> None:
         fail = result.failure
         assert fail is not None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.engine.tool import ToolContext
-from tools.engine.nominal_run import Baseline, size_knobs_of
+from tools.engine.nominal_run import NominalRun, size_knobs_of
 from tools.generality.search import SearchDim
 from tools.generality.paths import describe as describe_threshold
 from tools.generality.paths import path_sizes
@@ -46,11 +46,11 @@ class Axis:
     configurations that take them (tools/generality/paths.py)."""
 
 
-def _case(ctx: ToolContext, base: Baseline, axis: str, label: str, **update: Any) -> Case:
+def _case(ctx: ToolContext, base: NominalRun, axis: str, label: str, **update: Any) -> Case:
     return base.case.model_copy(update={"id": f"generality-{axis}", "label": label, **update})
 
 
-def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | None:
+def sizes_axis(ctx: ToolContext, base: NominalRun, blocks: set[int]) -> Axis | None:
     sub = ctx.submission
     base_params = dict(base.case.params)
     nominal = size_knobs_of(ctx, base_params)
@@ -99,7 +99,7 @@ def sizes_axis(ctx: ToolContext, base: Baseline, blocks: set[int]) -> Axis | Non
     return Axis("sizes", dims, make_case, describe, base=dict(nominal), extra=ordered, paths=list(paths.values()))
 
 
-def layouts_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:
+def layouts_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> Axis | None:
     shapes = [d.get("shape") for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
     float_ok = any(d.get("dtype", "").startswith(("float", "bfloat")) for d in base.evaluation.ref.meta.get("inputs", []))
     if not shapes or not float_ok:
@@ -117,7 +117,7 @@ def layouts_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Ax
     return Axis("layouts", [SearchDim("layout", [None, *names])], make_case, describe, base={"layout": None})
 
 
-def dtypes_axis(ctx: ToolContext, base: Baseline, params: dict[str, Any]) -> Axis | None:
+def dtypes_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> Axis | None:
     sub = ctx.submission
     if sub.format == "gpumode":
         return None  # generate_input fixes the dtype; there is no knob to turn

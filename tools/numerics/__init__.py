@@ -14,7 +14,7 @@ import time
 from typing import Any, ClassVar
 
 from tools.engine.tool import Tool, ToolContext
-from tools.engine.nominal_run import Baseline, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
+from tools.engine.nominal_run import NominalRun, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
 from tools.engine.compare import ErrorBudget, bitwise_equal
 from tools.engine.compare.bitwise import differing_elements
 from tools.engine.contract import outside_contract
@@ -105,7 +105,7 @@ class NumericsTool(Tool):
                 f.confirmed_by.append(ev_id)
 
     # -- accuracy at nominal inputs ----------------------------------------------------------
-    def _accuracy(self, ctx: ToolContext, base: Baseline) -> None:
+    def _accuracy(self, ctx: ToolContext, base: NominalRun) -> None:
         """Judged from runs already made: the baseline and correctness' seeds both measured the
         error budget, so no extra call is needed. The worst of them decides."""
         probe = PROBES["accuracy"]
@@ -136,7 +136,7 @@ class NumericsTool(Tool):
                          rerun=ctx.rerun(self.name, case), **common)
 
     # -- one probe ---------------------------------------------------------------------------
-    def _run_probe(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: Baseline | None,
+    def _run_probe(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: NominalRun | None,
                    units: float | None = None) -> None:
         if probe.name == "determinism":
             self._determinism(ctx, probe, case, base)
@@ -191,7 +191,7 @@ class NumericsTool(Tool):
             if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
                 self._confirm_accumulators(ctx, item.id)
 
-    def _determinism(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: Baseline | None) -> None:
+    def _determinism(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: NominalRun | None) -> None:
         ref = ctx.session.reference(case)
         common: dict[str, Any] = {"check": probe.check, "inputs": {"case": case.model_dump(),
                                                                    "tensors": ref.meta.get("inputs", [])},

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from tools.engine.tool import ToolContext
-from tools.engine.nominal_run import Baseline
+from tools.engine.nominal_run import NominalRun
 from tools.engine.harness.case import Case, Transform
 
 
@@ -59,7 +59,7 @@ _MAGNITUDE = 1e3
 _NAN_COUNT, _INF_COUNT = 3, 2
 
 
-def _input_dtype(base: Baseline) -> str | None:
+def _input_dtype(base: NominalRun) -> str | None:
     """The floating dtype of the nominal inputs (a KernelBench task in fp16 sets none of its own)."""
     for d in base.evaluation.ref.meta.get("inputs", []):
         dt = str(d.get("dtype", ""))
@@ -68,7 +68,7 @@ def _input_dtype(base: Baseline) -> str | None:
     return None
 
 
-def _largest_input(base: Baseline) -> int:
+def _largest_input(base: NominalRun) -> int:
     shapes = [d.get("shape") for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
     sizes = [math.prod(s) if s else 1 for s in shapes]
     return max(sizes or [1])
@@ -80,7 +80,7 @@ _FP16_MAX = 65504.0
 _RANGE_SHARE = 2.0
 
 
-def range_offset(base: Baseline) -> float:
+def range_offset(base: NominalRun) -> float:
     """The shift that makes sums along the longest input dimension reach about twice fp16's range
     (capped so that single values stay well inside it)."""
     dims = [max(d.get("shape") or [1]) for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
@@ -88,7 +88,7 @@ def range_offset(base: Baseline) -> float:
     return float(min(2048.0, max(1.0, round(_RANGE_SHARE * _FP16_MAX / n))))
 
 
-def plan(ctx: ToolContext, base: Baseline, params: dict) -> list[tuple[NumericsProbe, Case]]:
+def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[NumericsProbe, Case]]:
     """The probe cases for this submission, in order (accuracy is judged separately)."""
     sub = ctx.submission
     seed = base.case.seed

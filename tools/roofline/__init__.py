@@ -7,7 +7,7 @@ from __future__ import annotations
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
-from tools.engine.gpus import Device, devices, find_device
+from tools.engine.gpus import GpuSpec, devices, find_device
 from tools.engine.speed_of_light import RooflineFact, Work, check_time, claim_bound, fmt_time, speed_of_light
 
 
@@ -18,7 +18,7 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def target_devices(ctx: ToolContext) -> tuple[list[Device], str]:
+def target_devices(ctx: ToolContext) -> tuple[list[GpuSpec], str]:
     """The GPUs a floor is computed for: the declared target, else the GPU here, else every device
     in the table; and a note saying which rule applied."""
     declared = find_device(ctx.submission.target.gpu)
