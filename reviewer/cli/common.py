@@ -205,7 +205,7 @@ def _emit(review, fmt: OutFormat) -> None:
 def _annotate(review, fmt: OutFormat) -> None:
     """In GitHub Actions, workflow-command annotations for failed and unverified criteria: on stdout with
     the human formats, on stderr (which the runner also reads) when stdout carries a machine format."""
-    from reviewer.formats.github import annotations, in_actions
+    from reviewer.formats.github_annotations import annotations, in_actions
 
     if not in_actions():
         return

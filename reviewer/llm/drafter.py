@@ -13,7 +13,7 @@ from reviewer.drafting.offline import draft_offline
 from reviewer.core.submission import Submission
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import ClaimOut, DraftOut
-from reviewer.llm.source import criteria_digest, evidence_digest, findings_digest, shown_files
+from reviewer.llm.prompt_source import criteria_digest, evidence_digest, findings_digest, shown_files
 from reviewer.llm.static_review import to_span
 from reviewer.llm.structured import StructuredCaller, schema_text
 from reviewer.core.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding, RemovedClaim

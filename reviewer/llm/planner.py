@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import PlannerOut, ProbeOut
-from reviewer.llm.source import findings_digest, knobs, shown_files
+from reviewer.llm.prompt_source import findings_digest, knobs, shown_files
 from reviewer.llm.static_review import to_span
 from reviewer.llm.structured import StructuredCaller, schema_text
 from reviewer.core.models import Finding

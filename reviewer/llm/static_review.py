@@ -9,7 +9,7 @@ from reviewer.core.spans import check_span
 from reviewer.core.submission import Submission
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import CATEGORY_HELP, SpanOut, StaticReviewOut
-from reviewer.llm.source import shown_files
+from reviewer.llm.prompt_source import shown_files
 from reviewer.llm.structured import StructuredCaller, schema_text
 from reviewer.core.models import Claim, Finding, RemovedClaim, SourceSpan
 

@@ -21,7 +21,7 @@ from reviewer.core.models import Review
 from reviewer.drafting.base import Drafter
 from reviewer.llm import make_drafter
 from reviewer.pr.comments import plan_comments, rank
-from reviewer.pr.compare import compare_criteria, compare_metrics
+from reviewer.pr.before_after import compare_criteria, compare_metrics
 from reviewer.pr.gitdiff import blob_text, changed_files, materialise, merge_base, open_repo, resolve, unified_diff
 from reviewer.pr.models import DiffReview, ReviewTarget, TargetReport
 from reviewer.pr.record import keep_change

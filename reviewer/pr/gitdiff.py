@@ -112,7 +112,7 @@ def changed_files(repo: git.Repo, base: git.Commit, head: git.Commit) -> list[Fi
 
 
 MAX_DIFF_CHARS = 40_000
-"""The most of a diff the drafter's planner is shown (like one source file: reviewer/llm/source.py)."""
+"""The most of a diff the drafter's planner is shown (like one source file: reviewer/llm/prompt_source.py)."""
 
 
 def unified_diff(repo: git.Repo, base: git.Commit, head: git.Commit, under: str = "") -> str:

@@ -34,7 +34,7 @@ from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
 from tools.engine.source import SourceView, source_file
 from tools.integrity.module_state import state_concerns
-import tools.integrity.source as S
+import tools.integrity.static_reading as S
 
 # Rationale: these return facts about a tensor, not computed values; never the "core op".
 _METADATA = {"size", "shape", "dim", "ndim", "numel", "stride", "is_contiguous", "element_size", "data_ptr",

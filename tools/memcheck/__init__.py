@@ -17,7 +17,7 @@ from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case
 from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
 from tools.memcheck.evidence import emit_case, emit_violations
-from tools.memcheck.runs import CaseRun, run_case
+from tools.memcheck.sanitized_runs import CaseRun, run_case
 from tools.engine.session import SandboxSession
 
 _INTERPRET = ("TRITON_INTERPRET", "1")

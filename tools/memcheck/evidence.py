@@ -16,7 +16,7 @@ from typing import Any
 
 from reviewer.core.models import SourceSpan
 from tools.engine.tool import Tool, ToolContext, failure_details
-from tools.memcheck.runs import CaseRun
+from tools.memcheck.sanitized_runs import CaseRun
 from tools.engine.outcomes import classify_failure
 from tools.engine.source import parse as parse_source
 

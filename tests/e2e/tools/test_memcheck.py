@@ -22,7 +22,7 @@ from tools.engine.runsetup import DeviceInfo
 from tools.engine.harness.case import Case
 from tools.memcheck import MemcheckTool
 from tools.memcheck.evidence import emit_case
-from tools.memcheck.runs import CaseRun
+from tools.memcheck.sanitized_runs import CaseRun
 from tools.engine.sandbox import CallResult, ChildCrash
 
 CPU = DeviceInfo(kind="cpu", name="cpu")

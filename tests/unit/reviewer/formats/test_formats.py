@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 import xmlschema
 
-from reviewer.formats.github import annotations
+from reviewer.formats.github_annotations import annotations
 from reviewer.formats.junit import to_junit
 from reviewer.formats.sarif import to_sarif
 from reviewer.core.models import Review

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from reviewer.core.models import CriterionResult, Evidence, Finding, Review, SourceSpan, SubmissionInfo
 from reviewer.pr.comments import fingerprints_in, plan_comments, rank
-from reviewer.pr.compare import compare_criteria, compare_metrics
+from reviewer.pr.before_after import compare_criteria, compare_metrics
 from reviewer.pr.models import FileChange, LineRange, ReviewTarget
 from reviewer.rubric import load_rubric
 
