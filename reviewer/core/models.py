@@ -62,6 +62,8 @@ class Evidence(_Model):
     rerun: str = ""
     duration_s: float = 0.0
     artifacts: list[str] = Field(default_factory=list)
+    frames_review: bool = False
+    """The item frames the whole review (a port review naming its original): drafts state it first."""
 
 
 class Finding(_Model):

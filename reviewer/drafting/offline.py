@@ -8,9 +8,6 @@ from __future__ import annotations
 from reviewer.core.models import Claim, CriterionResult, Draft, DraftSection, Evidence, Finding
 
 _MAX_CLAIMS = 6
-PORT_CHECK = "kreview.toml [port] original"
-"""The ``check`` of the port tool's item naming the original (tools/port)."""
-
 
 def _claims_for(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Claim]:
     items = [by_id[i] for i in c.evidence if i in by_id]
@@ -51,11 +48,10 @@ def draft_offline(criteria: list[CriterionResult], evidence: list[Evidence], fin
     decisive = [c for c in criteria if c.verdict == "fail"] or [c for c in criteria if c.verdict == "unverified"
                                                                   and c.required]
     headline: list[Claim] = []
-    # A port review (kreview.toml [port] original) says so first: the original's behaviour is the yardstick.
-    port = [e for e in evidence if e.tool == "port" and e.check == PORT_CHECK]
-    if port:
-        headline.append(Claim(text=f"This is a port review. {port[0].summary[0].upper()}{port[0].summary[1:]}.",
-                              evidence=[port[0].id]))
+    # An item that frames the review (a port review's original, Evidence.frames_review) is said first.
+    for item in [e for e in evidence if e.frames_review][:1]:
+        headline.append(Claim(text=f"{item.summary[0].upper()}{item.summary[1:]}.",
+                              evidence=[item.id]))
     for c in decisive:
         ids = [i for i in c.evidence if i in by_id and by_id[i].outcome in ("fail", "unverified")][:3]
         if ids:

@@ -69,7 +69,8 @@ class PortTool(Tool):
                          summary=f"port review: {ctx.submission.name} ({ctx.submission.framework}) is a port of "
                                  f"{orig.name} ({orig.framework}, {orig.root}); the original's behaviour is what to "
                                  f"preserve, float64 judging where both are inexact",
-                         check="kreview.toml [port] original", result={"original": orig.info().model_dump()})
+                         check="kreview.toml [port] original", result={"original": orig.info().model_dump()},
+                         frames_review=True)
 
     def _not_a_port(self, ctx: ToolContext) -> bool:
         if ctx.submission.original is not None:

@@ -27,7 +27,7 @@ def check_port(run: Reviewed) -> None:
     items = [e for e in run.review.evidence if e.tool == "port"]
     note, verdicts = items[0], items[1:]
     assert note.outcome == "info" and "port review" in note.summary and note.result["original"]["name"] == "original"
-    assert run.review.draft is not None and run.review.draft.headline[0].text.startswith("This is a port review.")
+    assert run.review.draft is not None and run.review.draft.headline[0].text.startswith("Port review: ")
     assert len(verdicts) == 1, [e.summary for e in items]
     item = verdicts[0]
     pair = item.result["pair"]
