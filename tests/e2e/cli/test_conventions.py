@@ -4,25 +4,15 @@ completion exist. In-process (typer's CliRunner): no review is started by any te
 
 from __future__ import annotations
 
-import re
 
 import pytest
 from typer.testing import CliRunner
 
 from reviewer.cli import app
+from tests.cli_runner import WIDE, flat as _flat, invoke as _invoke
 from tests.conftest import EXAMPLES
 
 SOFTMAX = str(EXAMPLES / "softmax_triton")
-WIDE = {"COLUMNS": "240", "TERM": "dumb", "NO_COLOR": "1"}
-
-
-def _invoke(*args: str):
-    return CliRunner().invoke(app, list(args), env=WIDE)
-
-
-def _flat(text: str) -> str:
-    """Help and errors are drawn in boxes; compare on the words."""
-    return re.sub(r"[\s│╭╮╰╯─]+", " ", text)
 
 
 @pytest.mark.parametrize(("args", "option"), [

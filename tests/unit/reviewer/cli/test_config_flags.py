@@ -4,26 +4,15 @@ and bound taken from the configuration model. In-process; no review is started."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-from typer.testing import CliRunner
 
-from reviewer.cli import app
 from reviewer.core.config import ReviewConfig
 from reviewer.core.limits import SandboxLimits
+from tests.cli_runner import flat as _flat, invoke as _invoke
 from tests.conftest import EXAMPLES
 
 SOFTMAX = str(EXAMPLES / "softmax_triton")
-WIDE = {"COLUMNS": "240", "TERM": "dumb", "NO_COLOR": "1"}
-
-
-def _invoke(*args: str):
-    return CliRunner().invoke(app, list(args), env=WIDE)
-
-
-def _flat(text: str) -> str:
-    return re.sub(r"[\s│╭╮╰╯─]+", " ", text)
 
 
 def test_review_reads_the_user_file_under_its_own_name_and_the_old_one_with_a_note(tmp_path: Path) -> None:
