@@ -4,7 +4,6 @@ completion exist. In-process (typer's CliRunner): no review is started by any te
 
 from __future__ import annotations
 
-
 import pytest
 from typer.testing import CliRunner
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from reviewer.core.config import ReviewConfig
 from reviewer.core.limits import SandboxLimits
 from tests.cli_runner import flat as _flat, invoke as _invoke
