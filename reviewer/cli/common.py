@@ -103,9 +103,13 @@ def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
     nothing and still exit 0)."""
     if not values:
         return values
+    from reviewer.core.errors import ToolError
     from tools.engine.registry import tools
 
-    known = sorted(tools())
+    try:
+        known = sorted(tools())
+    except ToolError as exc:  # an installed plugin is broken: say which, not a traceback
+        raise typer.BadParameter(f"the installed tools cannot be listed: {exc}") from None
     bad = [v for v in values if v not in known]
     if bad:
         import difflib

@@ -250,6 +250,10 @@ def rerun(
         hint = format_hint.value if format_hint else None
         config = configure(cli=dict(seed=seed, device=device.value if device else None, format_hint=hint,
                                     budget=budget, target=target_gpu(target), atol=atol, rtol=rtol, timeout=timeout))
+        from reviewer.rubric import load_rubric
+        from tools.engine.registry import declared_criteria
+
+        load_rubric(config.rubric, tools=declared_criteria())  # a tool naming an unknown criterion: as in review
         sub = load_submission(sub_path, hint, config.target_gpu)
         the_case = None
         if case:

@@ -100,3 +100,35 @@ def test_version_and_completion() -> None:
     assert res.exit_code == 0 and res.output.strip() == f"kreview {version('kernel-reviewer')}"
     res = CliRunner().invoke(app, ["--show-completion", "bash"], prog_name="kreview", env=WIDE)
     assert res.exit_code == 0 and "complete" in res.output and "kreview" in res.output
+
+
+def test_a_broken_plugin_is_named_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed tool naming a framework no backend runs breaks the registry: the option check says
+    which tool and why (exit 2), instead of a traceback from inside the option callback."""
+    import tools.engine.registry as registry
+    from reviewer.core.errors import ToolError
+
+    def broken() -> dict:
+        raise ToolError("tool 'toyinfo' names frameworks no backend is registered for: toyfx")
+
+    monkeypatch.setattr(registry, "tools", broken)
+    res = _invoke("rerun", SOFTMAX, "--tool", "toyinfo")
+    assert res.exit_code == 2 and "toyfx" in _flat(res.output) and "Traceback" not in res.output
+
+
+def test_rerun_refuses_a_tool_naming_an_unknown_criterion_as_review_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tools.engine.registry as registry
+    from tools.engine.tool import Tool
+
+    class _Elegance(Tool):
+        name = "toybad"
+        criteria = ("elegance",)
+
+        def run(self, ctx) -> None:  # type: ignore[no-untyped-def]
+            ctx.add_evidence(self, outcome="info", summary="elegant")
+
+    real = registry.tools()
+    monkeypatch.setattr(registry, "tools", lambda: {**real, "toybad": _Elegance})
+    res = _invoke("rerun", SOFTMAX, "--tool", "toybad")
+    out = _flat(res.output)
+    assert res.exit_code == 2 and "toybad" in out and "elegance" in out and "elegant" not in out.replace("elegance", "")

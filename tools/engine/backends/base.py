@@ -112,14 +112,16 @@ class StaticFinding:
 
 class Backend(ABC):
     name: ClassVar[str]
-    #: regexes over the submission's source; the backend with the most hits wins
+    #: regexes over the submission's source, matched line by line (re.MULTILINE); a backend with a hit
+    #: is a candidate, and among candidates the highest ``priority`` wins, then the most hits
     markers: ClassVar[tuple[str, ...]] = ()
     #: file suffixes that mark a submission as this framework's: each such file counts as one hit
     marker_suffixes: ClassVar[frozenset[str]] = frozenset()
     #: suffixes of this framework's own source files besides Python (read whole, listed in
     #: ``Submission.source_files``)
     source_suffixes: ClassVar[frozenset[str]] = frozenset()
-    #: priority among backends with hits (a Triton kernel called from PyTorch is Triton, not torch)
+    #: priority among backends with hits, compared before the hit count (a Triton kernel called from
+    #: PyTorch is Triton, not torch); built in: torch 0, triton 10, pallas 20, cuda 30, nki 40
     priority: ClassVar[int] = 0
     supports_static_compile: ClassVar[bool] = False
     supports_sanitizer: ClassVar[bool] = False
