@@ -195,7 +195,13 @@ class IntegrityRuntimeTool(Tool):
         programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params))
         units = M.loop_units(programs, n)
         inputs = {"case": case.model_dump(), "second_seed": seed_b, "tensors": ref_a.meta.get("inputs", [])}
-        config = {**ctx.environment(), "calls": M.MANY_CALLS, "units": round(units, 1), "budget_units": cap}
+        # Rationale: the probe's size is counted, so its timeout only has to catch a hang; scaled from the
+        # nominal call's time it cut a correct kernel's 320 calls at 66 s on a saturated machine (the
+        # nominal call had been timed before the load began), which turned the item from info into
+        # "did not complete". The review's own backstop (3 x --timeout) keeps it a function of the kernel.
+        timeout = ctx.options.limits.call_timeout_s * 3
+        config = {**ctx.environment(), "calls": M.MANY_CALLS, "units": round(units, 1), "budget_units": cap,
+                  "timeout_s": timeout}
         if units > cap:
             not_run(f"{M.MANY_CALLS} calls on {case.label} count {units:.0f} work units, over the probe's "
                     f"{cap:.0f} (--budget raises it)", "over_budget")
@@ -204,11 +210,6 @@ class IntegrityRuntimeTool(Tool):
         assert ref_a.inputs_path is not None and ref_b.inputs_path is not None
         folder = ref_a.inputs_path.parent / f"many-calls-{len(ctx.evidence)}"
         folder.mkdir(parents=True, exist_ok=True)
-        # Rationale: the probe's size is counted, so its timeout only has to catch a hang; scaled from the
-        # nominal call's time it cut a correct kernel's 320 calls at 66 s on a saturated machine (the
-        # nominal call had been timed before the load began), which turned the item from info into
-        # "did not complete". The review's own backstop (3 x --timeout) keeps it a function of the kernel.
-        timeout = ctx.options.limits.call_timeout_s * 3
         # Rationale: a fresh child before and after: the calls counted are the probe's own (a rerun
         # fails at the same call), and the tools after this one do not inherit its 320 calls.
         ctx.session.restart("submission")
