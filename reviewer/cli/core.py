@@ -231,7 +231,7 @@ def rerun(
         require()
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
-        from tools.engine.registry import probe_chain, tools
+        from tools.engine.registry import rerun_chain, tools
         from tools.engine.harness.case import Case
 
         if fmt in (OutFormat.sarif, OutFormat.junit):
@@ -264,7 +264,7 @@ def rerun(
         with tempfile.TemporaryDirectory(prefix="kreview-rerun-") as tmp:
             ctx = make_tool_context(sub, config, Path(tmp), seed, detect_device(config.device))
             try:
-                for step in probe_chain(tool):  # the tool, after those whose facts it reads (Tool.probe_after)
+                for step in rerun_chain(tool):  # the tool, after those whose facts it reads (Tool.rerun_after)
                     instance = step()
                     if the_case is not None:
                         instance.rerun_case(ctx, the_case)

@@ -89,16 +89,16 @@ def baseline_criterion(check: str) -> str:
     return found[0].criteria[0]
 
 
-def probe_chain(name: str) -> list[type[Tool]]:
+def rerun_chain(name: str) -> list[type[Tool]]:
     """The tools a probe of ``name`` runs, in order: for a tool that reads only the facts its ``after``
-    tools leave (``Tool.probe_after``), those tools first (each with its own chain), then the tool."""
+    tools leave (``Tool.rerun_after``), those tools first (each with its own chain), then the tool."""
     table = tools()
     cls = table[name]
     chain: list[type[Tool]] = []
-    if cls.probe_after:
+    if cls.rerun_after:
         for dep in sorted(cls.after):
             if dep in table:
-                chain += [c for c in probe_chain(dep) if c not in chain]
+                chain += [c for c in rerun_chain(dep) if c not in chain]
     return [*chain, cls]
 
 

@@ -161,9 +161,9 @@ class Tool(ABC):
     qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
     (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
     mixed: ClassVar[bool] = False
-    probe_after: ClassVar[bool] = False
+    rerun_after: ClassVar[bool] = False
     """The tool reads only facts its ``after`` tools leave (compiled_code reads what resources compiled):
-    a probe of it alone (``kreview probe --tool``) runs those tools first, in the same context."""
+    a rerun of it alone (``kreview rerun --tool``) runs those tools first, in the same context."""
     replays_cases: ClassVar[bool] = False
     """Its evidence's ``inputs.case`` (and a search's tried cases) are configurations the submission was
     judged on: a differential comparison (``kreview compare``, the port tool) replays them

@@ -15,7 +15,7 @@ from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES
 from tools.engine.compilable import compilable, nothing_to_compile
 from tools.engine.facts import CompiledKernel, CompiledKernels
-from tools.engine.registry import backends, probe_chain, tools
+from tools.engine.registry import backends, rerun_chain, tools
 from tools.engine.tool import ToolContext
 
 TORCH_ONLY = '''import torch
@@ -93,6 +93,6 @@ def test_compiled_code_reads_the_fact_resources_left(tmp_path: Path) -> None:
 
 
 def test_a_probe_of_compiled_code_runs_resources_first_others_run_alone() -> None:
-    assert [c.name for c in probe_chain("compiled_code")] == ["resources", "compiled_code"]
-    assert [c.name for c in probe_chain("correctness")] == ["correctness"]
-    assert [c.name for c in probe_chain("benchmark")] == ["benchmark"]
+    assert [c.name for c in rerun_chain("compiled_code")] == ["resources", "compiled_code"]
+    assert [c.name for c in rerun_chain("correctness")] == ["correctness"]
+    assert [c.name for c in rerun_chain("benchmark")] == ["benchmark"]
