@@ -39,6 +39,9 @@ from reviewer.core.errors import UsageError
 
 Atol = Annotated[Optional[float], setting("--atol", help="absolute tolerance override", model=Tolerance, name="atol")]
 Rtol = Annotated[Optional[float], setting("--rtol", help="relative tolerance override", model=Tolerance, name="rtol")]
+TargetOpt = Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
+                                                 "L4), over the submission's \\[target]: the virtual device answers "
+                                                 "as it")]
 UserConfig = Annotated[Optional[Path], typer.Option("--user-config", envvar="KREVIEW_CONFIG", show_envvar=True,
                                                     help="your settings file, with an \\[llm] table "
                                                          "(default ~/.config/kreview/config.toml)")]
@@ -100,9 +103,7 @@ def review(
     budget: Annotated[Optional[float], setting("--budget", help="work the off-nominal probes may plan, as a multiple "
                                                "of the default (counted, not timed: docs/verdict-determinism.md)",
                                                model=RunSettings, name="budget")] = None,
-    target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
-                                                   "L4), over the submission's \\[target]: the virtual device answers "
-                                                   "as it")] = None,
+    target: TargetOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
@@ -207,9 +208,7 @@ def rerun(
     seed: Annotated[int, typer.Option(help="master seed of the review (the rerun command carries it)")] = 0,
     budget: Annotated[Optional[float], setting("--budget", help="work budget multiple of the review",
                                                model=RunSettings, name="budget")] = None,
-    target: Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
-                                                   "L4), over the submission's \\[target]: the virtual device answers "
-                                                   "as it")] = None,
+    target: TargetOpt = None,
     atol: Atol = None,
     rtol: Rtol = None,
     device: DeviceOpt = None,
