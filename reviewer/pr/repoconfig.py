@@ -81,9 +81,12 @@ class RepoConfig(_Strict):
             review["target"] = known_gpu(review["target"])
         if review.get("rubric") is not None and not isinstance(review["rubric"], str):
             raise ValueError("rubric must be a path relative to the repository root")
-        unknown = unknown_tools([*(review.get("only") or []), *(review.get("skip") or [])])
+        from tools.engine.registry import registered_names
+
+        known = registered_names()  # a typo (``only = ["corectness"]``) would otherwise run nothing
+        unknown = [n for n in [*(review.get("only") or []), *(review.get("skip") or [])] if n not in known]
         if unknown:
-            raise ValueError(f"unknown tool {', '.join(map(repr, unknown))}; tools: {', '.join(tool_names())}")
+            raise ValueError(f"unknown tool {', '.join(map(repr, unknown))}; tools: {', '.join(known)}")
         return data | {"review": review}
 
     def selects(self, path: str) -> bool:
@@ -126,21 +129,6 @@ def known_gpu(name: str) -> str:
     if "is not in the table" in spec["chosen_by"]:
         raise ValueError(f"target {name!r} is not a GPU the reviewer knows; choose one of {', '.join(known_gpus())}")
     return spec["key"]
-
-
-def tool_names() -> list[str]:
-    """The registered tools' names (their entry points; nothing is imported)."""
-    from importlib.metadata import entry_points
-
-    from tools.engine.registry import TOOLS_GROUP
-
-    return sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
-
-
-def unknown_tools(names: list[str]) -> list[str]:
-    """The names that are no registered tool (``only = ["corectness"]`` would otherwise run nothing)."""
-    known = set(tool_names())
-    return [n for n in names if n not in known]
 
 
 def _validate(table: object, where: str, notes: list[str] | None = None) -> RepoConfig:

@@ -19,6 +19,12 @@ from tools.engine.tool import Tool
 TOOLS_GROUP = "kreview.tools"
 
 
+def registered_names() -> list[str]:
+    """The registered tools' names, read from their entry points without importing any tool (a
+    configuration file's tool names are checked against them)."""
+    return sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+
+
 @functools.cache
 def tools() -> dict[str, type[Tool]]:
     found: dict[str, type[Tool]] = {}
