@@ -71,7 +71,7 @@ def batch(
             raise UsageError("--cpus-per-review and --memory-mb-per-review must be positive")
         paths = discover(target)
         store = BatchStore(out or Path(".kreview/batches") / target.resolve().name)
-        config = configure(cli=dict(seed=seed, device=device.value if device else None, signoff=False,
+        config = configure(cli=dict(seed=seed, device=device, signoff=False,
                                     timeout=timeout, memory_mb=memory_mb, skip=list(skip or []),
                                     only=list(only) if only else None))
         with make_executor(executor.value, workers=workers, address=address, warn=warn) as ex:

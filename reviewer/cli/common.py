@@ -19,7 +19,6 @@ from rich.text import Text
 from reviewer.core.config import (
     FORMATS,
     OPTION_PATHS,
-    DeviceChoice,
     Provider,
     ReviewConfig,
     RunSettings,
@@ -72,7 +71,6 @@ class OutFormat(str, Enum):
 
 
 # the command line's choices, made from the core's one list of each
-Device = Enum("Device", {name: name for name in get_args(DeviceChoice)}, type=str)  # type: ignore[misc]
 FormatHint = Enum("FormatHint", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
 LLMProvider = Enum("LLMProvider", {name: name for name in get_args(Provider)}, type=str)  # type: ignore[misc]
 
@@ -146,8 +144,20 @@ def setting(*decls: str, help: str, model: type[BaseModel], name: str, **kw: Any
     return typer.Option(*decls, help=help + shown, **kw)
 
 
-DeviceOpt = Annotated[Optional[Device], setting("--device", help="where kernels run (auto: CUDA when present)",
-                                                model=RunSettings, name="device")]
+def device_choice(value: Optional[str]) -> Optional[str]:
+    """Callback for ``--device``: auto, cpu, cuda or cuda:N."""
+    import re
+
+    from reviewer.core.config import DEVICE_PATTERN
+
+    if value is not None and not re.match(DEVICE_PATTERN, value):
+        raise typer.BadParameter(f"{value!r} is not a device; use auto, cpu, cuda or cuda:N (N a GPU index)")
+    return value
+
+
+DeviceOpt = Annotated[Optional[str], setting("--device", help="where kernels run (auto: the first CUDA device when "
+                                             "present; cuda:N: that GPU only)", model=RunSettings, name="device",
+                                             metavar="<auto|cpu|cuda[:N]>", callback=device_choice)]
 Timeout = Annotated[Optional[float], setting("--timeout", help="seconds per sandboxed call", model=SandboxLimits,
                                              name="call_timeout_s")]
 MemoryMb = Annotated[Optional[int], setting("--memory-mb", help="sandbox address-space limit in MiB",

@@ -52,7 +52,7 @@ def compare(
         # Rationale: every implementation gets the same seed, hence the same inputs and probes.
         shared_seed = seed if seed is not None else secrets.randbelow(2**31 - 1)
         config = configure(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=shared_seed,
-                                    device=device.value if device else None, signoff=False, skip=list(skip or []),
+                                    device=device, signoff=False, skip=list(skip or []),
                                     only=list(only) if only else None))
         original = original_of(list(zip(names, paths)))
         if case is not None:

@@ -121,7 +121,7 @@ def review(
 
         named = user_config_file(user_config, old_config)
         config = configure(
-            cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device.value if device else None,
+            cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device,
                      format_hint=format_hint.value if format_hint else None, rubric=rubric, timeout=timeout,
                      memory_mb=memory_mb, seeds=seeds, budget=budget, target=target_gpu(target), atol=atol,
                      rtol=rtol, signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
@@ -247,7 +247,7 @@ def rerun(
         if tool not in table:
             raise UsageError(f"unknown tool {tool!r}; registered: {', '.join(sorted(table))}")
         hint = format_hint.value if format_hint else None
-        config = configure(cli=dict(seed=seed, device=device.value if device else None, format_hint=hint,
+        config = configure(cli=dict(seed=seed, device=device, format_hint=hint,
                                     budget=budget, target=target_gpu(target), atol=atol, rtol=rtol, timeout=timeout))
         from reviewer.rubric import load_rubric
         from tools.engine.registry import declared_criteria

@@ -18,9 +18,9 @@ import os
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from reviewer.core.limits import SandboxLimits
 from reviewer.core.models import Format
@@ -28,8 +28,10 @@ from reviewer.core.models import Format
 FORMATS: tuple[str, ...] = get_args(Format)
 """The submission formats (``--format-hint``), listed once: ``Format`` in reviewer/core/models.py."""
 
-DeviceChoice = Literal["auto", "cpu", "cuda"]
-"""Where kernels run (``--device``); the command line's choices are made from this."""
+DEVICE_PATTERN = r"^(auto|cpu|cuda(:[0-9]+)?)$"
+DeviceChoice = Annotated[str, StringConstraints(pattern=DEVICE_PATTERN)]
+"""Where kernels run (``--device``): ``auto`` (the first CUDA device when there is one), ``cpu``,
+``cuda`` or ``cuda:N`` (that GPU only: the sandbox children see it and no other)."""
 Provider = Literal["none", "openai"]
 """The drafter's model provider (``--llm``, ``llm.provider``)."""
 Structured = Literal["auto", "json_schema", "json_object"]

@@ -23,6 +23,7 @@ from tools.engine.cases import nominal_cases
 from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
+import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4
@@ -74,7 +75,7 @@ class BenchmarkTool(Tool):
         return SandboxWorker(f"bench-{role}{tag}", workdir, ctx.options.limits, env_extra=dict(ctx.setup.env),
                              preludes=[*ctx.setup.preludes, "tools.benchmark.child"],
                              child_config=ctx.session.child_config(), python=python,
-                             writable=[ctx.session.xfer_for(role), *(writable or [])])
+                             gpu=gpu.for_device(ctx.device), writable=[ctx.session.xfer_for(role), *(writable or [])])
 
     def _time(self, ctx: ToolContext, worker: SandboxWorker, role: str, case: Case, paths: list[str],
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:

@@ -10,6 +10,12 @@ class DeviceInfo:
     kind: str  # "cpu" or "cuda"
     name: str
     capability: tuple[int, int] | None = None
+    index: int | None = None
+    """The CUDA index the review was given (``--device cuda:N``), in the reviewer's own enumeration."""
+    uuid: str | None = None
+    """The GPU's UUID (``GPU-...``): what the sandbox children select it by."""
+    bus_id: str | None = None
+    """Its PCI address: which ``/dev/nvidia<minor>`` node is this GPU's."""
 
     @property
     def has_gpu(self) -> bool:

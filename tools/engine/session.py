@@ -28,6 +28,7 @@ from tools.engine.runsetup import DeviceInfo, RunSetup
 import tools.engine.harness.tensors as tensors
 import tools.engine.harness.virtual_gpu as virtual_gpu
 from tools.engine.harness.case import Case
+import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
 from tools.engine.sandbox.worker import LOG_KEEP, log_tail
 
@@ -156,11 +157,9 @@ class SandboxSession:
             env["TORCHINDUCTOR_CACHE_DIR"] = str(self.root / "submission-extensions" / "inductor")
             writable.append(self.root / "submission-extensions")
         env.update(env_extra or {})
-        # Rationale: CUDA reserves virtual address space for all host and device memory (UVM), so an
-        # RLIMIT_AS makes CUDA initialisation fail; on a GPU the device bounds kernel memory instead.
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
-                             child_config=self.child_config(), wrapper=wrapper,
-                             address_space_limit=not self.device.has_gpu, writable=writable)
+                             child_config=self.child_config(), wrapper=wrapper, gpu=gpu.for_device(self.device),
+                             writable=writable)
 
     def xfer_for(self, role: str) -> Path:
         return self.xfer if role == "reference" else self.sub_xfer

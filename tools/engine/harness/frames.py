@@ -25,7 +25,21 @@ def _library_roots() -> tuple[str, ...]:
         mod = sys.modules.get(name)
         if mod is not None and getattr(mod, "__file__", None):
             roots.add(str(Path(mod.__file__).resolve().parents[1]))
+    # Rationale: libraries installed outside the environment (``pip install --target DIR`` on PYTHONPATH,
+    # which the sandbox binds read-only and the child puts on its path: tools/engine/sandbox/libraries.py)
+    # are libraries too: typing_extensions or pydantic walking the stack there is not the submission.
+    # Read when this module is imported, before the submission's folder is on the path.
+    for entry in sys.path:
+        if entry and _holds_distributions(entry):
+            roots.add(os.path.realpath(entry))
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r))
+
+
+def _holds_distributions(folder: str) -> bool:
+    try:
+        return any(n.endswith((".dist-info", ".egg-info")) for n in os.listdir(folder))
+    except OSError:
+        return False
 
 
 # Rationale: code generated into the child's private caches (Inductor's modules, Triton's launchers)

@@ -11,7 +11,8 @@ filter of tools/engine/sandbox/seccomp_filter.py, and a filesystem holding only 
   CPU topology under ``/sys``;
 - writable: the child's own directories (scratch, transfer folder), a private ``/tmp`` and
   ``/dev/shm`` (tmpfs, gone with the child);
-- a minimal ``/dev`` (null, zero, random, ...) plus the GPU device nodes when the review uses a GPU;
+- a minimal ``/dev`` (null, zero, random, ...) plus, when the review uses a GPU, that GPU's device
+  node, the driver's control nodes, its libraries and the PCI part of ``/sys`` (tools/engine/sandbox/gpu.py);
 - a fresh ``/proc`` of its own PID namespace;
 - nothing else: no home directory, no ``/root``, no ``/run`` (agent and docker sockets), no host
   ``/tmp`` or ``/dev/shm``, no other runs.
@@ -29,6 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tools.engine.sandbox.gpu import GpuAccess, bind_args
 from tools.engine.sandbox.libraries import library_paths
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
@@ -36,8 +38,6 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 _PACKAGES = ("tools", "reviewer")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf")
 _SYS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
-_GPU_DEVICES = ("nvidia*", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset", "nvidia-caps",
-                "dri", "kfd", "neuron*", "accel")
 
 
 @functools.lru_cache(maxsize=1)
@@ -100,13 +100,6 @@ def _extra_readonly(wrapper: Iterable[str]) -> list[Path]:
     return out
 
 
-def gpu_device_nodes() -> list[str]:
-    found: list[str] = []
-    for pattern in _GPU_DEVICES:
-        found += [str(p) for p in sorted(Path("/dev").glob(pattern))]
-    return found
-
-
 def _ro(paths: Iterable[Path | str]) -> list[str]:
     args: list[str] = []
     for p in paths:
@@ -128,7 +121,8 @@ def passwd_file(folder: Path) -> Path:
 
 
 def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: Path, etc_dir: Path,
-            seccomp_fd: int | None, gpu: bool, wrapper: Iterable[str] = ()) -> list[str]:
+            seccomp_fd: int | None, gpu: GpuAccess | None, wrapper: Iterable[str] = ()) -> list[str]:
+    """``gpu``: the GPU the child may use (tools/engine/sandbox/gpu.py), or None for none at all."""
     exe = bwrap_path()
     if exe is None:
         raise FileNotFoundError("bwrap")
@@ -139,10 +133,8 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
     args += _ro(Path("/etc") / n for n in _ETC)
     args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group"]
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp"]
-    if gpu:
-        for node in gpu_device_nodes():
-            args += ["--dev-bind", node, node]
-        args += _ro(["/sys"])
+    if gpu is not None:
+        args += bind_args(gpu)
     else:
         args += _ro(_SYS)
     args += _ro([*_python_roots(), *(_PACKAGE_ROOT / n for n in _PACKAGES), *_extra_readonly(wrapper),

@@ -107,7 +107,7 @@ def isolation() -> Isolation:
             return Isolation(False, "no sandbox", why=str(exc))
         own = base / "w"
         cmd = bwrap.command(writable=[own], chdir=own, etc_dir=bwrap.passwd_file(base / "etc"), seccomp_fd=fd,
-                            gpu=False)
+                            gpu=None)
         script = str(Path(__file__).with_name("measure.py"))
         try:
             out = subprocess.run([*cmd, sys.executable, "-I", script, json.dumps(probe_paths(own))],

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
 from tools.engine.sandbox.env import scrubbed_env
+from tools.engine.sandbox.gpu import GpuAccess, child_env
 from tools.engine.sandbox.libraries import library_paths, mismatches, origins
 from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
 from reviewer.core.limits import SandboxLimits
@@ -148,10 +149,11 @@ class SandboxWorker:
     ``preludes`` are module names (ours, trusted) whose ``install(config)`` runs in the child before
     any submission code is imported: backend setup such as ``TRITON_INTERPRET`` or the CUDA shim.
     ``wrapper`` is a command the child runs under (e.g. ``compute-sanitizer --tool memcheck``).
-    ``address_space_limit=False`` drops RLIMIT_AS (CUDA children: see ``SandboxSession``).
     ``writable``: where the child may write besides ``workdir`` (nothing else of the host is
-    writable, and little is visible: tools/engine/sandbox/bwrap.py). ``gpu``: bind the GPU device nodes
-    (default: when the address-space limit is off, which is what CUDA children need).
+    writable, and little is visible: tools/engine/sandbox/bwrap.py). ``gpu``: the GPU the child runs
+    kernels on (its nodes, driver libraries and device selection: tools/engine/sandbox/gpu.py), or None.
+    A GPU child has no RLIMIT_AS: CUDA reserves virtual address space for all host and device memory
+    (UVM), so an address-space limit makes CUDA initialisation fail; the device bounds kernel memory.
     """
 
     def __init__(
@@ -165,9 +167,8 @@ class SandboxWorker:
         child_config: dict[str, Any] | None = None,
         python: str | None = None,
         wrapper: list[str] | None = None,
-        address_space_limit: bool = True,
         writable: list[Path] | None = None,
-        gpu: bool | None = None,
+        gpu: GpuAccess | None = None,
     ) -> None:
         self.name = name
         self.workdir = Path(workdir)
@@ -177,9 +178,9 @@ class SandboxWorker:
         self.child_config = dict(child_config or {})
         self.python = python or sys.executable
         self.wrapper = list(wrapper or [])
-        self.address_space_limit = address_space_limit
+        self.gpu = gpu
+        self.address_space_limit = gpu is None
         self.writable = [self.workdir, *(Path(p) for p in writable or [])]
-        self.gpu = (not address_space_limit) if gpu is None else gpu
         self._cgroup: PidsCgroup | None = None
         self.isolation: dict[str, Any] = {}
         self.proc: subprocess.Popen[bytes] | None = None
@@ -226,6 +227,8 @@ class SandboxWorker:
         iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
         self.workdir.mkdir(parents=True, exist_ok=True)
         env = scrubbed_env(self.workdir, threads=self.limits.threads, extra=self.env_extra)
+        if self.gpu is not None:
+            env.update(child_env(self.workdir, self.gpu))
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         config = {

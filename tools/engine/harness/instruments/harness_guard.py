@@ -64,9 +64,9 @@ _DEEP = {"open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.renam
 _MAX_EVENTS = 100
 # Rationale: the child's private HOME, TMPDIR and caches are where compilers (Triton, Inductor,
 # cpp_extension) legitimately read and write on the caller's behalf; nothing of the harness is there.
-_CACHES = tuple(p.rstrip(os.sep) + os.sep for p in (
+_CACHES = tuple(os.path.realpath(p).rstrip(os.sep) + os.sep for p in (
     os.environ.get("TRITON_CACHE_DIR"), os.environ.get("XDG_CACHE_HOME"), os.environ.get("TMPDIR"),
-    os.environ.get("HOME"), os.environ.get("TORCH_EXTENSIONS_DIR")) if p)
+    os.environ.get("HOME"), os.environ.get("TORCH_EXTENSIONS_DIR"), os.environ.get("CUDA_CACHE_PATH")) if p)
 
 
 # Rationale: the reviewer's own modules leave ``sys.modules`` before user code loads (the names are
@@ -143,13 +143,51 @@ def _describe_arg(event: str, args: tuple[Any, ...]) -> str:
     return ""
 
 
+# the position of the ``dir_fd`` argument a relative path is resolved against, per audit event
+_DIR_FD = {"os.remove": 1, "os.chmod": 2, "shutil.rmtree": 1, "glob.glob/2": 3}
+
+
+def _fd_path(fd: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except (OSError, ValueError):
+        return None
+
+
+def _resolved(target: Any, dir_fd: Any = None) -> str | None:
+    """The real path an event acts on: a file descriptor's file, a path relative to a ``dir_fd``
+    (``shutil.rmtree`` walks by descriptors), symbolic links followed (a link in a cache folder to
+    a file of the harness is the harness's file)."""
+    if isinstance(target, int):
+        return _fd_path(target)
+    if not isinstance(target, (str, bytes, os.PathLike)):
+        return None
+    path = os.fsdecode(target)
+    if not os.path.isabs(path) and isinstance(dir_fd, int) and dir_fd >= 0:
+        base = _fd_path(dir_fd)
+        if base is None:
+            return None
+        path = os.path.join(base, path)
+    return os.path.realpath(path)
+
+
+def _event_paths(event: str, args: tuple[Any, ...]) -> list[str | None]:
+    if event == "os.rename":  # (src, dst, src_dir_fd, dst_dir_fd)
+        return [_resolved(args[0], args[2] if len(args) > 2 else None),
+                _resolved(args[1], args[3] if len(args) > 3 else None)] if len(args) >= 2 else [None]
+    pos = _DIR_FD.get(event)
+    return [_resolved(args[0], args[pos] if pos is not None and len(args) > pos else None)]
+
+
 def _quiet_path(event: str, args: tuple[Any, ...]) -> bool:
     """Files of the libraries and of the child's own caches: reading them is what imports and JIT
-    compilers do on the caller's behalf."""
-    if event not in _DEEP or not args or not isinstance(args[0], (str, bytes, os.PathLike)):
+    compilers do on the caller's behalf (Triton writes, lists and removes its driver stub's build
+    folder under TMPDIR on the first launch). Judged on the real path the event acts on, whoever
+    asked for it: the same action on any other file is the submission's, through a library or not."""
+    if event not in _DEEP or not args:
         return False
-    path = os.path.abspath(os.fsdecode(args[0]))
-    return path.startswith(frames.library_roots()) or path.startswith(_CACHES)
+    paths = _event_paths(event, args)
+    return all(p is not None and (p.startswith(frames.library_roots()) or p.startswith(_CACHES)) for p in paths)
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:

@@ -150,7 +150,7 @@ for name, targets in json.loads(sys.argv[1]).items():
         os.path.join(here, "attacks", name + ".py")
     fd = filter_fd()
     cmd = bwrap.command(writable=[own], chdir=own, etc_dir=bwrap.passwd_file(Path(own) / ".etc"), seccomp_fd=fd,
-                        gpu=False, readonly=[Path(here, "attacks")])
+                        gpu=None, readonly=[Path(here, "attacks")])
     nproc = user_task_count() + PIDS_MAX
     if name == "measure":
         # (``here`` itself sits in the child's private /tmp: writable there, and gone with it)
@@ -184,7 +184,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         (base / "attacks").mkdir()
         for package in ("tools", "tools/engine", "tools/engine/sandbox"):
             (base / package / "__init__.py").write_text("")
-        for name in ("bwrap.py", "libraries.py", "measure.py", "seccomp_filter.py", "pids.py"):
+        for name in ("bwrap.py", "gpu.py", "libraries.py", "measure.py", "seccomp_filter.py", "pids.py"):
             shutil.copy(Path(pkg.__file__).with_name(name), base / "tools" / "engine" / "sandbox" / name)
         shutil.copy(pyseccomp.__file__, base / "pyseccomp.py")
         for f in HOSTILE.glob("*.py"):
