@@ -46,16 +46,24 @@ def install(config: dict[str, Any]) -> None:
 
 
 class CudaClock:
-    """Times one call: CUDA events on the current stream, host time around a device-wide sync."""
+    """Times one call: CUDA events on the current stream, host time around a device-wide sync.
+
+    The L2 flush (``before``) is enqueued between the sync and the start event, with no sync after
+    it: while the GPU clears the flush buffer the host launches the call, so the events time the
+    kernels and not the host's launch latency (Python, Triton's launcher) spent with the GPU idle,
+    as ``triton.testing.do_bench`` does. The host time is the wall time less the flush's GPU time."""
 
     def __init__(self, nvtx: bool = False) -> None:
         self.nvtx = nvtx
 
-    def measure(self, fn: Callable[[], Any]) -> tuple[float, float]:
+    def measure(self, fn: Callable[[], Any], before: Callable[[], Any] | None = None) -> tuple[float, float]:
         event, record, elapsed, sync, perf = (_SAVED[k] for k in ("event", "record", "elapsed", "synchronize", "perf"))
-        start, end = event(enable_timing=True), event(enable_timing=True)
+        flushed, start, end = event(enable_timing=True), event(enable_timing=True), event(enable_timing=True)
         sync()
         t0 = perf()
+        record(flushed)
+        if before is not None:
+            before()
         if self.nvtx:
             _SAVED["nvtx_push"]("kreview_timed")
         record(start)
@@ -65,7 +73,7 @@ class CudaClock:
             _SAVED["nvtx_pop"]()
         sync()
         t1 = perf()
-        return elapsed(start, end) / 1e3, t1 - t0
+        return elapsed(start, end) / 1e3, t1 - t0 - elapsed(flushed, start) / 1e3
 
 
 @dataclass
@@ -97,8 +105,7 @@ def time_loop(call: Callable[[Any], Any], make_inputs: Callable[[int], Any], flu
     started = perf()
     while why is None:
         inputs = make_inputs(rep)
-        flush()
-        e, h = clock.measure(lambda inputs=inputs: call(inputs))
+        e, h = clock.measure(lambda inputs=inputs: call(inputs), flush)
         events.append(e)
         host.append(h)
         rep += 1
@@ -176,7 +183,10 @@ def _benchmark(payload: dict[str, Any], state: Any) -> dict[str, Any]:
         first = first or CaseData(init=saved["init"], inputs=inputs)
     assert first is not None
     call, note = timed_callable(program, case, first, device, payload.get("mode", "eager"))
-    flush_bytes = int(payload.get("flush_bytes") or 2 * torch.cuda.get_device_properties(0).L2_cache_size)
+    # Rationale: twice the L2 evicts it; at least 256 MiB (do_bench's size) keeps the GPU busy long
+    # enough (~80 us on an H200) for the host to launch the timed call behind it
+    flush_bytes = int(payload.get("flush_bytes") or max(2 * torch.cuda.get_device_properties(0).L2_cache_size,
+                                                        256 * 2**20))
     flush_buf = torch.empty(max(flush_bytes // 4, 1), dtype=torch.int32, device=device)
     zero = _SAVED["zero_"]
     loop = time_loop(call, lambda rep: fresh_inputs(sets, rep), lambda: zero(flush_buf),

@@ -79,6 +79,11 @@ class CallResult(BaseModel):
 
     def failure_text(self) -> str:
         if self.crash is not None:
+            # a child that died before answering says why on stderr (a wrapper such as ncu or
+            # compute-sanitizer refusing to start, a missing library): its last line is the reason
+            last = [ln for ln in self.crash.stderr_tail.splitlines() if ln.strip()][-2:]
+            if self.crash.kind == "startup" and last:
+                return f"{self.crash.message} (stderr: {' | '.join(x.strip() for x in last)[-400:]})"
             return self.crash.message
         if self.error is not None:
             return f"{self.error.get('type')}: {self.error.get('message')}"

@@ -2,7 +2,10 @@
 
 Wraps ``JITFunction.run`` (compiled mode) and ``InterpretedFunction.run`` (TRITON_INTERPRET=1):
 both receive the final arguments after autotuning and heuristics, so the recorded constexprs,
-``num_warps`` and ``num_stages`` are those of the real launch. Data per distinct launch signature
+``num_warps`` and ``num_stages`` are those of the real launch. On a GPU it also wraps
+``CompiledKernel.__getitem__``: a kernel compiled ahead (``kernel.warmup(...)``, the fused-softmax
+tutorial's pattern) is launched as ``compiled[grid](*args)`` without passing through ``run``; its
+constexprs and options come from the compiled kernel. Data per distinct launch signature
 (kernel, argument types, constexpr values, launch options): the kernel's file and line, the grid
 of the first such launch and how many times it was launched.
 """
@@ -71,10 +74,13 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
         return run
 
-    def record(kernel: Any, args: tuple[Any, ...], grid: Any, kwargs: dict[str, Any]) -> None:
+    def record(kernel: Any, args: tuple[Any, ...], grid: Any, kwargs: dict[str, Any],
+               names: list[str] | None = None) -> None:
         data["total"] += 1
         fn = getattr(kernel, "fn", kernel)
-        names = list(inspect.signature(fn).parameters)
+        names = names if names is not None else list(inspect.signature(fn).parameters)
+        if names is not None:
+            names = names + [n for n in inspect.signature(fn).parameters if n not in names]
         bound = dict(zip(names, args))
         bound.update({k: v for k, v in kwargs.items() if k in names})
         constexprs = [n for n, p in inspect.signature(fn).parameters.items()
@@ -102,12 +108,70 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         index[key] = entry
         data["launches"].append(entry)
 
+    def record_compiled(compiled: Any, grid: Any, args: tuple[Any, ...]) -> None:
+        src = getattr(compiled, "src", None)
+        fn = getattr(getattr(src, "fn", None), "fn", None) or getattr(src, "fn", None)
+        meta = getattr(compiled, "metadata", None)
+        options = {k: getattr(meta, k) for k in _OPTIONS if hasattr(meta, k)}
+        if fn is None or not callable(fn):
+            data["total"] += 1
+            name = str(getattr(compiled, "name", "?"))
+            key = repr((name, options))
+            if key in index:
+                index[key]["count"] += 1
+                return
+            entry = {"kernel": name, "qualname": name, "module": None, "file": None, "line": None,
+                     "grid": _grid(grid, {}), "args": {f"arg{i}": _describe_arg(a) for i, a in enumerate(args)},
+                     "constexprs": {}, "options": options, "count": 1, "precompiled": True}
+            index[key] = entry
+            data["launches"].append(entry)
+            return
+        params = inspect.signature(fn).parameters
+        # recent Triton passes every parameter to the compiled kernel (constexprs included, as the
+        # tutorial's ``kernel[grid](..., BLOCK_SIZE, num_stages)``), older versions only the others
+        names = list(params) if len(args) == len(params) else \
+            [n for n, p in params.items() if "constexpr" not in str(p.annotation)]
+        constants = getattr(src, "constexprs", None) or getattr(src, "constants", None) or {}
+        all_names = list(params)
+        const = {}
+        for k, v in dict(constants).items():
+            i = k[0] if isinstance(k, tuple) and k else k
+            name = all_names[i] if isinstance(i, int) and i < len(all_names) else str(i)
+            if name in params and "constexpr" in str(params[name].annotation):
+                const[name] = v
+        record(fn, tuple(args), grid, {**const, **options}, names=names)
+        index_entry = data["launches"][-1] if data["launches"] else None
+        if index_entry is not None and index_entry.get("qualname") == fn.__qualname__:
+            index_entry["precompiled"] = True
+
+    def wrap_getitem(original: Any) -> Any:
+        def getitem(self: Any, grid: Any) -> Any:
+            runner = original(self, grid)
+
+            def observed(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    record_compiled(self, grid, args)
+                except Exception as exc:  # noqa: BLE001 - observing must never break the launch
+                    data.setdefault("record_errors", []).append(repr(exc)[:200])
+                return runner(*args, **kwargs)
+
+            return observed
+
+        return getitem
+
     originals = []
     for cls, original in targets:
-        originals.append((cls, original))
+        originals.append((cls, "run", original))
         cls.run = wrap(original)
+    try:
+        from triton.compiler.compiler import CompiledKernel
+    except ImportError:
+        CompiledKernel = None  # noqa: N806
+    if CompiledKernel is not None and hasattr(CompiledKernel, "__getitem__"):
+        originals.append((CompiledKernel, "__getitem__", CompiledKernel.__getitem__))
+        CompiledKernel.__getitem__ = wrap_getitem(CompiledKernel.__getitem__)
     try:
         yield data
     finally:
-        for cls, original in originals:
-            cls.run = original
+        for cls, attr, original in originals:
+            setattr(cls, attr, original)
