@@ -20,7 +20,7 @@ from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
-from tools.engine.work_units import program_factor, programs_of, work_units
+from tools.engine.work_units import COMPILED, INTERPRETED, WorkModel, program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
@@ -47,6 +47,8 @@ class NominalRun:
     launches: list[dict[str, Any]] = field(default_factory=list)
     programs: int = 0
     """program instances the nominal call launched (0: not recorded, e.g. not Triton)"""
+    model: WorkModel = INTERPRETED
+    """how calls are counted where the kernels run (the interpreter, or compiled on a GPU)"""
 
     @property
     def ok(self) -> bool:
@@ -54,13 +56,13 @@ class NominalRun:
 
     @property
     def nominal_units(self) -> float:
-        return work_units(self.programs, self.elements)
+        return work_units(self.programs, self.elements, self.model)
 
     def units(self, elements: int, knob_ratios: list[float] | None = None) -> float:
         """Work units of a call on ``elements`` input elements whose size knobs changed by
         ``knob_ratios`` (tools/engine/work_units.py): a count, the same on every machine."""
         factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
-        return work_units(self.programs * factor, elements)
+        return work_units(self.programs * factor, elements, self.model)
 
     def estimate_s(self, units: float) -> float:
         """Seconds a call of ``units`` may take here, scaled from the slowest nominal call measured
@@ -143,7 +145,8 @@ def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | No
     same = [c.duration_s for c in passed if c.duration_s
             and sizes((c.case or {}).get("params") or {}) == sizes(case.params)]
     base = NominalRun(case=case, evaluation=ev, elements=input_elements(ev.ref.meta) if ev.ref.ok else 0,
-                    seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches))
+                    seconds=max([ev.duration_s, *same]), launches=launches, programs=programs_of(launches),
+                    model=INTERPRETED if ctx.setup.interpreted or not ctx.device.has_gpu else COMPILED)
     ctx.facts.put(NominalRuns({**(known.by_purpose if known is not None else {}), purpose: base}))
     return base
 

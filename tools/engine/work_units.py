@@ -13,6 +13,10 @@ grids) once per review; an off-nominal configuration's programs are estimated fr
 running anything (``program_factor``). Each tool plans against a fixed number of units times the
 review's ``--budget``; what that plan leaves out is listed. Wall-clock time is only a backstop
 (``backstop_s``): a call or a search it cuts is ``unverified`` with what was not run.
+
+The unit's costs depend on where kernels run (``WorkModel``): under the interpreter a program
+instance is a Python loop iteration, on a GPU it is free; a review plans with the model of its run
+setup, so the same kernel gets the same checks on every machine of that kind.
 """
 
 from __future__ import annotations
@@ -51,8 +55,27 @@ def program_factor(elements_ratio: float, knob_ratios: Iterable[float] = ()) -> 
     return max([elements_ratio, *knob_ratios])
 
 
-def work_units(programs: float, elements: int) -> float:
-    return CALL_UNITS + PROGRAM_UNITS * float(programs) + elements / ELEMENTS_PER_UNIT
+@dataclass(frozen=True)
+class WorkModel:
+    """What one call costs, in units, where the kernel runs: the same counting rule on every machine
+    of a kind, never a timing."""
+
+    name: str
+    program_units: float
+    elements_per_unit: float
+    call_units: float = CALL_UNITS
+
+
+INTERPRETED = WorkModel("the Triton/Pallas interpreter on the CPU", PROGRAM_UNITS, ELEMENTS_PER_UNIT)
+# Rationale: a compiled kernel on a GPU runs its programs in parallel for microseconds: a program
+# instance costs nothing countable; what scales with the input is moving it between the reviewer and
+# the children (files, host<->device copies, the float64 reference), ~64x cheaper per element than
+# the interpreter's numpy work. The fixed cost of a call (IPC, a child's reference run) stays.
+COMPILED = WorkModel("compiled kernels on the GPU", 0.0, ELEMENTS_PER_UNIT * 64)
+
+
+def work_units(programs: float, elements: int, model: WorkModel = INTERPRETED) -> float:
+    return model.call_units + model.program_units * float(programs) + elements / model.elements_per_unit
 
 
 @dataclass

@@ -10,7 +10,8 @@ boundary shapes on ``generality``. See docs/triton-sanitizer.md.
 
 from __future__ import annotations
 
-from tools.engine.runsetup import RunSetup
+from tools.engine.registry import backend_for
+from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.facts import BuildOutcome
@@ -85,8 +86,14 @@ class MemcheckTool(Tool):
         try:
             require_compatible()
         except SanitizerIncompatible as exc:
-            ctx.add_evidence(self, outcome="unverified", defect="sanitizer_incompatible", reason=exc.message,
-                             summary=f"not checked: {exc.message}"[:500], config=ctx.environment(),
+            # Rationale: on a GPU compute-sanitizer checks the compiled kernels' memory accesses
+            # (tools/sanitizers); the CPU sanitizer's absence then leaves no check undone.
+            covered = any(m.available and m.name == "memcheck"
+                          for m in backend_for(ctx.submission.framework).check_modes(ctx))
+            note = "; compute-sanitizer --tool memcheck checks the compiled kernels on the GPU" if covered else ""
+            ctx.add_evidence(self, outcome="info" if covered else "unverified", defect="sanitizer_incompatible",
+                             reason=exc.message,
+                             summary=f"not checked: {exc.message}{note}"[:500], config=ctx.environment(),
                              check="verify the Triton interpreter internals the sanitizer hooks",
                              rerun=ctx.rerun(self.name, case))
             return True
@@ -101,9 +108,13 @@ class MemcheckTool(Tool):
             # without killing it; the sanitized runs start from a fresh submission child.
             ctx.session.restart("submission")
             return ctx.session, False
-        env = tuple(kv for kv in ctx.setup.env if kv[0] != _INTERPRET[0]) + (_INTERPRET,)
-        setup = RunSetup(can_run=True, env=env, preludes=ctx.setup.preludes, interpreted=True,
+        # Rationale: the interpreter runs on the CPU as on a machine without a GPU (the same shims and
+        # virtual device), so the sanitizer's findings are the same on both; its children get no GPU.
+        cpu = DeviceInfo(kind="cpu", name="cpu (the Triton sanitizer runs the interpreter)")
+        cpu_setup = backend_for(ctx.submission.framework).run_setup(cpu)
+        env = tuple(kv for kv in cpu_setup.env if kv[0] != _INTERPRET[0]) + (_INTERPRET,)
+        setup = RunSetup(can_run=True, env=env, preludes=cpu_setup.preludes, interpreted=True,
                          note="Triton interpreter (TRITON_INTERPRET=1) for the sanitizer")
-        session = SandboxSession(ctx.submission, limits=ctx.options.limits, device=ctx.device, setup=setup,
+        session = SandboxSession(ctx.submission, limits=ctx.options.limits, device=cpu, setup=setup,
                                  keep_logs_in=ctx.run_dir / "artifacts" / "memcheck-sandbox")
         return session, True

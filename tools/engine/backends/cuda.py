@@ -35,6 +35,9 @@ from tools.engine.backends.base import (
     ModeRun,
     StaticFinding,
 )
+import tools.engine.backends.compute_sanitizer as compute_sanitizer
+from tools.engine.backends.compute_sanitizer import SANITIZER_TOOLS, parse_sanitizer_log  # noqa: F401 - re-exported
+from tools.engine.backends.cuda_tools import find_compute_sanitizer, find_nvcc  # noqa: F401 - re-exported
 from tools.engine.runsetup import DeviceInfo, RunSetup
 
 if TYPE_CHECKING:
@@ -43,7 +46,6 @@ if TYPE_CHECKING:
     from tools.engine.harness.case import Case
     from tools.engine.session import ReferenceRun
 
-SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
 DEFAULT_ARCHS = ("sm_90",)
 # Rationale: nvcc of one load_inline source with the torch headers took 22 s on a loaded 2-core
 # machine (measured); three times that before calling it a hang.
@@ -110,29 +112,6 @@ def _text_start_line(submission: Submission, src: object) -> int:
 
 
 # -- toolchain ------------------------------------------------------------------------------------
-def find_nvcc() -> str | None:
-    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    cands = [shutil.which("nvcc"), *(str(Path(h) / "bin" / "nvcc") for h in [home] if h), "/usr/local/cuda/bin/nvcc"]
-    return next((c for c in cands if c and Path(c).is_file()), None)
-
-
-def find_compute_sanitizer() -> str | None:
-    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    cands = [shutil.which("compute-sanitizer"),
-             *(str(Path(h) / "bin" / "compute-sanitizer") for h in [home] if h),
-             "/usr/local/cuda/bin/compute-sanitizer", "/usr/local/cuda/compute-sanitizer/compute-sanitizer"]
-    nvcc = find_nvcc()
-    if nvcc:
-        cands.append(str(Path(nvcc).resolve().parent / "compute-sanitizer"))
-    try:
-        import nvidia.cuda_sanitizer_api as pkg  # the pip wheel of the sanitizer ships the binary
-
-        cands.append(str(Path(next(iter(pkg.__path__))) / "compute-sanitizer" / "compute-sanitizer"))
-    except ImportError:
-        pass
-    return next((c for c in cands if c and Path(c).is_file() and os.access(c, os.X_OK)), None)
-
-
 def _include_flags() -> list[str]:
     import sysconfig
 
@@ -203,38 +182,6 @@ def _error_line(errors: list[str], src: CudaUnit) -> int | None:
     return None
 
 
-# -- compute-sanitizer ----------------------------------------------------------------------------
-_SUMMARY = re.compile(r"ERROR SUMMARY:\s*(\d+)\s+error")
-# Rationale: a report's first line follows the "=========" prefix after exactly one space; its
-# details (location, thread, address) are indented further.
-_REPORT = re.compile(r"^=+ ((?:Invalid|Uninitialized|Error|Race|Barrier|Misaligned|Out-of-range|Illegal|"
-                     r"Program hit|Warp|Potential|Leaked|Unused|Malloc|Free|Memory|Detected)\b(?! SUMMARY).*)$",
-                     re.MULTILINE | re.IGNORECASE)
-_AT = re.compile(r"^=+\s+at\s+(.+?)(?:\s+in\s+(\S+?):(\d+))?$", re.MULTILINE)
-
-
-def parse_sanitizer_log(text: str, tool: str,
-                        map_line: Callable[[str, int], int | None] = lambda file, line: None,
-                        ) -> tuple[int | None, list[Defect]]:
-    """(error count from the summary or None if the summary is missing, distinct reports).
-    ``map_line(file, line)`` turns a reported source location into a line of the submission file."""
-    m = _SUMMARY.search(text)
-    count = int(m.group(1)) if m else None
-    seen: dict[str, Defect] = {}
-    for rep in _REPORT.finditer(text):
-        head = rep.group(1).strip()
-        key = re.sub(r"0x[0-9a-f]+|\d+", "N", head.lower())
-        if key in seen:
-            continue
-        tail = text[rep.end(): rep.end() + 600]
-        at = _AT.search(tail)
-        where = f" at {at.group(1)}" if at else ""
-        line = map_line(at.group(2), int(at.group(3))) if at and at.group(3) else None
-        code = f"{tool}_" + re.sub(r"[^a-z]+", "_", head.lower().split(" of ")[0].split(" at ")[0]).strip("_")[:40]
-        seen[key] = Defect(code=code, message=f"{head}{where}"[:500], line=line)
-    return count, list(seen.values())
-
-
 def _line_mapper(submission: Submission) -> Callable[[str, int], int | None]:
     """Map a line of the compiled file to the submission file: the .cu submission itself, or the
     ``cuda.cu`` load_inline writes (its 3 include lines, then the single cuda_sources string)."""
@@ -298,50 +245,12 @@ class CudaBackend(Backend):
 
     # -- dynamic checks ----------------------------------------------------------------------
     def check_modes(self, ctx: ToolContext) -> list[CheckMode]:
-        why, required = "", True
         if not ctx.device.has_gpu:
-            why = f"compute-sanitizer needs a CUDA device; {_NO_GPU}"
-        elif not ctx.setup.can_run:
-            why = ctx.setup.why_not
-        else:
-            exe = find_compute_sanitizer()
-            if exe is None:
-                # Rationale: the issue asks for compute-sanitizer "when installed"; its absence is
-                # reported, but does not hold back a correctness verdict the plain runs support.
-                why, required = "compute-sanitizer is not installed (not on PATH, not under CUDA_HOME)", False
-        return [CheckMode(tool, f"compute-sanitizer --tool {tool}", available=not why, why_not=why, required=required)
-                for tool in SANITIZER_TOOLS]
+            return compute_sanitizer.modes(ctx, unavailable=f"compute-sanitizer needs a CUDA device; {_NO_GPU}")
+        return compute_sanitizer.modes(ctx)
 
     def run_mode(self, ctx: ToolContext, mode: CheckMode, case: Case, ref: ReferenceRun) -> ModeRun:
-        exe = find_compute_sanitizer()
-        assert exe is not None
-        log = "sanitizer.log"
-        wrapper = [exe, "--tool", mode.name, "--log-file", log, "--print-limit", "50", "--report-api-errors", "no"]
-        if mode.name == "initcheck":
-            wrapper += ["--track-unused-memory", "no"]
-        if mode.name == "racecheck":
-            wrapper += ["--racecheck-report", "all"]
-        # Rationale: torch's caching allocator sub-allocates big cudaMalloc blocks, so an overflow
-        # into the slack of a block is invisible to memcheck; without caching every tensor is its own
-        # allocation and its exact end is checked.
-        env = {"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
-        base = ctx.options.limits
-        # Rationale: sanitizers slow kernels 10-100x and start slowly; a plain-run timeout would
-        # turn that slowness into a false hang.
-        limits = base.model_copy(update={"call_timeout_s": max(base.call_timeout_s * 10, 600.0),
-                                         "startup_timeout_s": max(base.startup_timeout_s * 4, 600.0)})
-        run, folder = ctx.session.side_run(f"sanitizer-{mode.name}", case, ref, wrapper=wrapper, limits=limits,
-                                           env_extra=env)
-        text = (folder / log).read_text(errors="replace") if (folder / log).exists() else ""
-        count, defects = parse_sanitizer_log(text, mode.name, _line_mapper(ctx.submission))
-        data = {"errors": count, "log_tail": text[-4000:], "exit_code": run.meta.get("exit_code")}
-        result = ModeRun(call=run.call, outputs=run.outputs if run.ok else None, defects=defects, data=data)
-        if count is None and run.ok:
-            result.defects.append(Defect("sanitizer_incomplete", "compute-sanitizer wrote no ERROR SUMMARY "
-                                         "(the child did not exit cleanly)"))
-        elif count and not defects:
-            result.defects.append(Defect(f"{mode.name}_errors", f"{count} error(s); see the sanitizer log"))
-        return result
+        return compute_sanitizer.run_mode(ctx, mode, case, ref, _line_mapper(ctx.submission))
 
     # -- static analysis ---------------------------------------------------------------------
     def static_findings(self, submission: Submission) -> list[StaticFinding]:

@@ -4,9 +4,17 @@ tools/engine/backends/pallas.py and tools/engine/backends/cuda.py."""
 
 from __future__ import annotations
 
-from tools.engine.backends.base import Backend
+from typing import TYPE_CHECKING
+
+import tools.engine.backends.compute_sanitizer as compute_sanitizer
+from tools.engine.backends.base import Backend, CheckMode, ModeRun
 
 from tools.engine.runsetup import DeviceInfo, RunSetup
+
+if TYPE_CHECKING:
+    from tools.engine.harness.case import Case
+    from tools.engine.session import ReferenceRun
+    from tools.engine.tool import ToolContext
 
 _SHIM = "tools.engine.harness.cuda_shim"
 _VIRTUAL_GPU = "tools.engine.harness.virtual_gpu"
@@ -49,9 +57,20 @@ class TritonBackend(Backend):
     launches_show_skipped_work = True
     triton_compiled = True
 
+    def check_modes(self, ctx: ToolContext) -> list[CheckMode]:
+        """On a GPU, compiled kernels under compute-sanitizer (the CPU sanitizer, tools/memcheck, runs
+        the interpreter on any machine); under the interpreter there is nothing compiled to check."""
+        if not ctx.device.has_gpu or ctx.setup.interpreted:
+            return []
+        return compute_sanitizer.modes(ctx)
+
+    def run_mode(self, ctx: ToolContext, mode: CheckMode, case: Case, ref: ReferenceRun) -> ModeRun:
+        return compute_sanitizer.run_mode(ctx, mode, case, ref,
+                                          compute_sanitizer.same_file_lines(ctx.submission.submission_file))
+
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         if device.has_gpu:
-            return RunSetup(can_run=True)
+            return RunSetup(can_run=True, note=f"compiled Triton on {device.name}")
         return RunSetup(
             can_run=True,
             env=(("TRITON_INTERPRET", "1"),),
