@@ -86,12 +86,16 @@ class RunContext:
 
 
 def setup_for(submission: Submission, device: DeviceInfo) -> RunSetup:
-    return backend_for(submission.framework).run_setup(device)
+    backend = backend_for(submission.framework)
+    return backend.run_setup(backend.device_for(submission, device))
 
 
 def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed: int,
                       device: DeviceInfo) -> ToolContext:
-    """A tool context with a fresh (lazy) sandbox session; the caller closes ``ctx.session``."""
+    """A tool context with a fresh (lazy) sandbox session; the caller closes ``ctx.session``.
+    ``device`` is the review's; the submission's backend may run its kernels elsewhere (a TPU
+    kernel on a GPU machine runs in the interpreter), and the context holds that device."""
+    device = backend_for(sub.framework).device_for(sub, device)
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")

@@ -149,6 +149,12 @@ class Backend(ABC):
         return hits + sum(1 for f in files if PurePath(f).suffix in self.marker_suffixes)
 
     # -- run ---------------------------------------------------------------------------------
+    def device_for(self, submission: Submission, device: DeviceInfo) -> DeviceInfo:
+        """The device this submission's kernels run on when the review was given ``device``: the
+        same, unless the kernels are written for hardware that is not it (a TPU kernel on a GPU
+        machine runs in the interpreter, as on a CPU)."""
+        return device
+
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         return RunSetup(can_run=True)
 

@@ -112,6 +112,16 @@ class PallasBackend(Backend):
     supports_sanitizer = True
     jax_traced = True
 
+    def device_for(self, submission: Submission, device: DeviceInfo) -> DeviceInfo:
+        """A kernel written for TPU only (TPU compiler params, ``pltpu``, a TPU target) is not compiled
+        for the machine's GPU, whose lowering would reject TPU parameters: it runs in the
+        interpreters, as on a machine without a GPU."""
+        if not device.has_gpu:
+            return device
+        if intended_targets(None, submission, submission.source()) == {"tpu"}:
+            return DeviceInfo(kind="cpu", name=f"cpu (a TPU kernel: not compiled for the {device.name})")
+        return device
+
     def run_setup(self, device: DeviceInfo) -> RunSetup:
         from tools.engine.compat import jax_missing
 
