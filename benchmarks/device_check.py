@@ -11,8 +11,9 @@ project (``bash benchmarks/device_check.sh`` does both):
 3. full sandboxed CLI reviews (``kreview review --no-signoff --format json``, every tool) of the
    bundled Triton, CUDA, GPU MODE and Pallas examples, ``--jobs`` at a time, each checked against the
    ``Expect:`` line of its submission;
-4. alone on the GPU, the review of a bandwidth-bound Triton kernel (copy-scale over 32M fp32 values)
-   and that kernel timed by ``triton.testing.do_bench`` and by ``ncu`` beside the reviewer's median.
+   and of a bandwidth-bound Triton kernel (copy-scale over 32M fp32 values);
+4. alone on the GPU, that kernel timed by the reviewer's benchmark tool (its own sandboxed children),
+   by ``triton.testing.do_bench`` and by ``ncu``: the reviewer's median beside theirs.
 
 Everything goes to ``DIR/device_check.json`` (rewritten after each step, so a run cut short still
 leaves what it measured) and a summary table to stdout. Nothing here runs submission code outside
@@ -36,7 +37,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ("softmax_triton", "gelu_triton_buggy", "fused_softmax_tutorial", "gpumode_vectoradd",
-            "scaled_add_cuda", "scaled_add_cuda_buggy", "rowsum_pallas", "rowsum_pallas_buggy", "compare_rowsum")
+            "scaled_add_cuda", "scaled_add_cuda_buggy", "rowsum_pallas", "rowsum_pallas_buggy")
 T0 = time.monotonic()
 
 
@@ -179,8 +180,10 @@ def review(path: Path, runs: Path, timeout: float, extra: list[str] | None = Non
                 "stdout": run.stdout[-1500:], "stderr": run.stderr[-3000:]}
     crit = {c["id"]: c["verdict"] for c in rev["criteria"]}
     notable = [{"id": e["id"], "outcome": e["outcome"], "summary": e["summary"][:400], "reason": (e.get("reason") or "")[:300],
-                "device": (e.get("config") or {}).get("device")}
-               for e in rev["evidence"] if e["outcome"] in ("fail", "unverified")]
+                "device": (e.get("config") or {}).get("device"),
+                "result": json.dumps(e.get("result") or {}, default=str)[:1500]}
+               for e in rev["evidence"] if e["outcome"] in ("fail", "unverified")
+               or (e["tool"] in ("benchmark", "sanitizers") and e["outcome"] == "info")]
     devices = sorted({str((e.get("config") or {}).get("device")) for e in rev["evidence"]})
     bench = [e for e in rev["evidence"] if e["tool"] == "benchmark"]
     return {"returncode": run.returncode, "wall_s": wall, "overall": rev["overall"],
@@ -239,47 +242,56 @@ def main() -> int:
     runs.mkdir(parents=True, exist_ok=True)
     reviews: dict[str, Any] = {}
     report["reviews"] = reviews
-    names = [n for n in args.examples.split(",") if n]
+    paths = [ROOT / "examples" / n for n in args.examples.split(",") if n] + [bandwidth_subject(work)]
     with futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        todo = {pool.submit(review, ROOT / "examples" / n, runs, args.review_timeout): n for n in names}
+        todo = {pool.submit(review, p, runs, args.review_timeout): p for p in paths}
         for fut in futures.as_completed(todo):
-            name = todo[fut]
+            path = todo[fut]
+            name = path.name
             res = fut.result()
-            res["expected"] = expectations(ROOT / "examples" / name, on_gpu)
+            res["expected"] = expectations(path, on_gpu)
             res["mismatches"] = judge(res, res["expected"])
             reviews[name] = res
             log(f"{name}: {res.get('overall', res.get('error'))} in {res.get('wall_s')}s "
                 f"{res.get('criteria')} mismatches={res['mismatches']}")
             dump()
     if time.monotonic() - T0 < args.budget_s:
+        # alone on the GPU: the benchmark tool's own sandboxed children (builds, roofline, benchmark),
+        # then do_bench and ncu on the same kernel
         bw = bandwidth_subject(work)
-        res = review(bw, runs, args.review_timeout)
-        res["expected"] = expectations(bw, on_gpu)
-        res["mismatches"] = judge(res, res["expected"])
-        reviews[bw.name] = res
-        log(f"{bw.name}: {res.get('overall', res.get('error'))} in {res.get('wall_s')}s {res.get('criteria')}")
-        dump()
         timing: dict[str, Any] = {}
         sys.path.insert(0, str(ROOT))
-        try:
-            from benchmarks.gpu_check import do_bench_median, ncu_median
+        from benchmarks.gpu_check import do_bench_median, ncu_median, reviewer_figures
 
-            timing["do_bench_median_s"] = do_bench_median(bw)
-            timing["ncu"] = ncu_median(bw, work)
-        except Exception as exc:  # noqa: BLE001
-            timing["error"] = f"{type(exc).__name__}: {exc}"
-        for b in res.get("benchmark", []):
-            summ = (b.get("result") or {}).get("summaries") or {}
-            if "submission/eager" in summ:
-                timing["reviewer_median_s"] = summ["submission/eager"]["median"]
-                timing["reviewer_cv"] = summ["submission/eager"].get("cv")
+        for label, fn in (("reviewer", lambda: reviewer_figures(bw, 3.0, work / "timing-runs")),
+                          ("do_bench_median_s", lambda: do_bench_median(bw)), ("ncu", lambda: ncu_median(bw, work))):
+            try:
+                timing[label] = fn()
+            except Exception as exc:  # noqa: BLE001 - a failed step is reported, the script goes on
+                timing[label] = {"error": f"{type(exc).__name__}: {exc}"}
+        rev = (timing.get("reviewer") or {}).get("summaries", {}).get("submission/eager") if isinstance(
+            timing.get("reviewer"), dict) else None
+        if rev:
+            timing["reviewer_median_s"], timing["reviewer_cv"] = rev["median"], rev["cv"]
         med, per_call = timing.get("reviewer_median_s"), (timing.get("ncu") or {}).get("per_call_s")
         if med and per_call:
             timing["reviewer_vs_ncu"] = med / per_call - 1
-        if med and timing.get("do_bench_median_s"):
+        if med and isinstance(timing.get("do_bench_median_s"), float):
             timing["reviewer_vs_do_bench"] = med / timing["do_bench_median_s"] - 1
         report["timing"] = timing
-        log(f"timing: {timing}")
+        log(f"timing: median {timing.get('reviewer_median_s')} s (CV {timing.get('reviewer_cv')}), "
+            f"do_bench {timing.get('do_bench_median_s')}, ncu {(timing.get('ncu') or {}).get('per_call_s')}, "
+            f"vs ncu {timing.get('reviewer_vs_ncu')}")
+    # the children's logs of every review (why a wrapper did not start, what compute-sanitizer said)
+    try:
+        import tarfile
+
+        with tarfile.open(args.out / "run_logs.tar.gz", "w:gz") as tar:
+            for f in sorted(runs.rglob("*.log")):
+                if f.stat().st_size < 4 * 2**20:
+                    tar.add(f, arcname=str(f.relative_to(runs)))
+    except Exception as exc:  # noqa: BLE001
+        report["logs_error"] = str(exc)
     report["wall_s"] = round(time.monotonic() - T0, 1)
     dump()
     print("\n| subject | overall | wall s | mismatches |\n|---|---|---|---|")

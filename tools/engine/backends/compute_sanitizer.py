@@ -9,7 +9,9 @@ information (nvcc ``-lineinfo``, Triton by default), the source file and line.
 
 from __future__ import annotations
 
+import functools
 import re
+import subprocess
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -71,17 +73,34 @@ def modes(ctx: ToolContext, *, unavailable: str = "") -> list[CheckMode]:
             for tool in SANITIZER_TOOLS]
 
 
+@functools.lru_cache(maxsize=4)
+def _help(exe: str) -> str:
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    return out.stdout + out.stderr
+
+
+def supported(exe: str, options: list[tuple[str, str]]) -> list[str]:
+    """The optional flags this compute-sanitizer knows (its ``--help`` names them): an option a
+    release renamed or dropped would stop it before the child starts, leaving the check undone."""
+    text = _help(exe)
+    return [w for flag, value in options if not text or flag in text for w in (flag, value)]
+
+
 def run_mode(ctx: ToolContext, mode: CheckMode, case: Case, ref: ReferenceRun,
              map_line: Callable[[str, int], int | None]) -> ModeRun:
     """Run ``case`` once under ``compute-sanitizer --tool <mode>`` and read its report."""
     exe = find_compute_sanitizer()
     assert exe is not None
     log = "sanitizer.log"
-    wrapper = [exe, "--tool", mode.name, "--log-file", log, "--print-limit", "50", "--report-api-errors", "no"]
+    options = [("--print-limit", "50"), ("--report-api-errors", "no")]
     if mode.name == "initcheck":
-        wrapper += ["--track-unused-memory", "no"]
+        options.append(("--track-unused-memory", "no"))
     if mode.name == "racecheck":
-        wrapper += ["--racecheck-report", "all"]
+        options.append(("--racecheck-report", "all"))
+    wrapper = [exe, "--tool", mode.name, "--log-file", log, *supported(exe, options)]
     # Rationale: torch's caching allocator sub-allocates big cudaMalloc blocks, so an overflow
     # into the slack of a block is invisible to memcheck; without caching every tensor is its own
     # allocation and its exact end is checked.
