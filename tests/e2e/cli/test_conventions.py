@@ -23,6 +23,8 @@ SOFTMAX = str(EXAMPLES / "softmax_triton")
     (["review", SOFTMAX, "--timeout", "0"], "--timeout"),
     (["review", SOFTMAX, "--memory-mb", "100"], "--memory-mb"),
     (["review", SOFTMAX, "--device", "tpu"], "--device"),
+    (["review", SOFTMAX, "--device", "cuda:x"], "--device"),
+    (["review", SOFTMAX, "--device", "cuda:"], "--device"),
     (["review", SOFTMAX, "--llm", "anthropic"], "--llm"),
     (["review", SOFTMAX, "--fail-on", "accept"], "--fail-on"),
     (["review", SOFTMAX, "--format", "yaml"], "--format"),
@@ -44,6 +46,20 @@ def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> Non
     out = _flat(res.output)
     assert f"Invalid value for '{option}'" in out or f"Invalid value for {option}" in out, out
     assert "Traceback" not in res.output
+
+
+def test_a_gpu_the_machine_lacks_is_a_usage_error_before_anything_runs() -> None:
+    from reviewer.core.errors import UsageError
+    from reviewer.device import detect_device
+
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    for wanted in ("cuda", "cuda:1"):
+        with pytest.raises(UsageError, match=f"--device {wanted} was asked for"):
+            detect_device(wanted)
+    assert detect_device("cpu").kind == "cpu" and detect_device("auto").kind == "cpu"
 
 
 @pytest.mark.parametrize("command", ["review", "calibrate", "diff", "batch", "compare"])
