@@ -1,4 +1,9 @@
-"""The reviewer's programmatic entry points (the CLI is a thin layer over these)."""
+"""The reviewer's programmatic entry points (the CLI is a thin layer over these).
+
+Imports of the review machinery (the graph, the tools, torch and the frameworks they load) happen inside
+the functions that run a review, after the submission's path and the sandbox are checked: a mistyped
+path, ``kreview show`` and the CLI's help answer without them (benchmarks/cli_startup.py).
+"""
 
 from __future__ import annotations
 
@@ -10,19 +15,16 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
-
-from langgraph.types import Command
+from typing import TYPE_CHECKING, Any
 
 from reviewer.core.config import ReviewConfig
 from reviewer.core.errors import ReviewTerminated, SignoffError
-from reviewer.drafting.base import Drafter, OfflineDrafter
-from reviewer.graph import RunContext, build_graph
 from reviewer.ingest import load_submission
-import tools.engine.registry as registry
 from reviewer.core.models import Review, SubmissionInfo
-from reviewer.rubric import load_rubric
 from reviewer.runs import checkpointer, create_run_dir, find_run, keep_sources, new_run_id, read_review
+
+if TYPE_CHECKING:
+    from reviewer.drafting.base import Drafter
 
 
 def _now() -> str:
@@ -42,6 +44,11 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
 
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
+    from reviewer.drafting.base import OfflineDrafter
+    from reviewer.graph import RunContext, build_graph
+    from reviewer.rubric import load_rubric
+    import tools.engine.registry as registry
+
     rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
@@ -118,6 +125,10 @@ def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
     review = read_review(run_dir)
     if review.status != "awaiting_signoff":
         raise SignoffError(f"run {review.run_id} is {review.status}, not awaiting sign-off")
+    from langgraph.types import Command
+
+    from reviewer.graph import RunContext, build_graph
+
     saver = checkpointer(run_dir)
     try:
         graph = build_graph(saver)

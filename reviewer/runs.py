@@ -7,11 +7,13 @@ import secrets
 import sqlite3
 import time
 from pathlib import Path
-
-from langgraph.checkpoint.sqlite import SqliteSaver
+from typing import TYPE_CHECKING
 
 from reviewer.core.errors import RunNotFound
 from reviewer.core.models import Review
+
+if TYPE_CHECKING:
+    from langgraph.checkpoint.sqlite import SqliteSaver
 
 REVIEW_FILE = "review.json"
 DRAFT_FILE = "draft.md"
@@ -86,6 +88,8 @@ def read_review(run_dir: Path) -> Review:
 
 
 def checkpointer(run_dir: Path) -> SqliteSaver:
+    from langgraph.checkpoint.sqlite import SqliteSaver  # only where a run is made or resumed
+
     conn = sqlite3.connect(str(run_dir / CHECKPOINT_FILE), check_same_thread=False)
     return SqliteSaver(conn)
 

@@ -9,6 +9,7 @@ import pytest
 
 from reviewer.core.config import ReviewConfig
 from reviewer.core.limits import SandboxLimits
+from tests.reviewcache import ReviewCache, shared_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -37,6 +38,13 @@ def config(tmp_path: Path) -> ReviewConfig:
     """A deterministic, no-sign-off config; tests copy it with the changes they need."""
     return ReviewConfig(runs_dir=tmp_path / "runs", seed=1234, signoff=False,
                         limits=SandboxLimits(call_timeout_s=float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))))
+
+
+@pytest.fixture(scope="session")
+def reviews(tmp_path_factory: pytest.TempPathFactory) -> ReviewCache:
+    """Reviews of this session by kernel and settings (tests/reviewcache.py): a test that reviews a kernel
+    another test already reviewed with the same settings gets that review instead of a second run."""
+    return ReviewCache(shared_folder(tmp_path_factory.getbasetemp()))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -111,7 +111,6 @@ def review(
     def go() -> None:
         from reviewer.api import start_review
         from reviewer.core.config import env_layer
-        from reviewer.llm.settings import user_layer
 
         if unsafe_no_sandbox:
             from tools.engine.sandbox.isolation import UNSAFE_DESCRIPTION, allow_unsafe
@@ -120,15 +119,21 @@ def review(
             err.print(f"[bold red]WARNING: {UNSAFE_DESCRIPTION}[/]", highlight=False)
 
         named = user_config_file(user_config, old_config)
+        # the user's file holds LLM settings: read when the run asks the model, or when named here (an
+        # offline review is not stopped by a stale ~/.config/kreview/config.toml, as before); the llm
+        # package, which loads its client, is imported only then
+        user = None
+        if named or llm is LLMProvider.openai:
+            from reviewer.llm.settings import user_layer
+
+            user = user_layer(named)
         config = configure(
             cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device,
                      format_hint=format_hint.value if format_hint else None, rubric=rubric, timeout=timeout,
                      memory_mb=memory_mb, seeds=seeds, budget=budget, target=target_gpu(target), atol=atol,
                      rtol=rtol, signoff=not no_signoff, skip=list(skip or []), only=list(only) if only else None,
                      llm=dict(provider=llm.value if llm else None, model=model)),
-            # the user's file holds LLM settings: read when the run asks the model, or when named here (an
-            # offline review is not stopped by a stale ~/.config/kreview/config.toml, as before)
-            env=env_layer(), user=user_layer(named) if named or llm is LLMProvider.openai else None)
+            env=env_layer(), user=user)
         drafter = None
         if config.llm.provider == "openai":
             require_extra("llm", "openai", what="--llm openai")

@@ -19,10 +19,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import expectations
+from tests.reviewcache import ReviewCache
 
 TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]
 OK = {"accept", "needs_human"}
@@ -43,8 +43,9 @@ def test_every_example_states_its_verdicts() -> None:
     assert len(NAMES) >= 17 and all(want(name) for name in NAMES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", NAMES)
-def test_example_overall_verdict(name: str, config: ReviewConfig) -> None:
+def test_example_overall_verdict(name: str, config: ReviewConfig, reviews: ReviewCache) -> None:
     expected = want(name)
     defects = {k for k, v in expected.items() if v == "fail"}  # none: a correct example
     allowed = {expected["overall"]} if "overall" in expected else ({"reject"} if defects else OK)
@@ -53,7 +54,8 @@ def test_example_overall_verdict(name: str, config: ReviewConfig) -> None:
     tools = TOOLS if not defects else ["builds", "correctness"]
     if name.endswith("pallas_buggy"):
         tools = [*tools, "sanitizers"]
-    review = start_review(EXAMPLES / name, config.model_copy(update={"only": tools, "seeds": 1}))
+    # the same review as tests/e2e/tools/test_integrity.py's of the correct examples (shared per session)
+    review = reviews.review(EXAMPLES / name, config.model_copy(update={"only": tools, "seeds": 1}))
     verdicts = {c.id: c.verdict for c in review.criteria}
     notes = [(e.id, e.outcome, e.summary[:200]) for e in review.evidence if e.outcome in ("fail", "unverified")]
     assert review.overall in allowed, (review.overall, verdicts, notes)

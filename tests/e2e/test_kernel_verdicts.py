@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
 from tests.e2e.test_verdict_determinism import (
@@ -52,6 +51,7 @@ from tests.e2e.tools.test_port import check_port
 from tests.e2e.tools.test_resources import check_resources, check_resources_cuda, resources_tools
 from tests.e2e.tools.test_tutorial_kernels import check_tutorial_kernel
 from tests.kernelfiles import KERNELS, Reviewed, expectations, materialize, submissions
+from tests.reviewcache import ReviewCache
 from tools.engine.compilers import toolchain
 
 Tools = list[str] | Callable[[Path], list[str]]
@@ -183,17 +183,20 @@ def files(family: str) -> list[Path]:
     return submissions(family)
 
 
+# every case is a full review (seconds to minutes): all are marked slow, so ``-m "not slow"`` leaves them out
 CASES = [pytest.param(name, path, id=f"{family}/{path.stem}" if not family.startswith("examples/") else family,
-                      marks=corpus.marks)
+                      marks=(pytest.mark.slow, *corpus.marks))
          for name, corpus in CORPORA.items() for family in corpus.families for path in files(family)]
 
 
 @pytest.mark.parametrize(("corpus", "path"), CASES)
-def test_kernel_gets_its_verdicts(corpus: str, path: Path, tmp_path: Path, config: ReviewConfig) -> None:
+def test_kernel_gets_its_verdicts(corpus: str, path: Path, tmp_path: Path, config: ReviewConfig,
+                                  reviews: ReviewCache) -> None:
     spec = CORPORA[corpus]
     # a kernel file is reviewed beside its family's reference; a bundled example where it is
     sub = path.parent if path.is_relative_to(EXAMPLES) else materialize(path, tmp_path / "sub")
-    review = start_review(sub, spec.config(path, config))
+    # reviewed once per session: other tests that look at the same kernel with the same settings share it
+    review = reviews.review(sub, spec.config(path, config))
     run = Reviewed(path=path, sub=sub, review=review, want=expectations(path))
     assert {k: run.got.get(k) for k in run.want} == run.want, \
         [f"{e.id} {e.outcome}: {e.summary}" for e in review.evidence]

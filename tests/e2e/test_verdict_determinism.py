@@ -24,6 +24,7 @@ from reviewer.core.models import Evidence
 from reviewer.rubric import CriterionSpec
 from reviewer.rules import all_pass
 from tests.kernelfiles import KERNELS, Reviewed, materialize
+from tests.reviewcache import ReviewCache
 from tools.engine.nominal_run import NominalRun, knob_ratios
 from tools.engine.harness.case import Case
 from tools.engine.work_units import WorkBudget, programs_of
@@ -109,13 +110,15 @@ def test_axis_that_ran_nothing_is_unverified_and_names_what_was_not_tried(tmp_pa
 
 
 @pytest.mark.slow
-def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, config: ReviewConfig) -> None:
+def test_reruns_of_each_tool_reproduce_their_items_bit_for_bit(tmp_path: Path, config: ReviewConfig,
+                                                               reviews: ReviewCache) -> None:
     """A persistent-loop softmax that assumes column stride 1 (accepted twice when a wall-clock budget
     spent itself on two passing layouts) fails even at a small budget: every layout runs before any
     size. One item of each kind is rerun from its command and compared."""
     sub = materialize(KERNELS / "softmax_plan" / "bad_persistent_col_stride.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality",
-                                                                        "numerics"], "budget": 0.15}))
+    # the softmax_plan corpus's review of this file (tests/e2e/test_kernel_verdicts.py), shared per session
+    review = reviews.review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality",
+                                                                          "numerics"], "budget": 0.15}))
     assert review.criterion("generality").verdict == "fail"
     items = [e for e in review.evidence if e.tool in ("correctness", "generality", "numerics")]
     assert all("--seed 1234" in e.rerun and "--budget 0.15" in e.rerun for e in items)

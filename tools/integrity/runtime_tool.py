@@ -23,6 +23,7 @@ from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
 from tools.integrity.static_scan import Scan, ScanFact, scan_submission
 import tools.integrity.many_calls as M
+from tools.integrity.probe_size import SHORT_CALLS, kept_by
 from tools.engine.nominal_run import affordable_params, knob_ratios, measure, size_knobs_of
 from tools.engine.outcomes import classify_failure, input_elements
 from tools.engine.work_units import CALL_UNITS, program_factor
@@ -158,7 +159,11 @@ class IntegrityRuntimeTool(Tool):
         scan = self._scan(ctx)
         state = scan.by_category("state")
         lines = sorted({f.line for f in state if f.file == ctx.submission.submission_file})
-        check = f"many_calls: {M.MANY_CALLS} calls of one bound instance on a small input, every output vs the reference"
+        # Rationale: an answer can depend on the calls before it only through state; where the static read
+        # finds none (nor anything it cannot follow) a short run covers the pattern (tools/integrity/probe_size.py)
+        keeps = self._keeps(ctx, scan)
+        calls = M.MANY_CALLS if keeps else SHORT_CALLS
+        check = f"many_calls: {calls} calls of one bound instance on a small input, every output vs the reference"
         cap = M.MANY_CALLS_UNITS * ctx.options.budget
 
         def not_run(why: str, defect: str = "many_calls_not_run") -> None:
@@ -193,20 +198,20 @@ class IntegrityRuntimeTool(Tool):
         n = input_elements(ref_a.meta)
         nominal = size_knobs_of(ctx, dict(base.case.params))
         programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params))
-        units = M.loop_units(programs, n)
+        units = M.loop_units(programs, n, calls)
         inputs = {"case": case.model_dump(), "second_seed": seed_b, "tensors": ref_a.meta.get("inputs", [])}
         # Rationale: the probe's size is counted, so its timeout only has to catch a hang; scaled from the
         # nominal call's time it cut a correct kernel's 320 calls at 66 s on a saturated machine (the
         # nominal call had been timed before the load began), which turned the item from info into
         # "did not complete". The review's own backstop (3 x --timeout) keeps it a function of the kernel.
         timeout = ctx.options.limits.call_timeout_s * 3
-        config = {**ctx.environment(), "calls": M.MANY_CALLS, "units": round(units, 1), "budget_units": cap,
-                  "timeout_s": timeout}
+        config = {**ctx.environment(), "calls": calls, "units": round(units, 1), "budget_units": cap,
+                  "timeout_s": timeout, "sized_by": keeps[:4] or ["the static read finds no state kept between calls"]}
         if units > cap:
-            not_run(f"{M.MANY_CALLS} calls on {case.label} count {units:.0f} work units, over the probe's "
+            not_run(f"{calls} calls on {case.label} count {units:.0f} work units, over the probe's "
                     f"{cap:.0f} (--budget raises it)", "over_budget")
             return
-        plan = M.schedule()
+        plan = M.schedule(calls)
         assert ref_a.inputs_path is not None and ref_b.inputs_path is not None
         folder = ref_a.inputs_path.parent / f"many-calls-{len(ctx.evidence)}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -273,6 +278,20 @@ class IntegrityRuntimeTool(Tool):
     def _scan(ctx: ToolContext) -> Scan:
         fact = ctx.facts.get(ScanFact)
         return fact.scan if fact is not None else scan_submission(ctx.submission, ctx.source)
+
+    @staticmethod
+    def _keeps(ctx: ToolContext, scan: Scan) -> list[str]:
+        """What in the submission's own files could keep something between calls (empty: nothing found)."""
+        files: dict[str, str | None] = {}
+        for name in scan.files:
+            try:
+                files[name] = ctx.source.file(name)
+            except (OSError, UnicodeDecodeError, ValueError):
+                files[name] = None
+        out = kept_by(files)
+        if scan.parse_errors:
+            out.append(f"{', '.join(scan.parse_errors[:2])} could not be parsed")
+        return out
 
     @staticmethod
     def _public_seed(ctx: ToolContext, case: Case) -> bool:

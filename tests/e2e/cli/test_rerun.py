@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reviewer.api import start_review
 from reviewer.cli import app
 from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import KERNELS, materialize
+from tests.reviewcache import ReviewCache
+from tests.e2e.tools.test_generality_numerics import TOOLS as PROBE_TOOLS
 
 
 def _probe(args: list[str]) -> tuple[int, list[dict]]:
@@ -24,9 +25,11 @@ def _probe(args: list[str]) -> tuple[int, list[dict]]:
 
 
 @pytest.mark.slow
-def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path: Path, config: ReviewConfig) -> None:
+def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path: Path, config: ReviewConfig,
+                                                                         reviews: ReviewCache) -> None:
     sub = materialize(KERNELS / "elementwise" / "bad_tail_grid_floor.py", tmp_path / "sub")
-    review = start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "generality"]}))
+    # the elementwise corpus's review of this file (tests/e2e/test_kernel_verdicts.py), shared per session
+    review = reviews.review(sub, config.model_copy(update={"only": PROBE_TOOLS}))
     failing = [e for e in review.evidence if e.tool == "generality" and e.outcome == "fail"]
     assert failing
     item = failing[0]

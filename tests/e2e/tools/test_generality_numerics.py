@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from reviewer.core.models import Review
 from tests.kernelfiles import KERNELS, Reviewed, materialize
+from tests.reviewcache import ReviewCache
 
 TOOLS = ["builds", "correctness", "generality", "numerics"]
 
@@ -46,12 +46,13 @@ def _check_correct(review: Review) -> None:
     assert acc and acc[0].result["basis"] == "error_budget" and acc[0].result["error_budget"]["ok"]
 
 
-def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, config: ReviewConfig) -> None:
+def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, config: ReviewConfig,
+                                                              reviews: ReviewCache) -> None:
     """A correct K-blocked matmul leaves the fp32 table on near-zero outputs; the budget says it is
-    as accurate as torch, so correctness passes on that basis (not by loosening the table)."""
+    as accurate as torch, so correctness passes on that basis (not by loosening the table). The review
+    is the matmul_longk corpus's (``TOOLS``), shared per session."""
     path = KERNELS / "matmul_longk" / "good_matmul_blocked_k.py"
-    review = start_review(materialize(path, tmp_path / "sub"),
-                          config.model_copy(update={"only": ["builds", "correctness"]}))
+    review = reviews.review(materialize(path, tmp_path / "sub"), config.model_copy(update={"only": TOOLS}))
     items = [e for e in review.evidence if e.tool == "correctness"]
     assert items and all(e.outcome == "pass" for e in items)
     rescued = [e for e in items if e.result.get("basis") == "error_budget"]
@@ -62,9 +63,11 @@ def test_correct_reordered_sum_passes_through_the_error_budget(tmp_path: Path, c
 
 
 @pytest.mark.slow
-def test_a_dtype_refused_loudly_is_info_not_a_failure(tmp_path: Path, config: ReviewConfig) -> None:
+def test_a_dtype_refused_loudly_is_info_not_a_failure(tmp_path: Path, config: ReviewConfig,
+                                                       reviews: ReviewCache) -> None:
     path = KERNELS / "elementwise" / "good_fp32_only_math.py"
-    review = start_review(materialize(path, tmp_path / "sub"), config.model_copy(update={"only": TOOLS}))
+    # the elementwise corpus's review of this file (shared per session)
+    review = reviews.review(materialize(path, tmp_path / "sub"), config.model_copy(update={"only": TOOLS}))
     refused = [e for e in review.evidence if e.defect == "unsupported_dtype"]
     assert {e.tool for e in refused} == {"generality", "numerics"}, [f"{e.id}: {e.summary}" for e in review.evidence]
     assert all(e.outcome == "info" and "float16" in e.summary for e in refused)

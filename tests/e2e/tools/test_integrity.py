@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from reviewer.core.spans import check_span
 from reviewer.core.models import Review
 from tests.conftest import EXAMPLES
 from tests.kernelfiles import KERNELS, Reviewed, expectations, submissions
+from tests.reviewcache import ReviewCache
 
 FAMILIES = sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir())
 FILES = [p for family in FAMILIES for p in submissions(family)]
@@ -34,8 +34,9 @@ def defect_of(path: Path) -> str:
     raise AssertionError(f"{path} has no 'Defect:' line in its docstring")
 
 
-def review(sub: Path, config: ReviewConfig) -> Review:
-    return start_review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
+def review(sub: Path, config: ReviewConfig, reviews: ReviewCache) -> Review:
+    """With the settings tests/e2e/test_examples.py reviews a correct example with: one review per session."""
+    return reviews.review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
 
 
 def _integrity(r: Review) -> list:
@@ -69,9 +70,10 @@ def _check_hack(path: Path, sub: Path, r: Review) -> None:
             assert check_span(span, sub) is None, span
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["softmax_triton", "gpumode_vectoradd"])
-def test_examples_pass_integrity(example: str, config: ReviewConfig) -> None:
-    r = review(EXAMPLES / example, config)
+def test_examples_pass_integrity(example: str, config: ReviewConfig, reviews: ReviewCache) -> None:
+    r = review(EXAMPLES / example, config, reviews)
     assert r.criterion("integrity").verdict == "pass", [e.summary for e in _integrity(r) if e.outcome != "pass"]
     # the many-calls probe's time limit is the review's backstop, not a scaling of the nominal call's time
     # (which a loaded machine inflates or a quiet one shrinks): the same for every kernel and machine

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from reviewer.core.models import Evidence, Review
 from tests.kernelfiles import KERNELS, Reviewed, materialize
+from tests.reviewcache import ReviewCache
 from tools.engine.runsetup import DeviceInfo
 from tools.engine.harness.case import Case
 from tools.memcheck import MemcheckTool
@@ -35,9 +35,10 @@ def defects(path: Path) -> set[str]:
     raise AssertionError(f"{path} names no 'Defects:'")
 
 
-def review(path: Path, tmp_path: Path, config: ReviewConfig) -> Review:
+def review(path: Path, tmp_path: Path, config: ReviewConfig, reviews: ReviewCache) -> Review:
+    """With the memcheck corpus's settings (tests/e2e/test_kernel_verdicts.py): one review per session."""
     sub = materialize(path, tmp_path / "sub")
-    return start_review(sub, config.model_copy(update={"only": ["builds", "correctness", "memcheck"]}))
+    return reviews.review(sub, config.model_copy(update={"only": ["builds", "correctness", "memcheck"]}))
 
 
 def memcheck(review_: Review) -> list[Evidence]:
@@ -79,9 +80,9 @@ def _probe(sub_dir: Path, case: Case, tmp_path: Path, config: ReviewConfig) -> l
     return ctx.evidence
 
 
-def test_probe_reproduces_a_boundary_finding(tmp_path: Path, config: ReviewConfig) -> None:
+def test_probe_reproduces_a_boundary_finding(tmp_path: Path, config: ReviewConfig, reviews: ReviewCache) -> None:
     path = KERNELS / "memcheck" / "affine_pow2" / "tail_mask_missing.py"
-    r = review(path, tmp_path, config)
+    r = review(path, tmp_path, config, reviews)
     fail = next(e for e in memcheck(r) if e.outcome == "fail")
     assert fail.criteria == ["generality"] and "not a multiple of BLOCK=256" in fail.summary
     spec = shlex.split(fail.rerun)[shlex.split(fail.rerun).index("--case") + 1]
