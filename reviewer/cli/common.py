@@ -178,7 +178,7 @@ def _fail(exc: KReviewError) -> typer.Exit:
 MACHINE = (OutFormat.json, OutFormat.sarif, OutFormat.junit)
 
 
-def _emit(review, fmt: OutFormat) -> None:
+def _emit(review, fmt: OutFormat, *, verbose: bool = False) -> None:
     _annotate(review, fmt)
     if fmt is OutFormat.json:
         sys.stdout.write(review.model_dump_json(indent=2) + "\n")
@@ -195,12 +195,17 @@ def _emit(review, fmt: OutFormat) -> None:
 
         sys.stdout.write(to_junit(review))
         return
-    md = review.draft.markdown if review.draft and review.draft.markdown else ""
-    if not md:
-        from reviewer.drafting.render import render_markdown
+    if fmt is OutFormat.text:  # plain text on a terminal and off it alike: Markdown only when asked for
+        from reviewer.formats.text import render_text
 
-        md = render_markdown(review)
-    if fmt is OutFormat.text and sys.stdout.isatty():
+        sys.stdout.write(render_text(review, verbose=verbose))
+        return
+    from reviewer.drafting.render import render_markdown
+
+    # the draft as published: a sign-off's edited text, else the review rendered afresh
+    edited = review.signoff is not None and review.signoff.edited and review.draft and review.draft.markdown
+    md = review.draft.markdown if edited else render_markdown(review)
+    if sys.stdout.isatty():
         print_markdown(Console(), md)
     else:
         sys.stdout.write(md + "\n")

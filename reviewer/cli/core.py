@@ -39,6 +39,8 @@ from reviewer.core.errors import UsageError
 
 Atol = Annotated[Optional[float], setting("--atol", help="absolute tolerance override", model=Tolerance, name="atol")]
 Rtol = Annotated[Optional[float], setting("--rtol", help="relative tolerance override", model=Tolerance, name="rtol")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="text: every check, its evidence and rerun "
+                                                              "command (default: what failed, then a summary)")]
 TargetOpt = Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
                                                  "L4), over the submission's \\[target]: the virtual device answers "
                                                  "as it")]
@@ -105,6 +107,7 @@ def review(
                                                model=RunSettings, name="budget")] = None,
     target: TargetOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
+    verbose: Verbose = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
 ) -> None:
@@ -137,7 +140,7 @@ def review(
             drafter = make_drafter(config.llm)
         with reporter(quiet) as progress:
             result = start_review(path, config, progress=progress, drafter=drafter)
-        _emit(result, fmt)
+        _emit(result, fmt, verbose=verbose)
         if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
                       f"--approve|--reject --by NAME (or kreview serve)[/]", markup=True, highlight=False,
@@ -183,16 +186,18 @@ def signoff(
 
 
 @app.command(help="Print a stored run." + examples("kreview show 20261202-152522-1ab99d",
+                                                   "kreview show 20261202-152522-1ab99d -v",
                                                    "kreview show 20261202-152522-1ab99d --format json"))
 def show(
     run: Annotated[str, typer.Argument(help="run id or run directory")],
     runs_dir: RunsDir = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
+    verbose: Verbose = False,
 ) -> None:
     def go() -> None:
         from reviewer.api import show as do_show
 
-        _emit(do_show(run, runs_dir or default_runs_dir()), fmt)
+        _emit(do_show(run, runs_dir or default_runs_dir()), fmt, verbose=verbose)
 
     _guard(go)
 

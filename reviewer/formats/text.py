@@ -1,0 +1,198 @@
+"""The plain-text report (``--format text``): what a kernel author acts on first, then the details.
+
+Layout: the verdict; per failed or unverified criterion one line of cause, where in the source, the
+smallest failing case and the command that reruns it; the criteria; the concerns (checks that found
+something without deciding a verdict), each said once with a count; then, with ``verbose``, every claim,
+the evidence table and every rerun command. Repeated items (same defect, same place) are grouped.
+
+Plain text on every stream: no Markdown escaping. Text that came from a submission is hostile, so
+control characters (terminal escapes, bidirectional overrides) are replaced and each value stays one
+line (``plain``)."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from reviewer.core.models import CriterionResult, Evidence, Finding, Review
+
+# C0/C1 controls (ANSI escapes start with ESC) and the bidirectional overrides that reorder text
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_MARK = {"pass": "pass", "fail": "FAIL", "unverified": "unverified", "not_applicable": "n/a"}
+_STATUS = {
+    "awaiting_signoff": "draft, awaiting human sign-off",
+    "approved": "approved at sign-off",
+    "rejected": "rejected at sign-off",
+    "completed": "completed without sign-off",
+    "failed": "review failed",
+}
+_INDENT = " " * 13
+_CUT = 160  # characters of a cause in the first block; the details repeat a longer one in full
+
+
+def plain(text: object, limit: int | None = None) -> str:
+    """One line of inert text: controls become spaces, whitespace runs one space, cut at ``limit``."""
+    s = " ".join(_CONTROL.sub(" ", str(text)).split())
+    return s if limit is None or len(s) <= limit else s[: limit - 1] + "…"
+
+
+@dataclass
+class Group:
+    """Evidence items that report the same defect at the same place (one line, with a count)."""
+
+    items: list[Evidence] = field(default_factory=list)
+    """In the review's order."""
+
+    @property
+    def first(self) -> Evidence:
+        """The item of the smallest case (the quickest to debug), the earliest among equals."""
+        return min(self.items, key=_size)
+
+    @property
+    def ids(self) -> str:
+        more = f", … ({len(self.items) - 3} more)" if len(self.items) > 4 else ""
+        return ", ".join(e.id for e in self.items[: 3 if more else 4]) + more
+
+
+def where(e: Evidence, findings: list[Finding]) -> list[str]:
+    spans = list(e.spans) or [s for f in findings if e.id in f.confirmed_by for s in f.spans]
+    return list(dict.fromkeys(f"{s.file}:{s.start_line}" for s in spans))
+
+
+def _size(e: Evidence) -> float:
+    """Elements the case fed the kernel (the smallest failing case is the quickest to debug)."""
+    tensors = e.inputs.get("tensors") if isinstance(e.inputs, dict) else None
+    if not tensors:
+        return math.inf
+    return sum(math.prod(t.get("shape") or [1]) for t in tensors if isinstance(t, dict))
+
+
+def smallest_case(e: Evidence) -> str:
+    case = e.inputs.get("case") if isinstance(e.inputs, dict) else None
+    if not isinstance(case, dict):
+        return ""
+    label = case.get("label") or case.get("id") or ""
+    shapes = ", ".join(f"{t.get('dtype', '?')}{list(t.get('shape') or [])}" for t in e.inputs.get("tensors") or []
+                       if isinstance(t, dict) and t.get("shape") is not None)
+    return plain(f"{label} ({shapes})" if shapes else label)
+
+
+def group(items: list[Evidence], findings: list[Finding]) -> list[Group]:
+    """Items with the same tool, defect and source places in one group."""
+    groups: dict[tuple, Group] = {}
+    for e in items:
+        key = (e.tool, e.defect or e.summary, tuple(where(e, findings)))
+        groups.setdefault(key, Group()).items.append(e)
+    return list(groups.values())
+
+
+def deciding(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Evidence]:
+    items = [by_id[i] for i in c.evidence if i in by_id]
+    want = "fail" if c.verdict == "fail" else "unverified"
+    return [e for e in items if e.outcome == want]
+
+
+def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence]) -> list[str]:
+    groups = group(deciding(c, by_id), review.findings)
+    opt = "" if c.required else " (optional)"
+    head = f"{_MARK[c.verdict]:<10}   {plain(c.title)}{opt}"
+    if not groups:
+        return [f"{head}: {plain(c.summary, _CUT)}"]
+    lines = []
+    for n, g in enumerate(groups):
+        e = g.first
+        count = f" [x{len(g.items)}: {g.ids}]" if len(g.items) > 1 else f" [{e.id}]"
+        lines.append(f"{head if n == 0 else _INDENT[:-2] + '+'}: {plain(e.summary, _CUT)}{count}")
+        places = where(e, review.findings)
+        case = smallest_case(e)
+        facts = ([f"at {', '.join(places)}"] if places else []) + ([f"smallest case: {case}"] if case else [])
+        if facts:
+            lines.append(_INDENT + " · ".join(facts))
+        if e.rerun and e.defect != "not_assessed":
+            lines.append(_INDENT + "rerun: " + plain(e.rerun))
+    return lines
+
+
+def concerns(review: Review) -> list[str]:
+    """Findings (and passing items naming a defect) grouped by kind and place, each said once."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in review.findings:
+        key = (f.category, tuple(dict.fromkeys(f"{s.file}:{s.start_line}" for s in f.spans)))
+        groups.setdefault(key, []).append(f)
+    lines = []
+    for (category, places), fs in groups.items():
+        f = fs[0]
+        confirmed = sorted({i for x in fs for i in x.confirmed_by})
+        by = f"confirmed by {', '.join(confirmed)}" if confirmed else "not confirmed by a tool"
+        count = f" x{len(fs)}" if len(fs) > 1 else ""
+        at = f" at {', '.join(places)}" if places else ""
+        lines.append(f"  concern{count}: {plain(category)}{at} ({f.severity}, {by})")
+        lines.append(f"    {plain(f.message, 240)}")
+    return lines
+
+
+def _criteria(review: Review) -> list[str]:
+    width = max((len(plain(c.title)) for c in review.criteria), default=0) + 11
+    lines = []
+    for c in review.criteria:
+        title = plain(c.title) + ("" if c.required else " (optional)")
+        lines.append(f"  {_MARK[c.verdict]:<10}  {title:<{width}}  {plain(c.summary, 110)}")
+    return lines
+
+
+def _details(review: Review, by_id: dict[str, Evidence], verbose: bool) -> list[str]:
+    lines: list[str] = []
+    for c in review.criteria:
+        if c.verdict not in ("fail", "unverified") and not verbose:
+            continue
+        items = [by_id[i] for i in c.evidence if i in by_id]
+        groups = group(items if verbose else deciding(c, by_id), review.findings)
+        if not verbose:  # only what the first block had to cut short
+            groups = [g for g in groups if len(plain(g.first.summary)) > _CUT]
+        if not groups:
+            continue
+        lines += ["", f"{plain(c.title)}: {_MARK[c.verdict]}"]
+        for g in groups:
+            count = f" (x{len(g.items)}: {g.ids})" if len(g.items) > 1 else ""
+            lines.append(f"  [{g.first.id}] {g.first.outcome}: {plain(g.first.summary)}{count}")
+    return lines
+
+
+def _evidence(review: Review) -> list[str]:
+    lines = ["", "Evidence (rerun any item):"]
+    for e in review.evidence:
+        lines.append(f"  {e.id:<22} {e.outcome:<10} {plain(e.summary, 200)}")
+        if e.rerun:
+            lines.append(f"  {'':<22} {plain(e.rerun)}")
+    return lines
+
+
+def render_text(review: Review, *, verbose: bool = False) -> str:
+    sub = review.submission
+    env = review.environment
+    by_id = review.evidence_by_id()
+    lines = [f"UNSAFE: {plain(env.get('sandbox_isolation', 'no sandbox'))}", ""] if env.get("unsafe_no_sandbox") else []
+    lines.append(f"{plain(sub.name)}: {review.overall.upper().replace('_', ' ')} — {plain(review.overall_reason)}")
+    lines.append(f"  {_STATUS[review.status]} · run {review.run_id} · {sub.format} · {sub.framework} · "
+                 f"{plain(env.get('device', '?'))} · seed {review.seed}")
+    open_ = [c for c in review.criteria if c.verdict in ("fail", "unverified")]
+    if open_:
+        lines.append("")
+    for c in sorted(open_, key=lambda c: (c.verdict != "fail", not c.required)):
+        lines += _cause_lines(c, review, by_id)
+    lines += ["", "Criteria:"] + _criteria(review)
+    found = concerns(review)
+    if found:
+        lines += ["", "Concerns (do not decide a verdict; act on them if they apply to your use):"] + found
+    lines += _details(review, by_id, verbose)
+    if verbose:
+        if review.draft and review.draft.notes:
+            lines += ["", "Notes:"] + [f"  {plain(n)}" for n in review.draft.notes]
+        lines += _evidence(review)
+    if review.signoff:
+        s = review.signoff
+        lines += ["", f"Signed off: {s.decision} by {plain(s.by)} at {s.at}" + (f" — {plain(s.note)}" if s.note else "")]
+    if not verbose:
+        lines += ["", f"Every check and its rerun command: kreview show {review.run_id} -v"]
+    return "\n".join(lines) + "\n"
