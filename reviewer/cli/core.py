@@ -202,10 +202,28 @@ def show(
     _guard(go)
 
 
-@app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces."
+def reproduced(items: list, tool: str, original: str | None) -> list:
+    """The rerun's evidence, with the item that reproduces ``original`` (an id of the review) under that id:
+    the item of the same id, else the tool's only item (a one-case rerun numbers its items from 1)."""
+    if original is None:
+        return items
+    if original.rsplit("-", 1)[0] != tool:
+        raise UsageError(f"--evidence {original} is not an item of --tool {tool}")
+    mine = [e for e in items if e.tool == tool]
+    match = next((e for e in mine if e.id == original), mine[0] if len(mine) == 1 else None)
+    if match is None:
+        err.print(f"[yellow]note[/]: the rerun gave {len(mine)} {tool} items; none is {original} by number, so "
+                  "each keeps its own id", highlight=False, soft_wrap=True)
+        return items
+    return [e.model_copy(update={"id": original}) if e is match else e for e in items]
+
+
+@app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces; exit 1 when an "
+                  "item of the tool fails (so `git bisect run` works)."
                    + examples("kreview rerun examples/softmax_triton --tool correctness",
                               "kreview rerun examples/gelu_triton_buggy --tool correctness "
-                              "--case '{\"id\":\"correctness-0-0\",\"seed\":1}'"))
+                              "--case '{\"id\":\"correctness-0-0\",\"seed\":1}' --evidence correctness-1",
+                              "git bisect run kreview rerun examples/gelu_triton_buggy --tool correctness"))
 def rerun(
     path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to rerun on its submission")],
     tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
@@ -224,6 +242,9 @@ def rerun(
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "sandbox")] = False,
     runs_dir: RunsDir = None,
+    evidence: Annotated[Optional[str], typer.Option("--evidence", metavar="ID",
+                                                    help="the review's evidence id this rerun reproduces: the item "
+                                                         "is printed under that id")] = None,
 ) -> None:
     def go() -> None:
         from reviewer.device import detect_device
@@ -278,11 +299,16 @@ def rerun(
                 raise UsageError(str(exc)) from exc
             finally:
                 ctx.session.close()
+            items = reproduced(ctx.evidence, tool, evidence)
             if fmt is OutFormat.json:
-                sys.stdout.write(json.dumps([e.model_dump(mode="json") for e in ctx.evidence], indent=2) + "\n")
+                sys.stdout.write(json.dumps([e.model_dump(mode="json") for e in items], indent=2) + "\n")
             else:
-                for e in ctx.evidence:
-                    sys.stdout.write(f"{e.id} [{e.outcome}] {e.summary}\n")
+                from reviewer.formats.text import rerun_report
+
+                sys.stdout.write(rerun_report(items, tool))
+            judged = [e for e in items if e.id == evidence] or [e for e in items if e.tool == tool]
+            if any(e.outcome == "fail" for e in judged):
+                raise typer.Exit(1)  # the item still fails: `git bisect run kreview rerun ...` marks the commit bad
 
     _guard(go)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from reviewer.drafting.escape import md_code, md_text
 from reviewer.core.models import Claim, Finding, Review
-from reviewer.formats.text import deciding, group, smallest_case, where
+from reviewer.formats.text import deciding, group, rerun_command, smallest_case, where
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
 _STATUS = {
@@ -50,7 +50,7 @@ def _act_on(review: Review) -> list[str]:
                 lines.append("  - " + " · ".join([f"at {', '.join(md_code(p) for p in places)}"] * bool(places)
                                                + [f"smallest case: {md_text(case)}"] * bool(case)))
             if e.rerun and e.defect != "not_assessed":
-                lines.append(f"  - rerun: {md_code(e.rerun)}")
+                lines.append(f"  - rerun: {md_code(rerun_command(e))}")
     return lines + [""] if lines else []
 
 
@@ -115,7 +115,7 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
         lines += ["", "Rerun any item:", ""]
         for e in review.evidence:
             if e.rerun:
-                lines.append(f"- {md_code(e.id)}: {md_code(e.rerun)}")
+                lines.append(f"- {md_code(e.id)}: {md_code(rerun_command(e))}")
         lines.append("")
     if review.signoff:
         s = review.signoff

@@ -110,7 +110,7 @@ def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence])
         if facts:
             lines.append(_INDENT + " · ".join(facts))
         if e.rerun and e.defect != "not_assessed":
-            lines.append(_INDENT + "rerun: " + plain(e.rerun))
+            lines.append(_INDENT + "rerun: " + rerun_command(e))
     return lines
 
 
@@ -164,7 +164,7 @@ def _evidence(review: Review) -> list[str]:
     for e in review.evidence:
         lines.append(f"  {e.id:<22} {e.outcome:<10} {plain(e.summary, 200)}")
         if e.rerun:
-            lines.append(f"  {'':<22} {plain(e.rerun)}")
+            lines.append(f"  {'':<22} {rerun_command(e)}")
     return lines
 
 
@@ -195,4 +195,43 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
         lines += ["", f"Signed off: {s.decision} by {plain(s.by)} at {s.at}" + (f" — {plain(s.note)}" if s.note else "")]
     if not verbose:
         lines += ["", f"Every check and its rerun command: kreview show {review.run_id} -v"]
+    return "\n".join(lines) + "\n"
+
+
+def _detail(value: object) -> str:
+    """A result field in a line: a check's own reason, else its scalar fields (nested ones are in --format json)."""
+    if not isinstance(value, dict):
+        return str(value)
+    if isinstance(value.get("reason"), str) and value["reason"]:
+        return value["reason"]
+    return " ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in value.items()
+                    if isinstance(v, (bool, int, float, str)) and v != "")
+
+
+def rerun_command(e: Evidence) -> str:
+    """The item's rerun command, naming the item (``--evidence``) so the rerun prints it under its id."""
+    cmd = plain(e.rerun)
+    if cmd.startswith(("kreview rerun ", "kreview probe ")) and " --evidence " not in cmd:
+        cmd += f" --evidence {e.id}"
+    return cmd
+
+
+def rerun_report(items: list[Evidence], tool: str) -> str:
+    """``kreview rerun`` in text: each item, and for one that fails or could not conclude, where and what its
+    result holds (the mismatch: counts, worst element, error against float64), then the outcome."""
+    lines = []
+    for e in items:
+        lines.append(f"{e.id} [{e.outcome}] {plain(e.summary)}")
+        if e.outcome not in ("fail", "unverified"):
+            continue
+        places = where(e, [])
+        if places:
+            lines.append(f"  at {', '.join(places)}")
+        if e.reason:
+            lines.append(f"  reason: {plain(e.reason)}")
+        for key, value in e.result.items():
+            if key != "duration_s" and value not in (None, "", [], {}):
+                lines.append(f"  {key}: {plain(_detail(value), 400)}")
+    failing = [e.id for e in items if e.tool == tool and e.outcome == "fail"]
+    lines.append(f"{tool}: {'FAIL (' + ', '.join(failing) + '); exit 1' if failing else 'no failing item; exit 0'}")
     return "\n".join(lines) + "\n"

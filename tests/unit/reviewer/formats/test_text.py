@@ -81,3 +81,27 @@ def test_markdown_leads_with_the_same_block_and_groups_findings() -> None:
     head = md[: md.index("## Evidence")]
     assert "×6" in head and head.count("out-of-bounds load of x\\_ptr") == 1
     assert md.count("int32\\_index\\_overflow") == 1 and "×2" in md
+
+
+def test_a_rerun_keeps_the_reviews_id_prints_the_mismatch_and_names_the_exit() -> None:
+    from reviewer.cli.core import reproduced
+    from reviewer.core.errors import UsageError
+    from reviewer.core.models import Evidence
+    from reviewer.formats.text import rerun_report
+
+    got = Evidence.model_validate(_ev("correctness-1", "correctness", "correctness", "fail", summary="3 of 8 wrong",
+                                      result={"comparison": {"ok": False, "reason": "worst at [0, 7]: expected 1, got 2"},
+                                              "error_budget": {"ok": False, "ratio": 595.51, "outputs": [1, 2]}}))
+    builds = Evidence.model_validate(_ev("builds-1", "builds", "builds", "pass"))
+    items = reproduced([builds, got], "correctness", "correctness-3")
+    assert [e.id for e in items] == ["builds-1", "correctness-3"]
+    out = rerun_report(items, "correctness")
+    assert "correctness-3 [fail] 3 of 8 wrong" in out and "comparison: worst at [0, 7]: expected 1, got 2" in out
+    assert "error_budget: ok=False ratio=596" in out and out.rstrip().endswith("exit 1")
+    try:
+        reproduced(items, "correctness", "memcheck-2")
+    except UsageError as exc:
+        assert "memcheck-2" in str(exc)
+    else:
+        raise AssertionError("an id of another tool is a usage error")
+    assert "--evidence memcheck-4" in render_text(_review())
