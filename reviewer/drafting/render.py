@@ -84,6 +84,8 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
         f"**Overall: {review.overall}** — {md_text(review.overall_reason)}",
         "",
     ]
+    if env.get("selection"):
+        lines += [f"*{md_text(env['selection'])}*", ""]
     lines += _act_on(review)
     draft = review.draft
     if draft and draft.headline:

@@ -176,11 +176,16 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     lines.append(f"{plain(sub.name)}: {review.overall.upper().replace('_', ' ')} — {plain(review.overall_reason)}")
     lines.append(f"  {_STATUS[review.status]} · run {review.run_id} · {sub.format} · {sub.framework} · "
                  f"{plain(env.get('device', '?'))} · seed {review.seed}")
+    if env.get("selection"):
+        lines.append(f"  {plain(env['selection'])}")
     open_ = [c for c in review.criteria if c.verdict in ("fail", "unverified")]
     if open_:
         lines.append("")
-    for c in sorted(open_, key=lambda c: (c.verdict != "fail", not c.required)):
+    idle = [c for c in open_ if c.verdict == "unverified" and not c.evidence]  # no check of theirs ran
+    for c in sorted((c for c in open_ if c not in idle), key=lambda c: (c.verdict != "fail", not c.required)):
         lines += _cause_lines(c, review, by_id)
+    if idle:
+        lines.append(f"{'unverified':<10}   no check ran for: {', '.join(plain(c.title) for c in idle)}")
     lines += ["", "Criteria:"] + _criteria(review)
     found = concerns(review)
     if found:
