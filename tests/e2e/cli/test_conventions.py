@@ -37,6 +37,8 @@ SOFTMAX = str(EXAMPLES / "softmax_triton")
     (["calibrate", "eval_sets/planted", "--workers", "0"], "--workers"),
     (["calibrate", "eval_sets/planted", "--baseline", "kernelbook"], "--baseline"),
     (["diff", "main", "HEAD", "--max-comments", "-1"], "--max-comments"),
+    (["runs", "--status", "bogus"], "--status"),
+    (["runs", "--format", "sarif"], "--format"),
 ])
 def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> None:
     res = _invoke(*args)
@@ -44,6 +46,9 @@ def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> Non
     out = _flat(res.output)
     assert f"Invalid value for '{option}'" in out or f"Invalid value for {option}" in out, out
     assert "Traceback" not in res.output
+    # one error style, in our words: no boxed panel, no validation-library wording or help links
+    assert out.startswith("error (") and "╭" not in res.output, out
+    assert "Value error," not in out and "pydantic" not in out and "[type=" not in out, out
 
 
 @pytest.mark.parametrize("command", ["review", "calibrate", "diff", "batch", "compare"])
