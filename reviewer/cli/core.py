@@ -71,8 +71,10 @@ def target_gpu(name: str | None) -> str | None:
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
 
-@app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
+@app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off "
+                   "(--author: an author's own check, not queued)."
                    + examples("kreview review examples/softmax_triton",
+                              "kreview review examples/softmax_triton --author",
                               "kreview review kernels/relu --format json --seed 0 --fail-on reject",
                               "kreview review kernels/relu --only correctness --only generality --atol 1e-4",
                               "kreview review kernels/relu --llm openai --model gpt-4o"))
@@ -94,7 +96,9 @@ def review(
                                             model=RunSettings, name="seeds")] = None,
     atol: Atol = None,
     rtol: Rtol = None,
-    no_signoff: Annotated[bool, typer.Option("--no-signoff", help="finish without the human sign-off stop")] = False,
+    no_signoff: Annotated[bool, typer.Option("--no-signoff", "--author", help="an author's check (and CI): finish "
+                                             "without the human sign-off stop, no entry in the sign-off queue "
+                                             "(default: a reviewer's review, queued for sign-off)")] = False,
     skip: Skip = None,
     only: Only = None,
     llm: Annotated[Optional[LLMProvider], setting("--llm", help="drafter and source reader (none: offline)",
@@ -142,9 +146,12 @@ def review(
             result = start_review(path, config, progress=progress, drafter=drafter)
         _emit(result, fmt, verbose=verbose)
         if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
-            err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME (or kreview serve)[/]", markup=True, highlight=False,
-                      soft_wrap=True)
+            err.print(f"[dim]reviewer mode: run {result.run_id} is queued for sign-off: kreview signoff "
+                      f"{result.run_id} --approve|--reject --by NAME (or kreview serve). Checking your own "
+                      f"kernel? --author leaves no queue entry.[/]", markup=True, highlight=False, soft_wrap=True)
+        elif fmt not in MACHINE and not quiet and result.status == "completed":
+            err.print("[dim]author mode (--author/--no-signoff): nothing queued for sign-off; without the flag the "
+                      "review is queued for a reviewer's decision.[/]", markup=True, highlight=False, soft_wrap=True)
         if not quiet:
             err.print(f"[dim]run folder: {escape(result.run_dir)}[/]", markup=True, highlight=False)
         if fail_on is FailOn.reject and result.overall == "reject":

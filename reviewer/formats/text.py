@@ -21,10 +21,10 @@ from reviewer.core.models import CriterionResult, Evidence, Finding, Review
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _MARK = {"pass": "pass", "fail": "FAIL", "unverified": "unverified", "not_applicable": "n/a"}
 _STATUS = {
-    "awaiting_signoff": "draft, awaiting human sign-off",
+    "awaiting_signoff": "draft queued for human sign-off (reviewer mode)",
     "approved": "approved at sign-off",
     "rejected": "rejected at sign-off",
-    "completed": "completed without sign-off",
+    "completed": "completed without sign-off (author mode: not queued)",
     "failed": "review failed",
 }
 _INDENT = " " * 13
