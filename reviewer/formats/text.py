@@ -114,10 +114,15 @@ def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence])
     return lines
 
 
-def concerns(review: Review) -> list[str]:
-    """Findings (and passing items naming a defect) grouped by kind and place, each said once."""
+def concerns(review: Review, *, verbose: bool = False) -> list[str]:
+    """Findings grouped by kind and place, each said once; without ``verbose`` the ones no tool confirmed
+    are one line per kind (where they are), their messages behind -v."""
     groups: dict[tuple, list[Finding]] = {}
+    unconfirmed: dict[str, list[str]] = {}
     for f in review.findings:
+        if not verbose and not f.confirmed_by:
+            unconfirmed.setdefault(f.category, []).extend(f"{s.file}:{s.start_line}" for s in f.spans)
+            continue
         key = (f.category, tuple(dict.fromkeys(f"{s.file}:{s.start_line}" for s in f.spans)))
         groups.setdefault(key, []).append(f)
     lines = []
@@ -129,6 +134,9 @@ def concerns(review: Review) -> list[str]:
         at = f" at {', '.join(places)}" if places else ""
         lines.append(f"  concern{count}: {plain(category)}{at} ({f.severity}, {by})")
         lines.append(f"    {plain(f.message, 240)}")
+    for category, places in unconfirmed.items():
+        at = f" at {', '.join(dict.fromkeys(places))}" if places else ""
+        lines.append(f"  unconfirmed: {plain(category)}{at} (no tool confirmed it; -v for the message)")
     return lines
 
 
@@ -187,7 +195,7 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     if idle:
         lines.append(f"{'unverified':<10}   no check ran for: {', '.join(plain(c.title) for c in idle)}")
     lines += ["", "Criteria:"] + _criteria(review)
-    found = concerns(review)
+    found = concerns(review, verbose=verbose)
     if found:
         lines += ["", "Concerns (do not decide a verdict; act on them if they apply to your use):"] + found
     lines += _details(review, by_id, verbose)

@@ -60,9 +60,12 @@ def test_the_cause_comes_first_with_place_smallest_case_and_rerun_grouped_once()
 def test_text_is_plain_not_markdown_and_hostile_text_is_inert() -> None:
     out = render_text(_review())
     assert "my_gelu_buggy" in out and "\\_" not in out and "\\[" not in out and "&lt;" not in out
-    assert "<wraps>" in out and "\x1b" not in out
-    # two identical unconfirmed findings: said once, labelled a concern, with a count
-    assert out.count("int32_index_overflow") == 1 and "concern x2: int32_index_overflow" in out
+    assert "\x1b" not in out
+    # two identical unconfirmed findings: said once, as unconfirmed, the message behind -v
+    assert out.count("int32_index_overflow") == 1 and "unconfirmed: int32_index_overflow at submission.py:18" in out
+    full = render_text(_review(), verbose=True)
+    assert full.count("int32_index_overflow") == 1 and "concern x2: int32_index_overflow" in full
+    assert "`row * stride` <wraps>" in full and "\x1b" not in full
 
 
 def test_a_passing_report_fits_a_screen_and_hides_passing_details_unless_verbose() -> None:
