@@ -38,7 +38,8 @@ except ImportError:  # pragma: no cover - a typer that uses the click package
 
 # Rationale: the validation libraries word their messages for programmers; a user reads ours.
 _LIBRARY_NOISE = re.compile(r"\s*For further information visit https?://errors\.pydantic\.dev\S*|"
-                            r"(?<=: )(Value|Assertion) error, |\s*\[type=[a-z_]+, input_value=.*?\]")
+                            r"(?:(?<=: )|(?<=\n  )|^)(Value|Assertion) error, |\s*\[type=[a-z_]+, input_value=.*?\]|"
+                            r"\d+ validation errors? for \w+\n?")
 
 
 def plain_message(text: str) -> str:
