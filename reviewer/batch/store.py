@@ -1,8 +1,8 @@
 """The batch store: one result file per submission, written by the driver as each review arrives.
 
 ``<out>/results/<key>.json`` (a ``BatchRow``) and ``<runs>/<run_id>/`` (the review's run directory,
-sent back from the node that ran it; the command line puts it in the one run store). A result file is written atomically after its run directory is
-in place, so a driver killed at any point resumes by skipping exactly the submissions with a result.
+sent back from the node that ran it; the command line puts it in the one run store). A result file
+is written atomically after its run directory is in place, so a driver killed at any point resumes by skipping exactly the submissions with a result.
 """
 
 from __future__ import annotations

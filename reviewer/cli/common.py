@@ -59,7 +59,8 @@ class _App(typer.core.TyperGroup):
     """The root command: click's usage errors (bad option values, unknown options) in our error style
     instead of a boxed panel, with the same exit status (2)."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args=None, prog_name=None, complete_var=None,  # type: ignore[override]
+             standalone_mode=True, **extra):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:

@@ -205,7 +205,8 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
         lines += _evidence(review)
     if review.signoff:
         s = review.signoff
-        lines += ["", f"Signed off: {s.decision} by {plain(s.by)} at {s.at}" + (f" — {plain(s.note)}" if s.note else "")]
+        note = f" — {plain(s.note)}" if s.note else ""
+        lines += ["", f"Signed off: {s.decision} by {plain(s.by)} at {s.at}{note}"]
     if not verbose:
         lines += ["", f"Every check and its rerun command: kreview show {review.run_id} -v"]
     return "\n".join(lines) + "\n"
