@@ -2,7 +2,8 @@
 
 ``<out>/results/<key>.json`` (a ``BatchRow``) and ``<runs>/<run_id>/`` (the review's run directory,
 sent back from the node that ran it; the command line puts it in the one run store). A result file
-is written atomically after its run directory is in place, so a driver killed at any point resumes by skipping exactly the submissions with a result.
+is written atomically after its run directory is in place, so a driver killed at any point resumes by
+skipping exactly the submissions with a result.
 """
 
 from __future__ import annotations
