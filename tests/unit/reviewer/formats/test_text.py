@@ -108,3 +108,17 @@ def test_a_rerun_keeps_the_reviews_id_prints_the_mismatch_and_names_the_exit() -
     else:
         raise AssertionError("an id of another tool is a usage error")
     assert "--evidence memcheck-4" in render_text(_review())
+
+
+def test_show_prints_plain_text_off_a_terminal_and_markdown_only_when_asked(tmp_path) -> None:
+    from tests.cli_runner import invoke
+
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    (run / "review.json").write_text(_review().model_dump_json())
+    text = invoke("show", "r1", "--runs-dir", str(tmp_path / "runs"))
+    assert text.exit_code == 0 and text.stdout.startswith("my_gelu_buggy: REJECT") and "\\_" not in text.stdout
+    verbose = invoke("show", "r1", "--runs-dir", str(tmp_path / "runs"), "-v")
+    assert "Evidence (rerun any item):" in verbose.stdout and "Evidence" not in text.stdout
+    md = invoke("show", "r1", "--runs-dir", str(tmp_path / "runs"), "--format", "markdown")
+    assert md.stdout.startswith("# Kernel review: my\\_gelu\\_buggy — REJECT")
