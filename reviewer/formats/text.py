@@ -93,17 +93,21 @@ def deciding(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Evidence]:
     return [e for e in items if e.outcome == want]
 
 
-def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence]) -> list[str]:
+def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence], said: set[str]) -> list[str]:
+    """The criterion's causes; an item already said for an earlier criterion (one check can decide two) is
+    named, not repeated. ``said`` collects the ids said."""
     groups = group(deciding(c, by_id), review.findings)
     opt = "" if c.required else " (optional)"
     head = f"{_MARK[c.verdict]:<10}   {plain(c.title)}{opt}"
     if not groups:
         return [f"{head}: {plain(c.summary, _CUT)}"]
-    lines = []
-    for n, g in enumerate(groups):
+    fresh = [g for g in groups if not {e.id for e in g.items} <= said]
+    seen = [g.first.id for g in groups if g not in fresh]
+    lines = [f"{head}: also {', '.join(seen)} above"] if seen and not fresh else []
+    for n, g in enumerate(fresh):
         e = g.first
         count = f" [x{len(g.items)}: {g.ids}]" if len(g.items) > 1 else f" [{e.id}]"
-        lines.append(f"{head if n == 0 else _INDENT[:-2] + '+'}: {plain(e.summary, _CUT)}{count}")
+        lines.append(f"{head + ': ' if n == 0 else _INDENT + 'and: '}{plain(e.summary, _CUT)}{count}")
         places = where(e, review.findings)
         case = smallest_case(e)
         facts = ([f"at {', '.join(places)}"] if places else []) + ([f"smallest case: {case}"] if case else [])
@@ -111,6 +115,9 @@ def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence])
             lines.append(_INDENT + " · ".join(facts))
         if e.rerun and e.defect != "not_assessed":
             lines.append(_INDENT + "rerun: " + rerun_command(e))
+        said.update(x.id for x in g.items)
+    if seen and fresh:
+        lines.append(_INDENT + f"and {', '.join(seen)} above")
     return lines
 
 
@@ -151,13 +158,15 @@ def _criteria(review: Review) -> list[str]:
 
 def _details(review: Review, by_id: dict[str, Evidence], verbose: bool) -> list[str]:
     lines: list[str] = []
+    said: set[str] = set()
     for c in review.criteria:
         if c.verdict not in ("fail", "unverified") and not verbose:
             continue
         items = [by_id[i] for i in c.evidence if i in by_id]
         groups = group(items if verbose else deciding(c, by_id), review.findings)
-        if not verbose:  # only what the first block had to cut short
-            groups = [g for g in groups if len(plain(g.first.summary)) > _CUT]
+        if not verbose:  # only what the first block had to cut short, once
+            groups = [g for g in groups if len(plain(g.first.summary)) > _CUT and g.first.id not in said]
+            said.update(g.first.id for g in groups)
         if not groups:
             continue
         lines += ["", f"{plain(c.title)}: {_MARK[c.verdict]}"]
@@ -190,8 +199,9 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     if open_:
         lines.append("")
     idle = [c for c in open_ if c.verdict == "unverified" and not c.evidence]  # no check of theirs ran
+    said: set[str] = set()
     for c in sorted((c for c in open_ if c not in idle), key=lambda c: (c.verdict != "fail", not c.required)):
-        lines += _cause_lines(c, review, by_id)
+        lines += _cause_lines(c, review, by_id, said)
     if idle:
         lines.append(f"{'unverified':<10}   no check ran for: {', '.join(plain(c.title) for c in idle)}")
     lines += ["", "Criteria:"] + _criteria(review)
