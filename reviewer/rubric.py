@@ -131,6 +131,32 @@ def bind(rubric: Rubric, tools: Mapping[str, Sequence[str]]) -> Rubric:
     return rubric.model_copy(update={"criteria": specs})
 
 
+def prerequisite_tools(rubric: Rubric, selected: Sequence[str],
+                       tools: Mapping[str, Sequence[str]]) -> dict[str, str]:
+    """Tools an ``--only`` selection needs for its criteria to be judged at all: for each criterion a
+    selected tool feeds, the criteria it ``requires`` (transitively), each through the tools its pass needs
+    (``pass_requires``, else the tool named after it, else every tool feeding it). Maps each added tool to
+    the reason, e.g. ``{"builds": "correctness requires builds"}``."""
+    by_id = {c.id: c for c in rubric.criteria}
+    added: dict[str, str] = {}
+    todo = [(c, None) for t in selected for c in tools.get(t, ()) if c in by_id]
+    seen: set[str] = set()
+    while todo:
+        cid, _ = todo.pop(0)
+        if cid in seen:
+            continue
+        seen.add(cid)
+        for req in by_id[cid].requires:
+            spec = by_id[req]
+            feeding = [t for t, declared in tools.items() if req in declared]
+            need = spec.pass_requires or ([req] if req in feeding else feeding)
+            for t in need:
+                if t not in selected and t not in added:
+                    added[t] = f"{cid} requires {req}"
+            todo.append((req, None))
+    return added
+
+
 def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, str]) -> list[CriterionResult]:
     """Verdict per criterion. ``not_applicable`` maps tool names to why they did not apply."""
     results: dict[str, CriterionResult] = {}

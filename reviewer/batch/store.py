@@ -1,8 +1,9 @@
 """The batch store: one result file per submission, written by the driver as each review arrives.
 
-``<out>/results/<key>.json`` (a ``BatchRow``) and ``<out>/runs/<run_id>/`` (the review's run directory,
-sent back from the node that ran it). A result file is written atomically after its run directory is
-in place, so a driver killed at any point resumes by skipping exactly the submissions with a result.
+``<out>/results/<key>.json`` (a ``BatchRow``) and ``<runs>/<run_id>/`` (the review's run directory,
+sent back from the node that ran it; the command line puts it in the one run store). A result file
+is written atomically after its run directory is in place, so a driver killed at any point resumes by
+skipping exactly the submissions with a result.
 """
 
 from __future__ import annotations
@@ -47,10 +48,13 @@ def key_for(submission: Path) -> str:
 
 
 class BatchStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, runs: Path | None = None) -> None:
+        """``runs``: where the reviews' run directories go; the command line passes the run store
+        (``--runs-dir``, default .kreview/runs) so that ``kreview runs``, ``show`` and ``serve`` list them
+        beside every other review. Default: ``<root>/runs``."""
         self.root = Path(root).resolve()
         self.results = self.root / "results"
-        self.runs = self.root / "runs"
+        self.runs = Path(runs).resolve() if runs is not None else self.root / "runs"
         self.results.mkdir(parents=True, exist_ok=True)
         self.runs.mkdir(parents=True, exist_ok=True)
 

@@ -9,7 +9,19 @@ from typing import Annotated, Optional
 
 import typer
 
-from reviewer.cli.common import DeviceOpt, MemoryMb, Only, Skip, Timeout, _guard, app, configure, err, examples
+from reviewer.cli.common import (
+    DeviceOpt,
+    MemoryMb,
+    Only,
+    RunsDir,
+    Skip,
+    Timeout,
+    _guard,
+    app,
+    configure,
+    err,
+    examples,
+)
 from reviewer.core.errors import UsageError
 
 
@@ -30,6 +42,10 @@ Address = Annotated[Optional[str], typer.Option("--address", help="Ray cluster: 
                                                  "[default: start a one-node cluster here]")]
 
 
+def width(rows) -> int:
+    return max([len("submission"), *(len(r.submission) for r in rows)])
+
+
 def warn(message: str) -> None:
     err.print(f"[yellow]{message}[/]", highlight=False, soft_wrap=True)
 
@@ -44,8 +60,9 @@ def batch(
     address: Address = None,
     workers: Annotated[int, typer.Option(help="local: parallel review processes; ray without --address: "
                                          "CPUs of the one-node cluster it starts (1: all of them)")] = 1,
-    out: Annotated[Optional[Path], typer.Option(help="batch store (results/ and runs/) "
+    out: Annotated[Optional[Path], typer.Option(help="batch results (results/, for resuming) "
                                                 "[.kreview/batches/<name>]")] = None,
+    runs_dir: RunsDir = None,
     fmt: Annotated[BatchFormat, typer.Option("--format", help="results table on stdout")] = BatchFormat.text,
     force: Annotated[bool, typer.Option("--force", help="review again what the store already has")] = False,
     retry_failed: Annotated[bool, typer.Option("--retry-failed", help="review again the reviewer failures "
@@ -70,7 +87,10 @@ def batch(
         if cpus_per_review <= 0 or memory_mb_per_review <= 0:
             raise UsageError("--cpus-per-review and --memory-mb-per-review must be positive")
         paths = discover(target)
-        store = BatchStore(out or Path(".kreview/batches") / target.resolve().name)
+        from reviewer.core.config import default_runs_dir
+
+        # the reviews join the one run store: kreview runs, show and serve list them with every other run
+        store = BatchStore(out or Path(".kreview/batches") / target.resolve().name, runs=runs_dir or default_runs_dir())
         config = configure(cli=dict(seed=seed, device=device, signoff=False,
                                     timeout=timeout, memory_mb=memory_mb, skip=list(skip or []),
                                     only=list(only) if only else None))
@@ -88,13 +108,15 @@ def batch(
         elif fmt is BatchFormat.csv:
             sys.stdout.write(rows_csv(rows))
         else:
+            sys.stdout.write(f"{'verdict':<20} {'submission':<{width(rows)}}  run (kreview show RUN) or error\n")
             for r in rows:
                 what = r.overall if r.status == "reviewed" else r.status
                 detail = r.run_id or next(iter((r.error or "").strip().splitlines()), "")
-                sys.stdout.write(f"{what:<20} {r.submission}  {detail}\n")
+                sys.stdout.write(f"{what:<20} {r.submission:<{width(rows)}}  {detail}\n")
         counts = failure_summary(rows)
         if not quiet:
-            err.print(f"[dim]{', '.join(f'{k}: {v}' for k, v in counts.items())}; store {store.root}[/]",
+            err.print(f"[dim]{', '.join(f'{k}: {v}' for k, v in counts.items())}; results {store.root}; runs "
+                      f"{store.runs} (kreview runs)[/]",
                       highlight=False, soft_wrap=True)
         if counts.get("reviewer_failure"):
             raise typer.Exit(1)

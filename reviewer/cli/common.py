@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any, Optional, get_args
 
 import typer
+import typer.core
 from pydantic import BaseModel
 from rich.console import Console
 from rich.markdown import Markdown
@@ -27,9 +28,55 @@ from reviewer.core.config import (
 from reviewer.core.errors import KReviewError, ReviewTerminated, UsageError
 from reviewer.core.limits import SandboxLimits
 
-app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
-                  rich_markup_mode="rich")
 err = Console(stderr=True)
+
+try:  # typer 0.2x carries its own copy of click; its exceptions are the ones raised
+    from typer._click import exceptions as _cx
+except ImportError:  # pragma: no cover - a typer that uses the click package
+    from click import exceptions as _cx
+
+# Rationale: the validation libraries word their messages for programmers; a user reads ours.
+_LIBRARY_NOISE = re.compile(r"\s*For further information visit https?://errors\.pydantic\.dev\S*|"
+                            r"(?:(?<=: )|(?<=\n  )|^)(Value|Assertion) error, |\s*\[type=[a-z_]+, input_value=.*?\]|"
+                            r"\d+ validation errors? for \w+\n?")
+
+
+def plain_message(text: str) -> str:
+    """A message without validation-library internals (its error kinds, help links, 'Value error,')."""
+    return _LIBRARY_NOISE.sub("", text)
+
+
+def _usage(exc: _cx.ClickException) -> None:
+    """A bad command line, said in the one error style of ``_fail``, with the command's help to read."""
+    ctx = getattr(exc, "ctx", None)
+    hint = f"\nsee: {ctx.command_path} --help" if ctx is not None else ""
+    err.print(f"[bold red]error[/] (usage_error): {escape(plain_message(exc.format_message()))}{escape(hint)}",
+              highlight=False, soft_wrap=True)
+
+
+class _App(typer.core.TyperGroup):
+    """The root command: click's usage errors (bad option values, unknown options) in our error style
+    instead of a boxed panel, with the same exit status (2)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None,  # type: ignore[override]
+             standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _cx.NoArgsIsHelpError:  # bare `kreview`: the help, as before
+            return super().main(args, prog_name, complete_var, standalone_mode=True, **extra)
+        except _cx.ClickException as exc:
+            _usage(exc)
+            sys.exit(exc.exit_code)
+        except typer.Abort:
+            err.print("aborted", highlight=False)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+app = typer.Typer(cls=_App, no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
+                  rich_markup_mode="rich")
 
 
 def _version(value: bool) -> None:
@@ -176,19 +223,21 @@ def configure(**layers: Any) -> ReviewConfig:
         lines = []
         for e in exc.errors():
             where = ".".join(str(p) for p in e["loc"])
-            lines.append(f"Invalid value for '--{flags.get(where, where).replace('_', '-')}': {e['msg']}")
+            lines.append(f"Invalid value for '--{flags.get(where, where).replace('_', '-')}': "
+                         f"{plain_message(e['msg'])}")
         raise UsageError("\n".join(lines)) from None
 
 
 def _fail(exc: KReviewError) -> typer.Exit:
-    err.print(f"[bold red]error[/] ({exc.status}): {escape(str(exc))}", highlight=False, soft_wrap=True)
+    err.print(f"[bold red]error[/] ({exc.status}): {escape(plain_message(str(exc)))}", highlight=False,
+              soft_wrap=True)
     return typer.Exit(exc.exit_code)
 
 
 MACHINE = (OutFormat.json, OutFormat.sarif, OutFormat.junit)
 
 
-def _emit(review, fmt: OutFormat) -> None:
+def _emit(review, fmt: OutFormat, *, verbose: bool = False) -> None:
     _annotate(review, fmt)
     if fmt is OutFormat.json:
         sys.stdout.write(review.model_dump_json(indent=2) + "\n")
@@ -205,12 +254,17 @@ def _emit(review, fmt: OutFormat) -> None:
 
         sys.stdout.write(to_junit(review))
         return
-    md = review.draft.markdown if review.draft and review.draft.markdown else ""
-    if not md:
-        from reviewer.drafting.render import render_markdown
+    if fmt is OutFormat.text:  # plain text on a terminal and off it alike: Markdown only when asked for
+        from reviewer.formats.text import render_text
 
-        md = render_markdown(review)
-    if fmt is OutFormat.text and sys.stdout.isatty():
+        sys.stdout.write(render_text(review, verbose=verbose))
+        return
+    from reviewer.drafting.render import render_markdown
+
+    # the draft as published: a sign-off's edited text, else the review rendered afresh
+    edited = review.signoff is not None and review.signoff.edited and review.draft and review.draft.markdown
+    md = review.draft.markdown if edited else render_markdown(review)
+    if sys.stdout.isatty():
         print_markdown(Console(), md)
     else:
         sys.stdout.write(md + "\n")

@@ -39,6 +39,8 @@ from reviewer.core.errors import UsageError
 
 Atol = Annotated[Optional[float], setting("--atol", help="absolute tolerance override", model=Tolerance, name="atol")]
 Rtol = Annotated[Optional[float], setting("--rtol", help="relative tolerance override", model=Tolerance, name="rtol")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="text: every check, its evidence and rerun "
+                                                              "command (default: what failed, then a summary)")]
 TargetOpt = Annotated[Optional[str], typer.Option("--target", help="GPU the review targets (H100, H200, A100, A10G, "
                                                  "L4), over the submission's \\[target]: the virtual device answers "
                                                  "as it")]
@@ -69,8 +71,10 @@ def target_gpu(name: str | None) -> str | None:
     except ValueError as exc:
         raise UsageError(f"--{exc}") from None
 
-@app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off."
+@app.command(help="Review a submission: gather evidence, judge it, draft the assessment, stop for sign-off "
+                   "(--author: an author's own check, not queued)."
                    + examples("kreview review examples/softmax_triton",
+                              "kreview review examples/softmax_triton --author",
                               "kreview review kernels/relu --format json --seed 0 --fail-on reject",
                               "kreview review kernels/relu --only correctness --only generality --atol 1e-4",
                               "kreview review kernels/relu --llm openai --model gpt-4o"))
@@ -92,7 +96,9 @@ def review(
                                             model=RunSettings, name="seeds")] = None,
     atol: Atol = None,
     rtol: Rtol = None,
-    no_signoff: Annotated[bool, typer.Option("--no-signoff", help="finish without the human sign-off stop")] = False,
+    no_signoff: Annotated[bool, typer.Option("--no-signoff", "--author", help="an author's check (and CI): finish "
+                                             "without the human sign-off stop, no entry in the sign-off queue "
+                                             "(default: a reviewer's review, queued for sign-off)")] = False,
     skip: Skip = None,
     only: Only = None,
     llm: Annotated[Optional[LLMProvider], setting("--llm", help="drafter and source reader (none: offline)",
@@ -105,6 +111,7 @@ def review(
                                                model=RunSettings, name="budget")] = None,
     target: TargetOpt = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
+    verbose: Verbose = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
 ) -> None:
@@ -142,11 +149,14 @@ def review(
             drafter = make_drafter(config.llm)
         with reporter(quiet) as progress:
             result = start_review(path, config, progress=progress, drafter=drafter)
-        _emit(result, fmt)
+        _emit(result, fmt, verbose=verbose)
         if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
-            err.print(f"[dim]run {result.run_id} awaits sign-off: kreview signoff {result.run_id} "
-                      f"--approve|--reject --by NAME (or kreview serve)[/]", markup=True, highlight=False,
-                      soft_wrap=True)
+            err.print(f"[dim]reviewer mode: run {result.run_id} is queued for sign-off: kreview signoff "
+                      f"{result.run_id} --approve|--reject --by NAME (or kreview serve). Checking your own "
+                      f"kernel? --author leaves no queue entry.[/]", markup=True, highlight=False, soft_wrap=True)
+        elif fmt not in MACHINE and not quiet and result.status == "completed":
+            err.print("[dim]author mode (--author/--no-signoff): nothing queued for sign-off; without the flag the "
+                      "review is queued for a reviewer's decision.[/]", markup=True, highlight=False, soft_wrap=True)
         if not quiet:
             err.print(f"[dim]run folder: {escape(result.run_dir)}[/]", markup=True, highlight=False)
         if fail_on is FailOn.reject and result.overall == "reject":
@@ -188,24 +198,44 @@ def signoff(
 
 
 @app.command(help="Print a stored run." + examples("kreview show 20261202-152522-1ab99d",
+                                                   "kreview show 20261202-152522-1ab99d -v",
                                                    "kreview show 20261202-152522-1ab99d --format json"))
 def show(
     run: Annotated[str, typer.Argument(help="run id or run directory")],
     runs_dir: RunsDir = None,
     fmt: Annotated[OutFormat, typer.Option("--format", help="output on stdout")] = OutFormat.text,
+    verbose: Verbose = False,
 ) -> None:
     def go() -> None:
         from reviewer.api import show as do_show
 
-        _emit(do_show(run, runs_dir or default_runs_dir()), fmt)
+        _emit(do_show(run, runs_dir or default_runs_dir()), fmt, verbose=verbose)
 
     _guard(go)
 
 
-@app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces."
+def reproduced(items: list, tool: str, original: str | None) -> list:
+    """The rerun's evidence, with the item that reproduces ``original`` (an id of the review) under that id:
+    the item of the same id, else the tool's only item (a one-case rerun numbers its items from 1)."""
+    if original is None:
+        return items
+    if original.rsplit("-", 1)[0] != tool:
+        raise UsageError(f"--evidence {original} is not an item of --tool {tool}")
+    mine = [e for e in items if e.tool == tool]
+    match = next((e for e in mine if e.id == original), mine[0] if len(mine) == 1 else None)
+    if match is None:
+        err.print(f"[yellow]note[/]: the rerun gave {len(mine)} {tool} items; none is {original} by number, so "
+                  "each keeps its own id", highlight=False, soft_wrap=True)
+        return items
+    return [e.model_copy(update={"id": original}) if e is match else e for e in items]
+
+
+@app.command(help="Rerun one tool (optionally on one case) and print the evidence it produces; exit 1 when an "
+                  "item of the tool fails (so `git bisect run` works)."
                    + examples("kreview rerun examples/softmax_triton --tool correctness",
                               "kreview rerun examples/gelu_triton_buggy --tool correctness "
-                              "--case '{\"id\":\"correctness-0-0\",\"seed\":1}'"))
+                              "--case '{\"id\":\"correctness-0-0\",\"seed\":1}' --evidence correctness-1",
+                              "git bisect run kreview rerun examples/gelu_triton_buggy --tool correctness"))
 def rerun(
     path: Annotated[Path, typer.Argument(help="submission directory, or a run id (prefix) to rerun on its submission")],
     tool: Annotated[str, typer.Option(help="tool to run", callback=lambda v: tool_names([v])[0])] = "correctness",
@@ -224,6 +254,9 @@ def rerun(
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "sandbox")] = False,
     runs_dir: RunsDir = None,
+    evidence: Annotated[Optional[str], typer.Option("--evidence", metavar="ID",
+                                                    help="the review's evidence id this rerun reproduces: the item "
+                                                         "is printed under that id")] = None,
 ) -> None:
     def go() -> None:
         from reviewer.device import detect_device
@@ -278,11 +311,16 @@ def rerun(
                 raise UsageError(str(exc)) from exc
             finally:
                 ctx.session.close()
+            items = reproduced(ctx.evidence, tool, evidence)
             if fmt is OutFormat.json:
-                sys.stdout.write(json.dumps([e.model_dump(mode="json") for e in ctx.evidence], indent=2) + "\n")
+                sys.stdout.write(json.dumps([e.model_dump(mode="json") for e in items], indent=2) + "\n")
             else:
-                for e in ctx.evidence:
-                    sys.stdout.write(f"{e.id} [{e.outcome}] {e.summary}\n")
+                from reviewer.formats.text import rerun_report
+
+                sys.stdout.write(rerun_report(items, tool))
+            judged = [e for e in items if e.id == evidence] or [e for e in items if e.tool == tool]
+            if any(e.outcome == "fail" for e in judged):
+                raise typer.Exit(1)  # the item still fails: `git bisect run kreview rerun ...` marks the commit bad
 
     _guard(go)
 

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from enum import Enum
+from typing import Annotated, get_args
 
 import typer
 from rich.markup import escape
 
-from reviewer.cli.common import OutFormat, RunsDir, _guard, app, err, examples
+from reviewer.cli.common import RunsDir, _guard, app, err, examples
 from reviewer.core.config import default_runs_dir
+
+
+class RunsFormat(str, Enum):
+    """A listing is text or JSON (sarif/junit/markdown describe one review: refused, not printed as text)."""
+
+    text = "text"
+    json = "json"
+
 
 
 @app.command(help='List stored runs, newest first, with status and verdict; --prune removes stale ones.'
@@ -19,17 +28,22 @@ from reviewer.core.config import default_runs_dir
                               "kreview runs --prune --dry-run"))
 def runs(
     runs_dir: RunsDir = None,
-    status: Annotated[str | None, typer.Option(help="only runs with this status (awaiting_signoff, approved, ...)")] = None,
+    status: Annotated[str | None, typer.Option(help="only runs with this status (awaiting_signoff, approved, "
+                                                    "rejected, completed, failed, incomplete, unreadable)")] = None,
     prune: Annotated[bool, typer.Option("--prune", help="delete runs that never reached a draft (and, with "
                                                           "--older-than, finished runs older than that)")] = False,
     older_than: Annotated[float | None, typer.Option("--older-than", help="days; with --prune")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="with --prune: list what would go, delete nothing")] = False,
-    fmt: Annotated[OutFormat, typer.Option("--format", help="text or json")] = OutFormat.text,
+    fmt: Annotated[RunsFormat, typer.Option("--format", help="output on stdout")] = RunsFormat.text,
 ) -> None:
 
     def go() -> None:
         from reviewer.core.errors import UsageError
-        from reviewer.runstore import human_age, list_runs, prunable, remove_run
+        from reviewer.runstore import State, human_age, list_runs, prunable, remove_run
+
+        if status is not None and status not in get_args(State):
+            raise UsageError(f"Invalid value for '--status': {status!r} is not one of "
+                             f"{', '.join(repr(s) for s in get_args(State))}")
 
         if older_than is not None and not prune:
             raise UsageError("--older-than only goes with --prune")
@@ -50,7 +64,7 @@ def runs(
             return
         if status:
             found = [r for r in found if r.status == status]
-        if fmt is OutFormat.json:
+        if fmt is RunsFormat.json:
             sys.stdout.write(json.dumps([r.model_dump() for r in found], indent=2) + "\n")
             return
         if not found:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from reviewer.drafting.escape import md_code, md_text
-from reviewer.core.models import Claim, Review
+from reviewer.core.models import Claim, Finding, Review
+from reviewer.formats.text import deciding, group, rerun_command, smallest_case, where
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
 _STATUS = {
@@ -26,6 +27,50 @@ def _cell(text: str, limit: int = 160) -> str:
     return md_text(text)
 
 
+def _act_on(review: Review) -> list[str]:
+    """Per failed or unverified criterion: the cause (same defect at the same place once, with a count),
+    where, the smallest failing case and its rerun command."""
+    by_id = review.evidence_by_id()
+    open_ = sorted((c for c in review.criteria if c.verdict in ("fail", "unverified")),
+                   key=lambda c: (c.verdict != "fail", not c.required))
+    lines: list[str] = []
+    for c in open_:
+        groups = group(deciding(c, by_id), review.findings)
+        opt = "" if c.required else " (optional)"
+        if not groups:
+            lines.append(f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: {_cell(c.summary)}")
+        for g in groups:
+            e = g.first
+            count = f" ×{len(g.items)}" if len(g.items) > 1 else ""
+            lines.append(f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: {_cell(e.summary)} "
+                         f"\\[{md_text(g.ids)}\\]{count}")
+            places = where(e, review.findings)
+            case = smallest_case(e)
+            if places or case:
+                lines.append("  - " + " · ".join([f"at {', '.join(md_code(p) for p in places)}"] * bool(places)
+                                               + [f"smallest case: {md_text(case)}"] * bool(case)))
+            if e.rerun and e.defect != "not_assessed":
+                lines.append(f"  - rerun: {md_code(rerun_command(e))}")
+    return lines + [""] if lines else []
+
+
+def _findings(findings: list[Finding]) -> list[str]:
+    """Findings with the same category at the same lines said once, with a count."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.category, tuple(f"{s.file}:{s.start_line}" for s in f.spans)), []).append(f)
+    lines = []
+    for (category, places), fs in groups.items():
+        f = fs[0]
+        confirmed = sorted({i for x in fs for i in x.confirmed_by})
+        conf = f" (confirmed by {', '.join(confirmed)})" if confirmed else " (not confirmed by a tool)"
+        count = f" ×{len(fs)}" if len(fs) > 1 else ""
+        at = " ".join(md_code(p) for p in dict.fromkeys(places))
+        lines.append(f"- **{md_text(category)}**{count} ({f.severity}, {f.origin}){md_text(conf)}: "
+                     f"{md_text(f.message)} {at}".rstrip())
+    return lines
+
+
 def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     sub = review.submission
     env = review.environment
@@ -39,9 +84,13 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
         f"**Overall: {review.overall}** — {md_text(review.overall_reason)}",
         "",
     ]
+    if env.get("selection"):
+        lines += [f"*{md_text(env['selection'])}*", ""]
+    lines += _act_on(review)
     draft = review.draft
     if draft and draft.headline:
-        lines += [_claim(c) for c in draft.headline] + [""]
+        # a finding is said once, under Concerns
+        lines += [_claim(c) for c in draft.headline if not c.text.startswith("Finding: ")] + [""]
     lines += ["| criterion | verdict | summary | evidence |", "|---|---|---|---|"]
     for c in review.criteria:
         ev = ", ".join(c.evidence[:6]) + (" …" if len(c.evidence) > 6 else "")
@@ -56,13 +105,7 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
             lines += [f"## {md_text(crit.title)} — {_MARK[s.verdict]}", ""]
             lines += [_claim(c) for c in s.claims] + [""]
         if review.findings:
-            lines += ["## Findings", ""]
-            for f in review.findings:
-                where = ", ".join(md_code(f"{s.file}:{s.start_line}") for s in f.spans)
-                conf = f" (confirmed by {', '.join(f.confirmed_by)})" if f.confirmed_by else " (not confirmed by a tool)"
-                lines.append(f"- **{md_text(f.category)}** ({f.severity}, {f.origin}){md_text(conf)}: "
-                             f"{md_text(f.message)} {where}".rstrip())
-            lines.append("")
+            lines += ["## Concerns (do not decide a verdict)", ""] + _findings(review.findings) + [""]
         if draft.notes:
             lines += ["## Notes", ""] + [f"- {md_text(n)}" for n in draft.notes] + [""]
         if draft.removed:
@@ -74,7 +117,7 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
         lines += ["", "Rerun any item:", ""]
         for e in review.evidence:
             if e.rerun:
-                lines.append(f"- {md_code(e.id)}: {md_code(e.rerun)}")
+                lines.append(f"- {md_code(e.id)}: {md_code(rerun_command(e))}")
         lines.append("")
     if review.signoff:
         s = review.signoff

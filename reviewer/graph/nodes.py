@@ -23,7 +23,7 @@ from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMU
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 from tools.engine.registry import ordered_tools
 from tools.engine.review_plan import ReviewPlan
-from reviewer.rubric import judge, load_rubric, overall
+from reviewer.rubric import judge, load_rubric, overall, prerequisite_tools
 from reviewer.runs import write_review
 from tools.engine.tool import Tool
 from tools.engine.sandbox.isolation import isolation
@@ -70,9 +70,20 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
     # Rationale: a tool the user switched off says nothing about the submission, so its criteria
     # stay unverified; only a tool that does not apply to this submission makes one not_applicable.
     chosen, skipped, not_applicable = [], {}, {}
+    only, update = rc.config.only, {}
+    if only is not None:  # --only: with the tools its criteria need to be judged at all (and said so)
+        from tools.engine.registry import declared_criteria
+
+        rubric = rc.rubric or load_rubric(rc.config.rubric, tools=declared_criteria())
+        added = {t: why for t, why in prerequisite_tools(rubric, only, declared_criteria()).items()
+                 if t not in rc.config.skip}
+        only = [*only, *added]
+        if added:
+            note = "; ".join(f"{t} ({why})" for t, why in added.items())
+            update["environment"] = {**state.get("environment", {}), "selection": f"--only also ran {note}"}
     for cls in ordered_tools():
         name = cls.name
-        if rc.config.only is not None and name not in rc.config.only:
+        if only is not None and name not in only:
             skipped[name] = "not selected (--only)"
             continue
         if name in rc.config.skip:
@@ -84,7 +95,7 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         else:
             chosen.append(name)
     plan = ReviewPlan(tools=chosen, skipped=skipped)
-    update: State = {"not_applicable": not_applicable}
+    update["not_applicable"] = not_applicable
     if any(cls.prelaunch for cls in ordered_tools() if cls.name in chosen) and ctx.setup.can_run and ctx.submission.syntax_error is None:
         # Rationale: the first tool imports the submission and runs the reference; their sandbox
         # children start now (torch imports) while the source-reading model plans. Same children,

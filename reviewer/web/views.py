@@ -106,10 +106,14 @@ class EvidenceView(BaseModel):
     ev: Evidence
     numbers: list[tuple[str, str]]
     detail: str
+    shown: str = ""
+    """The label drawn: the outcome, or ``concern`` for an item that found something without deciding the
+    verdict (a passing item naming a defect, a failing one its criterion does not fail on)."""
 
 
-def evidence_view(e: Evidence) -> EvidenceView:
-    return EvidenceView(ev=e, numbers=_scalars(e.result),
+def evidence_view(e: Evidence, verdict: str = "") -> EvidenceView:
+    concern = bool(e.defect) and (e.outcome == "pass" or (e.outcome == "fail" and verdict not in ("", "fail")))
+    return EvidenceView(ev=e, numbers=_scalars(e.result), shown="concern" if concern else e.outcome,
                         detail=json.dumps({"inputs": e.inputs, "config": e.config, "result": e.result}, indent=2,
                                           default=str)[:60000])
 
@@ -126,7 +130,7 @@ class CriterionView(BaseModel):
 def criteria_views(review: Review) -> list[CriterionView]:
     by_id = review.evidence_by_id()
     return [CriterionView(id=c.id, title=c.title, verdict=c.verdict, summary=c.summary, required=c.required,
-                          evidence=[evidence_view(by_id[i]) for i in c.evidence if i in by_id])
+                          evidence=[evidence_view(by_id[i], c.verdict) for i in c.evidence if i in by_id])
             for c in review.criteria]
 
 

@@ -39,6 +39,8 @@ SOFTMAX = str(EXAMPLES / "softmax_triton")
     (["calibrate", "eval_sets/planted", "--workers", "0"], "--workers"),
     (["calibrate", "eval_sets/planted", "--baseline", "kernelbook"], "--baseline"),
     (["diff", "main", "HEAD", "--max-comments", "-1"], "--max-comments"),
+    (["runs", "--status", "bogus"], "--status"),
+    (["runs", "--format", "sarif"], "--format"),
 ])
 def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> None:
     res = _invoke(*args)
@@ -46,6 +48,9 @@ def test_bad_option_values_are_usage_errors(args: list[str], option: str) -> Non
     out = _flat(res.output)
     assert f"Invalid value for '{option}'" in out or f"Invalid value for {option}" in out, out
     assert "Traceback" not in res.output
+    # one error style, in our words: no boxed panel, no validation-library wording or help links
+    assert out.startswith("error (") and "╭" not in res.output, out
+    assert "Value error," not in out and "pydantic" not in out and "[type=" not in out, out
 
 
 def test_a_gpu_the_machine_lacks_is_a_usage_error_before_anything_runs() -> None:

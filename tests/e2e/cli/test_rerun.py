@@ -36,7 +36,7 @@ def test_generality_rerun_reproduces_the_smallest_failing_configuration(tmp_path
     argv = shlex.split(item.rerun)
     assert argv[:2] == ["kreview", "rerun"]
     code, items = _probe(argv[1:])
-    assert code == 0, items
+    assert code == 1, items  # the item still fails: exit 1, as git bisect run reads it
     assert len(items) == 1 and items[0]["outcome"] == "fail" and items[0]["defect"] == item.defect
     def same(case: dict) -> dict:
         return {k: v for k, v in case.items() if k != "label"}  # the label is not part of --case
@@ -49,7 +49,7 @@ def test_numerics_probe_reruns_one_probe_by_id(tmp_path: Path) -> None:
     sub = materialize(KERNELS / "softmax" / "bad_no_max_subtraction.py", tmp_path / "sub")
     case = {"id": "numerics-large_magnitude", "seed": 5, "transforms": [{"kind": "scale", "args": {"factor": 1e3}}]}
     code, items = _probe(["rerun", str(sub), "--tool", "numerics", "--case", json.dumps(case)])
-    assert code == 0 and len(items) == 1, items
+    assert code == 1 and len(items) == 1, items
     assert items[0]["outcome"] == "fail" and items[0]["defect"] == "large_magnitude"
     code, items = _probe(["rerun", str(sub), "--tool", "numerics", "--case", json.dumps({"id": "numerics-determinism",
                                                                                             "seed": 5})])

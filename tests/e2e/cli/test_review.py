@@ -55,9 +55,10 @@ def test_rerun_command_reproduces_the_evidence(buggy_review) -> None:
     args = item["rerun"].split(" ", 2)[2]  # drop "kreview rerun"
     import shlex
 
-    proc = _run(["rerun", *shlex.split(args), "--format", "json"], tmp)
-    assert proc.returncode == 0, proc.stderr
+    proc = _run(["rerun", *shlex.split(args), "--evidence", item["id"], "--format", "json"], tmp)
+    assert proc.returncode == 1, proc.stderr  # the failure is reproduced: exit 1 (git bisect run reads it)
     again = json.loads(proc.stdout)[0]
+    assert again["id"] == item["id"]  # under the review's own id
     assert again["outcome"] == "fail"
     cmp_a = item["result"]["comparison"]["outputs"][0]
     cmp_b = again["result"]["comparison"]["outputs"][0]

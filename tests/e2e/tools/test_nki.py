@@ -77,6 +77,6 @@ def test_rerun_command_reproduces_the_item(tmp_path: Path, config: ReviewConfig)
     argv = shlex.split(item.rerun)
     assert argv[:2] == ["kreview", "rerun"]
     done = CliRunner().invoke(app, [*argv[1:], "--format", "json"])
-    assert done.exit_code == 0, done.output
+    assert done.exit_code == 1, done.output  # reproduces the failure
     again = [e for e in json.loads(done.output) if e["outcome"] == "fail"]
     assert [(e["defect"], e["summary"]) for e in again] == [(item.defect, item.summary)]

@@ -44,7 +44,7 @@ def check_port(run: Reviewed) -> None:
     argv = shlex.split(item.rerun)
     assert argv[:2] == ["kreview", "rerun"] and "--case" in argv
     res = CliRunner().invoke(app, [*argv[1:], "--format", "json"])
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # reproduces the failure
     again = [e for e in json.loads(res.output) if e["tool"] == "port" and e["outcome"] == "fail"]
     assert len(again) == 1
     sides = again[0]["result"]["check"]["sides"]

@@ -99,3 +99,15 @@ def test_not_applicable_only_when_every_tool_does_not_apply(tmp_path: Path) -> N
     assert c.verdict == "not_applicable"
     c = judge(r, [], {"memcheck": "not a Triton kernel"})[0]
     assert c.verdict == "unverified"
+
+
+def test_only_a_criterion_brings_the_tools_its_required_criteria_need() -> None:
+    from reviewer.rubric import prerequisite_tools
+
+    tools = declared_criteria()
+    rubric = load_rubric(tools=tools)
+    assert prerequisite_tools(rubric, ["correctness"], tools) == {"builds": "correctness requires builds"}
+    # performance requires correctness, which requires builds: both come along, each with its reason
+    added = prerequisite_tools(rubric, ["benchmark"], tools)
+    assert added == {"correctness": "performance requires correctness", "builds": "correctness requires builds"}
+    assert prerequisite_tools(rubric, ["builds", "correctness"], tools) == {}

@@ -57,3 +57,28 @@ def test_plain_reporter_and_quiet() -> None:
     with reporter(True, stream=buf) as say:
         assert say is None
     assert outcome_summary([]) == "no evidence"
+
+
+def test_error_messages_lose_the_validation_librarys_internals() -> None:
+    from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+    from reviewer.cli.common import plain_message
+
+    class _Cfg(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        fmt: str = "text"
+
+        @field_validator("fmt")
+        @classmethod
+        def _known(cls, v: str) -> str:
+            if v not in ("text", "json"):
+                raise ValueError(f"{v!r} is not one of 'text', 'json'")
+            return v
+
+    try:
+        _Cfg.model_validate({"fmt": "xml", "bogus": 1})
+    except ValidationError as exc:
+        out = plain_message(f"kreview.toml is not a valid kreview configuration:\n{exc}")
+    assert "'xml' is not one of 'text', 'json'" in out and "Extra inputs are not permitted" in out
+    for noise in ("errors.pydantic.dev", "Value error,", "[type=", "validation error for", "_Cfg"):
+        assert noise not in out, (noise, out)
