@@ -36,6 +36,7 @@ from tools.engine.backends.base import (
     StaticFinding,
 )
 from tools.engine.runsetup import DeviceInfo, RunSetup
+import tools.engine.sandbox.safe_files as safe_files
 
 if TYPE_CHECKING:
     from reviewer.core.submission import Submission
@@ -48,6 +49,8 @@ DEFAULT_ARCHS = ("sm_90",)
 # Rationale: nvcc of one load_inline source with the torch headers took 22 s on a loaded 2-core
 # machine (measured); three times that before calling it a hang.
 NVCC_TIMEOUT_S = 180.0
+# the sanitizer's log is read back from the child's folder: bounded
+_LOG_CAP = 64 * 2**20
 _NO_GPU = "CUDA C kernels need a CUDA device and a CUDA build of torch; this machine has neither"
 
 
@@ -332,7 +335,11 @@ class CudaBackend(Backend):
                                          "startup_timeout_s": max(base.startup_timeout_s * 4, 600.0)})
         run, folder = ctx.session.side_run(f"sanitizer-{mode.name}", case, ref, wrapper=wrapper, limits=limits,
                                            env_extra=env)
-        text = (folder / log).read_text(errors="replace") if (folder / log).exists() else ""
+        try:
+            # the child's folder: read without following a link or blocking on a FIFO it left there
+            text = safe_files.read_bytes(folder / log, anchor=ctx.session.root, cap=_LOG_CAP).decode(errors="replace")
+        except OSError:
+            text = ""
         count, defects = parse_sanitizer_log(text, mode.name, _line_mapper(ctx.submission))
         data = {"errors": count, "log_tail": text[-4000:], "exit_code": run.meta.get("exit_code")}
         result = ModeRun(call=run.call, outputs=run.outputs if run.ok else None, defects=defects, data=data)
