@@ -130,6 +130,89 @@ def test_encoded_secrets_have_nothing_to_encode(tmp_path, config, monkeypatch) -
     assert not [e for e in _encodings(secret) if e in text]
 
 
+def test_names_swapped_for_links_in_the_childs_folders_are_never_followed_by_the_reviewer(tmp_path, config) -> None:
+    host = tmp_path / "host"
+    host.mkdir()
+    write = host / "appended.txt"  # the old stdout.log: the child's output appended to a host file
+    secret = "kreview-host-file-" + uuid.uuid4().hex
+    read = host / "secret.txt"  # the old stderr.log: a host file read into the evidence
+    read.write_text(secret)
+    folder = host / "folder"  # the old .etc and transfer folders: files written into a host folder
+    folder.mkdir()
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "parent_path_swap.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"write": str(write), "read": str(read), "folder": str(folder)}))
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        runs = [ctx.session.run_submission(case, ctx.session.reference(case)) for _ in range(2)]
+    finally:
+        ctx.session.close()
+    for run in runs:  # the child's own crash, both times: a clear failure
+        assert not run.call.answered and run.call.crash is not None and run.call.crash.kind == "exit", run.call
+        assert "KREVIEW-PLANTED" in run.call.stdout_tail  # its output still comes back, from the held log
+        assert secret not in json.dumps(run.call.model_dump())
+    assert not write.exists()
+    assert read.read_text() == secret
+    assert list(folder.iterdir()) == []
+    assert secret not in "".join(p.read_text(errors="replace") for p in (tmp_path / "run").rglob("*") if p.is_file())
+
+
+def test_a_fifo_or_link_in_place_of_an_output_file_is_a_clear_failure_not_a_hang(tmp_path, config) -> None:
+    import time
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(DATA / "sandbox" / "env_probe.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    host = tmp_path / "host-secret.pt"
+    host.write_bytes(b"host")
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        run = ctx.session.run_submission(case, ref)
+        assert run.ok, run.call.failure_text()
+        # what a thread the submission left running can do between its answer and the parent's read
+        out = run.outputs_path
+        out.unlink()
+        os.mkfifo(out)
+        t0 = time.monotonic()
+        checked = ctx.session.task_check(case, ref, run)
+        assert checked is not None and checked.answered and not checked.ok
+        assert "not a regular file" in checked.failure_text()
+        with pytest.raises(OSError):
+            ctx.session.load_tensors(out)
+        out.unlink()
+        out.symlink_to(host)
+        with pytest.raises(OSError):
+            ctx.session.load_tensors(out)
+        assert time.monotonic() - t0 < 30
+    finally:
+        ctx.session.close()
+    assert host.read_bytes() == b"host"
+
+
+def test_rebinding_the_childs_reply_function_does_not_change_the_answers(tmp_path, config) -> None:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "forge_reply.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        load = ctx.session.load_submission()
+        assert load.ok, load.failure_text()
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        assert run.call.answered and run.call.ok, run.call.failure_text()
+        assert "forged" not in json.dumps(run.call.result)
+        assert run.call.result  # the harness's own answer came through
+    finally:
+        ctx.session.close()
+
+
 # -- the same attacks as an unprivileged user ------------------------------------------------------
 
 _DRIVER = r'''
