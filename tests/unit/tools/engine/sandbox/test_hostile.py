@@ -116,6 +116,11 @@ def test_a_fork_flood_stops_at_the_process_limit(tmp_path, config) -> None:
     assert 0 < got["forked"] <= PIDS_MAX
 
 
+def test_unusual_socket_families_vsock_first_are_refused(tmp_path, config) -> None:
+    got, _ = _attack(tmp_path, config, "socket_families", {})
+    assert got == {"created": [], "plain": [1, 2, 10]}
+
+
 def _encodings(secret: str) -> list[str]:
     half = len(secret) // 2
     return [secret, base64.b64encode(secret.encode()).decode(), secret[::-1], secret[:half], secret[half:]]
@@ -283,7 +288,8 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         plan = {"measure": {}, "umount_proc": {"secret": "x" * 20}, "mount_setattr": {"write": [str(base / "tools" / "planted.py"),
                                                                                       str(base / "attacks" / "planted.py")]},
                 "setns_network": {}, "read_user_files": {"files": [str(secret_file)]},
-                "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000}}
+                "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000},
+                "socket_families": {}}
         with socket.socket(socket.AF_UNIX) as server:
             server.bind(sock_path)
             server.listen(1)
@@ -301,6 +307,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         assert got["unix_socket"] == {"connected": False}
         assert got["dev_shm_persist"] == {"wrote": True} and not Path("/dev/shm", shm).exists()
         assert 0 < got["fork_flood"]["forked"] <= 512
+        assert got["socket_families"] == {"created": [], "plain": [1, 2, 10]}
         assert not (base / "tools" / "planted.py").exists() and not (base / "attacks" / "planted.py").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
