@@ -31,6 +31,7 @@ from tools.engine.sandbox.libraries import library_paths, mismatches, origins
 from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
 from reviewer.core.limits import SandboxLimits
 from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.memcg import MemoryCgroup
 from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
 from tools.engine.sandbox.seccomp_filter import filter_fd
 
@@ -95,9 +96,11 @@ def _set_pdeathsig() -> None:
 
 
 def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: PidsCgroup | None = None,
-                 nproc: int | None = None) -> None:
+                 nproc: int | None = None, memcg: MemoryCgroup | None = None) -> None:
     if cgroup is not None:
         cgroup.enter()
+    if memcg is not None:
+        memcg.enter()
     if nproc is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     # Rationale: a bounded number of open files (the default hard limit can be a million)
@@ -194,6 +197,7 @@ class SandboxWorker:
         self.writable = [self.workdir, *(Path(p) for p in writable or [])]
         self.gpu = (not address_space_limit) if gpu is None else gpu
         self._cgroup: PidsCgroup | None = None
+        self._memcg: MemoryCgroup | None = None
         self.isolation: dict[str, Any] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
@@ -258,6 +262,7 @@ class SandboxWorker:
         prefix: list[str] = []
         fds = [req_r, resp_w]
         cgroup: PidsCgroup | None = None
+        memcg: MemoryCgroup | None = None
         nproc: int | None = None
         if iso.sandboxed:
             # the files bwrap binds as the child's /etc/passwd and /etc/group, in a folder of the
@@ -270,7 +275,11 @@ class SandboxWorker:
             prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
                                    gpu=self.gpu, wrapper=self.wrapper)
             config["measure"] = probe_paths(self.workdir)
-            cgroup = PidsCgroup.create()
+            # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files)
+            budget = self.limits.memory_mb * 2**20
+            cgroup = PidsCgroup.create(memory=budget)
+            if cgroup is None or not cgroup.memory:
+                memcg = MemoryCgroup.create(budget)
             if cgroup is None and os.geteuid() != 0:
                 nproc = user_task_count() + PIDS_MAX
         cmd = [*prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
@@ -291,16 +300,17 @@ class SandboxWorker:
                 cwd=self.workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc),  # noqa: PLW1509
+                preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc, memcg),  # noqa: PLW1509
             )
         except BaseException:
-            if cgroup is not None:
-                cgroup.kill_and_remove()
+            for group in (cgroup, memcg):
+                if group is not None:
+                    group.kill_and_remove()
             raise
         finally:
             for fd in fds:
                 os.close(fd)
-        self._cgroup = cgroup
+        self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1
         self._pending_ready = True
@@ -412,8 +422,10 @@ class SandboxWorker:
     def _kill(self) -> None:
         proc = self.proc
         cgroup, self._cgroup = self._cgroup, None
-        if cgroup is not None:
-            cgroup.kill_and_remove()
+        memcg, self._memcg = self._memcg, None
+        for group in (cgroup, memcg):
+            if group is not None:
+                group.kill_and_remove()
         if proc is None:
             return
         try:
@@ -442,6 +454,7 @@ class SandboxWorker:
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
         self._trim_logs()
         out_start, err_start = _size(self._out), _size(self._err)
+        oom_before = self._budget_oom_kills()
         t0 = time.monotonic()
         try:
             view = memoryview(line)
@@ -460,6 +473,16 @@ class SandboxWorker:
             return CallResult(answered=False, crash=crash, duration_s=dt,
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         assert msg is not None
+        if self._budget_oom_kills() > oom_before:
+            # Rationale: a process of the sandbox was killed for its memory budget during this call (a
+            # forked helper, say) even though the child answered: the breach is the verdict, and the
+            # child, short of a process, is not trusted with the next request
+            self._kill()
+            crash = ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.limits.memory_mb} MiB "
+                               "(all its processes and its /tmp and /dev/shm files together) was exceeded during "
+                               "the call; a process was killed and the child stopped",
+                               stdout_tail=out_tail, stderr_tail=err_tail)
+            return CallResult(answered=False, crash=crash, duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
                           error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
 
@@ -519,6 +542,13 @@ class SandboxWorker:
             return None, self._protocol_crash(f"unexpected answer: {str(msg)[:200]}", out_start, err_start)
         return msg, None
 
+    def _budget_oom_kills(self) -> int:
+        n = 0
+        for group in (self._cgroup, self._memcg):
+            if group is not None:
+                n += group.oom_kills()
+        return n
+
     def _protocol_crash(self, why: str, out_start: int, err_start: int) -> ChildCrash:
         return ChildCrash(kind="protocol", message=f"protocol violation: {why}",
                           stdout_tail=_tail(self._out, out_start),
@@ -533,10 +563,18 @@ class SandboxWorker:
             except subprocess.TimeoutExpired:
                 self._kill()
                 code = proc.returncode
+        # counted before the cgroups go with the kill below
+        budget_oom = self._budget_oom_kills()
         # the child may have left grandchildren behind in its session
         self._kill()
         err = _tail(self._err, err_start)
         out = _tail(self._out, out_start)
+        if budget_oom:
+            return ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.limits.memory_mb} MiB "
+                              "(all its processes and its /tmp and /dev/shm files together) was exceeded; its "
+                              "processes were killed", exit_code=code,
+                              signal=signal.Signals(-code).name if code is not None and code < 0 else None,
+                              stderr_tail=err, stdout_tail=out)
         oom = any(m in err for m in _OOM_MARKERS)
         if code is not None and code < 0:
             sig = signal.Signals(-code).name

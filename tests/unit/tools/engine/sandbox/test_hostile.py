@@ -121,6 +121,37 @@ def test_unusual_socket_families_vsock_first_are_refused(tmp_path, config) -> No
     assert got == {"created": [], "plain": [1, 2, 10]}
 
 
+def test_tmpfs_is_capped_and_the_sandbox_has_one_memory_budget(tmp_path, config) -> None:
+    from tools.engine.sandbox import bwrap
+    from tools.engine.sandbox.memcg import memory_limit_kind
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "memory_budget.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"tmpfs_try_mb": bwrap.TMPFS_MB + 500}))
+    cfg = config.model_copy(update={"limits": config.limits.model_copy(update={"memory_mb": 3072})})
+    ctx = make_tool_context(load_submission(d), cfg, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        run = ctx.session.run_submission(case, ref)
+        text = run.call.error["message"]
+        got = json.loads(text.split(MARK, 1)[1])
+        if bwrap.supports("--size"):
+            assert all(0 < mb <= bwrap.TMPFS_MB for mb in got["tmpfs_mb"].values()), got
+        if "per sandbox" not in memory_limit_kind():
+            pytest.skip(f"no memory cgroup here: {memory_limit_kind()}")
+        # six forks of 600 MiB: each under RLIMIT_AS, together over the 3 GiB budget
+        targets = ctx.session.root / "submission" / "src" / "targets.json"
+        targets.write_text(json.dumps({"tmpfs_try_mb": 1, "forks": 6, "fork_mb": 600}))
+        run = ctx.session.run_submission(case, ref)
+        assert not run.call.answered and run.call.crash is not None, run.call
+        assert run.call.crash.kind == "oom" and "memory budget of 3072 MiB" in run.call.crash.message
+    finally:
+        ctx.session.close()
+
+
 def _encodings(secret: str) -> list[str]:
     half = len(secret) // 2
     return [secret, base64.b64encode(secret.encode()).decode(), secret[::-1], secret[:half], secret[half:]]
@@ -265,6 +296,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
     import pyseccomp
 
     import tools.engine.sandbox as pkg
+    from tools.engine.sandbox import bwrap
 
     base = Path(f"/tmp/kreview-unpriv-{uuid.uuid4().hex[:8]}")
     try:
@@ -289,7 +321,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
                                                                                       str(base / "attacks" / "planted.py")]},
                 "setns_network": {}, "read_user_files": {"files": [str(secret_file)]},
                 "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000},
-                "socket_families": {}}
+                "socket_families": {}, "memory_budget": {"tmpfs_try_mb": 2600}}
         with socket.socket(socket.AF_UNIX) as server:
             server.bind(sock_path)
             server.listen(1)
@@ -308,6 +340,8 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         assert got["dev_shm_persist"] == {"wrote": True} and not Path("/dev/shm", shm).exists()
         assert 0 < got["fork_flood"]["forked"] <= 512
         assert got["socket_families"] == {"created": [], "plain": [1, 2, 10]}
+        if bwrap.supports("--size"):
+            assert all(0 < mb <= bwrap.TMPFS_MB for mb in got["memory_budget"]["tmpfs_mb"].values())
         assert not (base / "tools" / "planted.py").exists() and not (base / "attacks" / "planted.py").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)
