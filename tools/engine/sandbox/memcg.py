@@ -17,6 +17,8 @@ import time
 import uuid
 from pathlib import Path
 
+from tools.engine.sandbox.pids import PidsCgroup, oom_kills
+
 
 def _v1_dirs() -> list[Path]:
     out = []
@@ -31,24 +33,8 @@ def _v1_dirs() -> list[Path]:
     return out
 
 
-def oom_kills(path: Path) -> int:
-    """The OOM kills counted in a cgroup (v1 ``memory.oom_control``, v2 ``memory.events``)."""
-    for name in ("memory.events", "memory.oom_control"):
-        try:
-            text = (path / name).read_text()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            key, _, value = line.partition(" ")
-            if key == "oom_kill" and value.strip().isdigit():
-                return int(value)
-    return 0
-
-
 def memory_limit_kind() -> str:
     """How a sandbox's memory is bounded on this machine, tried once."""
-    from tools.engine.sandbox.pids import PidsCgroup
-
     if os.geteuid() == 0:
         pids = PidsCgroup.create(memory=2**30)
         if pids is not None:

@@ -81,8 +81,6 @@ class PidsCgroup:
             os.close(fd)
 
     def oom_kills(self) -> int:
-        from tools.engine.sandbox.memcg import oom_kills
-
         return oom_kills(self.path) if self.memory else 0
 
     def kill_and_remove(self) -> None:
@@ -101,6 +99,20 @@ class PidsCgroup:
             time.sleep(0.05)
         with contextlib.suppress(OSError):
             self.path.rmdir()
+
+
+def oom_kills(path: Path) -> int:
+    """The OOM kills counted in a cgroup (v1 ``memory.oom_control``, v2 ``memory.events``)."""
+    for name in ("memory.events", "memory.oom_control"):
+        try:
+            text = (path / name).read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+    return 0
 
 
 def user_task_count() -> int:

@@ -275,8 +275,10 @@ class SandboxWorker:
             prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
                                    gpu=self.gpu, wrapper=self.wrapper)
             config["measure"] = probe_paths(self.workdir)
-            # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files)
-            budget = self.limits.memory_mb * 2**20
+            # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files).
+            # Rationale: a CUDA child has no RLIMIT_AS (UVM reserves address space for all memory) and
+            # stages inputs in host memory, so its budget is a wider backstop than a CPU child's
+            budget = self.budget_mb * 2**20
             cgroup = PidsCgroup.create(memory=budget)
             if cgroup is None or not cgroup.memory:
                 memcg = MemoryCgroup.create(budget)
@@ -478,7 +480,7 @@ class SandboxWorker:
             # forked helper, say) even though the child answered: the breach is the verdict, and the
             # child, short of a process, is not trusted with the next request
             self._kill()
-            crash = ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.limits.memory_mb} MiB "
+            crash = ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.budget_mb} MiB "
                                "(all its processes and its /tmp and /dev/shm files together) was exceeded during "
                                "the call; a process was killed and the child stopped",
                                stdout_tail=out_tail, stderr_tail=err_tail)
@@ -542,6 +544,11 @@ class SandboxWorker:
             return None, self._protocol_crash(f"unexpected answer: {str(msg)[:200]}", out_start, err_start)
         return msg, None
 
+    @property
+    def budget_mb(self) -> int:
+        """The memory budget of the whole sandbox (where a memory cgroup is available)."""
+        return self.limits.memory_mb * (1 if self.address_space_limit else 4)
+
     def _budget_oom_kills(self) -> int:
         n = 0
         for group in (self._cgroup, self._memcg):
@@ -570,7 +577,7 @@ class SandboxWorker:
         err = _tail(self._err, err_start)
         out = _tail(self._out, out_start)
         if budget_oom:
-            return ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.limits.memory_mb} MiB "
+            return ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.budget_mb} MiB "
                               "(all its processes and its /tmp and /dev/shm files together) was exceeded; its "
                               "processes were killed", exit_code=code,
                               signal=signal.Signals(-code).name if code is not None and code < 0 else None,
