@@ -39,7 +39,8 @@ def open_dir(path: Path, *, anchor: Path, create: bool = False, replace: bool = 
     """A descriptor of folder ``path`` under ``anchor``, no component a symlink (created if ``create``;
     with ``replace`` a link or file standing where a folder belongs is removed and the folder made:
     for folders that belong to the child, whose content the parent rewrites anyway)."""
-    fd = os.open(anchor, _DIR_FLAGS)
+    # the anchor itself is the parent's (a link to it, say a symlinked TMPDIR, is fine)
+    fd = os.open(anchor, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         for name in _parts(path, anchor):
             if create:

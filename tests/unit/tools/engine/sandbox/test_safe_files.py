@@ -78,3 +78,10 @@ def test_a_write_replaces_a_link_instead_of_writing_through_it(root: Path) -> No
 def test_a_path_outside_the_anchor_is_refused(root: Path) -> None:
     with pytest.raises(sf.UnsafeFile):
         sf.read_bytes(root / "child" / ".." / "host" / "secret", anchor=root / "child")
+
+
+def test_the_anchor_may_itself_be_reached_through_a_link(root: Path, tmp_path_factory) -> None:
+    link = tmp_path_factory.mktemp("links") / "root"
+    link.symlink_to(root)
+    sf.write_bytes(link / "child" / "x.pt", b"ok", anchor=link)
+    assert sf.read_bytes(link / "child" / "x.pt", anchor=link) == b"ok"
