@@ -16,7 +16,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069
 # inline Markdown: emphasis, code, links/images, table cells, strikethrough, escapes
 _INLINE = re.compile(r"([\\`*_\[\]|~!])")
 _ZWSP = "\u200b"
-_BLOCK_START = re.compile(r"^(\d*)([#>+=-]|(?<=\d)[.)])")
+# a line start Markdown reads as a block: ATX heading, list item, ordered list item, setext underline
+# or thematic break (CommonMark 4.2-4.3, 5.2); "-0.5" or "1.5 ms" are left alone
+_BLOCK_START = re.compile(r"^(\d{0,9})(#{1,6}(?=\s|$)|[+-](?=\s|$)|(?<=\d)[.)](?=\s|$)|[=-](?=[=-]*\s*$))")
 
 
 def md_text(text: object) -> str:
