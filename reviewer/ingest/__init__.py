@@ -52,6 +52,8 @@ def check_tree(root: Path) -> None:
     /dev/zero or to a file outside, a FIFO, a device, a socket) or a source file too large to read.
     git stores symlinks, so a pull request can bring one."""
     read_suffixes = source_suffixes() | _MANIFEST_SUFFIXES
+    # the directory's own name becomes the submission's name in every report
+    _check_name(Path(os.path.abspath(root)).name, Path(os.path.abspath(root)).name)
     stack = [(root, 0)]
     while stack:
         folder, depth = stack.pop()
@@ -88,7 +90,7 @@ def check_tree(root: Path) -> None:
             _check_not_binary(p, rel)
 
 
-def _check_name(name: str, rel: Path) -> None:
+def _check_name(name: str, rel: Path | str) -> None:
     """A name every output format can carry: valid UTF-8, no control characters (a newline in a
     file name would break line-based reports, invalid UTF-8 the JSON of the review)."""
     try:

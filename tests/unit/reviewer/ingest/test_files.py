@@ -148,3 +148,12 @@ def test_setuid_and_setgid_bits_do_not_survive_the_copy_into_the_sandbox(tmp_pat
     _copy_tree(d, tmp_path / "copy")
     mode = (tmp_path / "copy" / "submission.py").stat().st_mode
     assert mode & 0o7000 == 0 and mode & 0o777 == 0o755
+
+
+def test_an_odd_name_of_the_submission_directory_itself_is_a_clear_error(tmp_path) -> None:
+    d = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"sub\nmission")))
+    d.mkdir()
+    shutil.copy(SPINE / "reference.py", d / "reference.py")
+    shutil.copy(SPINE / "reference.py", d / "submission.py")
+    with pytest.raises(UnsafeSubmissionFile, match="file name"):
+        load_submission(d)
