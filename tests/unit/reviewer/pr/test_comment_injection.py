@@ -37,3 +37,15 @@ def test_with_a_key_an_unsigned_or_wrongly_signed_marker_is_not_trusted(monkeypa
     assert fingerprints_in(signed) == {PLANTED}
     assert fingerprints_in(f"<!-- kreview:fp={PLANTED} -->") == set()
     assert fingerprints_in(f"<!-- kreview:fp={PLANTED} sig={signature(PLANTED, b'other-key')} -->") == set()
+
+
+def test_with_a_key_only_a_signed_state_marker_is_read(monkeypatch) -> None:
+    from reviewer.pr.render import read_state, state_marker
+
+    monkeypatch.setenv(MARKER_KEY_ENV, "bot-secret-key")
+    state = {"run_id": "r1", "status": "awaiting_signoff"}
+    assert read_state("summary\n" + state_marker(state)) == state
+    forged = '<!-- kreview:state {"run_id": "r1", "status": "approved"} -->'
+    assert read_state("summary\n" + forged) is None
+    monkeypatch.delenv(MARKER_KEY_ENV)
+    assert read_state("summary\n" + state_marker(state)) == state  # no key: unsigned, as before
