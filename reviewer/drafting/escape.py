@@ -16,6 +16,9 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069
 # inline Markdown: emphasis, code, links/images, table cells, strikethrough, escapes
 _INLINE = re.compile(r"([\\`*_\[\]|~!])")
 _ZWSP = "\u200b"
+# a line start Markdown reads as a block: ATX heading, list item, ordered list item, setext underline
+# or thematic break (CommonMark 4.2-4.3, 5.2); "-0.5" or "1.5 ms" are left alone
+_BLOCK_START = re.compile(r"^(\d{0,9})(#{1,6}(?=\s|$)|[+-](?=\s|$)|(?<=\d)[.)](?=\s|$)|[=-](?=[=-]*\s*$))")
 
 
 def md_text(text: object) -> str:
@@ -24,7 +27,10 @@ def md_text(text: object) -> str:
     s = _INLINE.sub(r"\\\1", s)
     # mentions (@user, @org/team) and autolinks (scheme://, www.) broken by an invisible space
     s = s.replace("@", "@" + _ZWSP).replace("://", ":/" + _ZWSP + "/")
-    return re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:-1] + _ZWSP + ".", s)
+    s = re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:-1] + _ZWSP + ".", s)
+    # Rationale: placed on a line of its own (an inline PR comment's body) the text must not start a
+    # heading, quote, list or setext underline either
+    return _BLOCK_START.sub(r"\1\\\2", s)
 
 
 def md_code(text: object) -> str:

@@ -8,10 +8,30 @@ the test case's ``system-out``, so the CI view shows how to reproduce each verdi
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from reviewer.formats.common import criterion_text, deciding, places, reruns
 from reviewer.core.models import Review
+
+
+# Rationale: characters XML 1.0 cannot carry at all (an ESC from a submission's output made the whole
+# report invalid) and those that only mislead a reader (C1 controls, bidi overrides): removed
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff"
+                      "\u202a-\u202e\u2066-\u2069]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 forbids (and C1 controls, bidi overrides) removed."""
+    return _NOT_XML.sub("", text)
+
+
+def _clean(root: ET.Element) -> None:
+    for el in root.iter():
+        if el.text:
+            el.text = xml_text(el.text)
+        for k, v in el.attrib.items():
+            el.attrib[k] = xml_text(v)
 
 
 def _seconds(review: Review, criterion) -> float:
@@ -47,5 +67,6 @@ def to_junit(review: Review) -> str:
             lines += ["", "rerun:"] + rr
         if lines:
             ET.SubElement(case, "system-out").text = "\n".join(lines)
+    _clean(root)
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -9,6 +9,7 @@ them, ``review`` otherwise. Every result's ``properties`` hold its evidence ids 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reviewer import __version__
@@ -17,6 +18,21 @@ from reviewer.core.models import Review
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 _KIND = {"fail": "fail", "unverified": "review", "pass": "pass", "not_applicable": "notApplicable"}
+
+
+# Rationale: message texts quote submission output: controls (ANSI), bidi overrides and lone
+# surrogates removed; brackets escaped (SARIF §3.11.6: "[text](id)" in a plain-text message is an
+# embedded link, which a submission must not be able to make)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
+
+
+def sarif_text(text: str) -> str:
+    return re.sub(r"([\\\[\]])", r"\\\1", _CONTROL.sub("", text))
+
+
+def _clean_messages(results: list[dict[str, Any]]) -> None:
+    for r in results:
+        r["message"]["text"] = sarif_text(r["message"]["text"])
 
 
 def _location(p: Place) -> dict[str, Any]:
@@ -61,6 +77,7 @@ def to_sarif(review: Review) -> dict[str, Any]:
             "locations": [_location(p) for p in finding_places(review, f.spans)],
             "properties": {"origin": f.origin, "confirmed_by": list(f.confirmed_by)},
         })
+    _clean_messages(results)
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "kreview", "version": __version__, "semanticVersion": __version__,
                             "rules": rules}},

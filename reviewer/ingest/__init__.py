@@ -30,6 +30,14 @@ SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modu
 # the size of a dataset is not a source, and reading it must not exhaust the reviewer's memory.
 MAX_READ_BYTES = 4 * 2**20
 _MANIFEST_SUFFIXES = frozenset({".toml", ".yml", ".yaml"})
+# Rationale: compiled code the reviewer cannot read: a sourceless .pyc imports like a module, a shared
+# library loads like one, and neither shows what it does to static reading (or to a human reviewer)
+_BINARY_SUFFIXES = frozenset({".pyc", ".pyo", ".pyd", ".so", ".dylib", ".dll", ".o", ".a", ".cubin", ".fatbin",
+                              ".hsaco", ".exe"})
+_BINARY_MAGIC = (b"\x7fELF", b"MZ", b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe")
+# Rationale: no kernel submission is deeper than this; tools walking the tree recursively (copytree)
+# would otherwise end in a RecursionError instead of a clear refusal
+MAX_DEPTH = 32
 
 
 def source_suffixes() -> frozenset[str]:
@@ -44,28 +52,72 @@ def check_tree(root: Path) -> None:
     /dev/zero or to a file outside, a FIFO, a device, a socket) or a source file too large to read.
     git stores symlinks, so a pull request can bring one."""
     read_suffixes = source_suffixes() | _MANIFEST_SUFFIXES
-    stack = [root]
+    # the directory's own name becomes the submission's name in every report
+    _check_name(Path(os.path.abspath(root)).name, Path(os.path.abspath(root)).name)
+    stack = [(root, 0)]
     while stack:
-        folder = stack.pop()
+        folder, depth = stack.pop()
         try:
             entries = sorted(folder.iterdir())
         except OSError as exc:
             raise UnsafeSubmissionFile(f"{folder}: cannot be listed: {exc.strerror}") from exc
         for p in entries:
             rel = p.relative_to(root)
+            _check_name(p.name, rel)
             if p.is_symlink():
                 raise UnsafeSubmissionFile(f"{rel} is a symbolic link (to {os.readlink(p)!r}); a submission must hold "
                                            "plain files only", hint="replace the link by the file it points to")
             if p.is_dir():
                 if p.name not in SKIPPED_DIRS:
-                    stack.append(p)
+                    if depth + 1 >= MAX_DEPTH:
+                        raise UnsafeSubmissionFile(f"{rel}: folders nested deeper than {MAX_DEPTH} levels; a "
+                                                   "submission is a few files, not a deep tree")
+                    stack.append((p, depth + 1))
                 continue
             if not p.is_file():
                 raise UnsafeSubmissionFile(f"{rel} is not a regular file (a FIFO, device or socket); a submission "
                                            "must hold plain files only")
-            if p.suffix in read_suffixes and p.stat().st_size > MAX_READ_BYTES:
-                raise UnsafeSubmissionFile(f"{rel} is {p.stat().st_size} bytes; source and manifest files are read "
+            st = p.stat()
+            if st.st_nlink > 1:
+                # Rationale: a hard link is a second name of a file elsewhere (a host secret): it is
+                # copied into the sandbox like the submission's own, so it is refused like a symlink
+                raise UnsafeSubmissionFile(f"{rel} is a hard link ({st.st_nlink} names for the same file); a "
+                                           "submission must hold plain files only",
+                                           hint="copy the file instead of linking it (cp, not ln)")
+            if p.suffix in read_suffixes and st.st_size > MAX_READ_BYTES:
+                raise UnsafeSubmissionFile(f"{rel} is {st.st_size} bytes; source and manifest files are read "
                                            f"whole and may be at most {MAX_READ_BYTES} bytes")
+            _check_not_binary(p, rel)
+
+
+def _check_name(name: str, rel: Path | str) -> None:
+    """A name every output format can carry: valid UTF-8, no control characters (a newline in a
+    file name would break line-based reports, invalid UTF-8 the JSON of the review)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UnsafeSubmissionFile(f"{ascii(str(rel))}: a file name that is not valid UTF-8; rename it") from None
+    if any(ord(c) < 0x20 or ord(c) == 0x7F or 0x80 <= ord(c) < 0xA0 for c in name):
+        raise UnsafeSubmissionFile(f"{ascii(str(rel))}: a file name with a control character (newline, tab, "
+                                   "escape); rename it")
+
+
+def _check_not_binary(p: Path, rel: Path) -> None:
+    suffixes = {s.lower() for s in p.suffixes}
+    binary = bool(suffixes & _BINARY_SUFFIXES)
+    if not binary:
+        try:
+            with p.open("rb") as fh:
+                head = fh.read(4)
+        except OSError as exc:
+            raise UnsafeSubmissionFile(f"{rel}: cannot be read: {exc.strerror}") from exc
+        # compiled Python carries a version magic whose last two bytes are \r\n
+        binary = head.startswith(_BINARY_MAGIC) or (len(head) == 4 and head[2:] == b"\r\n"
+                                                    and 2900 <= int.from_bytes(head[:2], "little") < 4000)
+    if binary:
+        raise UnsafeSubmissionFile(f"{rel} is compiled code (bytecode or a binary); the reviewer reads sources only "
+                                   "and will not run what it cannot read",
+                                   hint="ship the source instead (a .py, .cu, .cpp file), or leave the file out")
 
 
 def _confined(root: Path, rel: str, what: str) -> str:

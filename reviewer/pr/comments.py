@@ -9,6 +9,7 @@ numbers or evidence ids, so the same problem is recognised on the next push and 
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import posixpath
 import re
@@ -16,10 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewer.core.models import Evidence, Review, SourceSpan
+from reviewer.drafting.escape import md_code, md_text
 from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, ReviewTarget
 
 FP_MARK = "kreview:fp="
-_FP = re.compile(r"<!-- kreview:fp=([0-9a-f]{16}) -->")
+# Rationale: a marker the bot trusts carries an HMAC of the fingerprint under a key only the bot's
+# environment holds (a repository secret; submissions run sandboxed with a scrubbed environment), so
+# text a submission gets into a comment cannot suppress a later finding with a planted marker. With
+# no key configured markers are unsigned, and escaping (reviewer/drafting/escape.py) is the only defence.
+MARKER_KEY_ENV = "KREVIEW_MARKER_KEY"
+_FP = re.compile(r"<!-- kreview:fp=([0-9a-f]{16})(?: sig=([0-9a-f]{32}))? -->")
 _WS = re.compile(r"\s+")
 _ICON = {"fail": "❌", "error": "❌", "warning": "⚠️", "info": "ℹ️"}
 # Rationale: a failed required criterion blocks acceptance, so it outranks a confirmed finding, which
@@ -27,8 +34,29 @@ _ICON = {"fail": "❌", "error": "❌", "warning": "⚠️", "info": "ℹ️"}
 RANK_REQUIRED_FAIL, RANK_ERROR_FINDING, RANK_OPTIONAL_FAIL, RANK_WARNING_FINDING = 0, 1, 2, 3
 
 
+def _key() -> bytes | None:
+    key = os.environ.get(MARKER_KEY_ENV, "")
+    return key.encode() if key else None
+
+
+def signature(fp: str, key: bytes | None = None) -> str | None:
+    key = key if key is not None else _key()
+    return hmac.new(key, f"kreview-fp:{fp}".encode(), hashlib.sha256).hexdigest()[:32] if key else None
+
+
+def fp_marker(fp: str) -> str:
+    sig = signature(fp)
+    return f"<!-- {FP_MARK}{fp}" + (f" sig={sig}" if sig else "") + " -->"
+
+
 def fingerprints_in(body: str) -> set[str]:
-    return set(_FP.findall(body or ""))
+    """The fingerprints of the markers in ``body`` the bot wrote: with a key, only correctly signed ones."""
+    key = _key()
+    out = set()
+    for fp, sig in _FP.findall(body or ""):
+        if key is None or (sig and hmac.compare_digest(sig, signature(fp, key) or "")):
+            out.add(fp)
+    return out
 
 
 def fingerprint(target: str, path: str, kind: str, quote: str, criteria: list[str]) -> str:
@@ -94,15 +122,17 @@ def _rerun(e: Evidence, tree: Path) -> str:
 
 
 def _body(item: _Item, fp: str, tree: Path, icon: str) -> str:
-    ids = ", ".join(f"`{e.id}`" for e in item.cites)
-    lines = [f"**{icon} {item.title}** · evidence {ids}", "", item.text]
+    # Rationale: titles, summaries and messages quote what a submission printed or raised: rendered
+    # inert (no headings, HTML, images, mentions, markers, ANSI or bidi overrides)
+    ids = ", ".join(md_code(e.id) for e in item.cites)
+    lines = [f"**{icon} {md_text(item.title)}** · evidence {ids}", "", md_text(item.text)]
     for e in item.cites:
         if e.id != item.source:
-            lines += ["", f"- `{e.id}` ({e.outcome}): {e.summary}"]
-    reruns = [f"`{_rerun(e, tree)}`" for e in item.cites if e.rerun]
+            lines += ["", f"- {md_code(e.id)} ({md_text(e.outcome)}): {md_text(e.summary)}"]
+    reruns = [md_code(_rerun(e, tree)) for e in item.cites if e.rerun]
     if reruns:
         lines += ["", "<details><summary>Rerun</summary>", "", *reruns, "", "</details>"]
-    lines += ["", f"<!-- {FP_MARK}{fp} -->"]
+    lines += ["", fp_marker(fp)]
     return "\n".join(lines)
 
 

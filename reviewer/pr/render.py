@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Iterable
 
 from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.render import _MARK as VERDICT_MARK
 from reviewer.core.models import Review
+from reviewer.pr.comments import signature
 from reviewer.pr.models import DiffReview, PlannedComment, TargetReport
 
 SUMMARY_MARK = "<!-- kreview:summary -->"
@@ -23,18 +25,26 @@ def _v(verdict: str | None) -> str:
 
 
 def state_marker(state: dict) -> str:
-    return f"{_STATE_OPEN}{json.dumps(state, sort_keys=True)} -->"
+    text = json.dumps(state, sort_keys=True)
+    sig = signature("state:" + text)
+    return f"{_STATE_OPEN}{text}" + (f" sig={sig}" if sig else "") + " -->"
 
 
 def read_state(body: str) -> dict | None:
     """The bot's own state: the *last* marker of its own comment (it writes the marker last; any
-    text quoted above it is escaped and cannot hold one, reviewer/drafting/escape.py)."""
+    text quoted above it is escaped and cannot hold one, reviewer/drafting/escape.py). With
+    ``KREVIEW_MARKER_KEY`` set, only a marker signed under it counts (reviewer/pr/comments.py)."""
     start = body.rfind(_STATE_OPEN)
     if start < 0:
         return None
     end = body.find(" -->", start)
+    text = body[start + len(_STATE_OPEN):end]
+    text, _, sig = text.partition(" sig=")
+    want = signature("state:" + text)
+    if want is not None and not hmac.compare_digest(sig, want):
+        return None
     try:
-        data = json.loads(body[start + len(_STATE_OPEN):end])
+        data = json.loads(text)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None

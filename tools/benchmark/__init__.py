@@ -10,6 +10,7 @@ measured median checked against the speed-of-light floor (roofline), ncu when in
 
 from __future__ import annotations
 
+import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
 import tools.engine.sandbox.gpu as gpu
+import tools.engine.sandbox.safe_files as safe_files
 from tools.engine.sandbox import SandboxWorker
 
 INPUT_SETS = 4
@@ -112,7 +114,8 @@ class BenchmarkTool(Tool):
             return
         paths = [str(r.inputs_path) for r in refs]
         env = {**ctx.environment(), "stop_rule": STOP.model_dump(), "input_sets": INPUT_SETS,
-               "method": "CUDA events per call; L2 flushed (2 x L2 size) before each repetition; fresh input copies "
+               "method": "CUDA events per call; L2 flushed (2 x L2 size, at least 256 MiB) between the synchronize and the start "
+                         "event, so the host launches behind it; fresh input copies "
                          "per repetition; device-wide synchronize before and after; host wall time cross-check"}
         timings: dict[str, dict[str, Any]] = {}
         notes: dict[str, str] = {}
@@ -182,15 +185,23 @@ class BenchmarkTool(Tool):
                              summary="ncu not installed: no hardware counters",
                              check="Nsight Compute", rerun=rerun)
             return
-        folder = ctx.artifact_dir(self.name)
-        log = folder / "ncu.csv"
-        script = ncu.wrapper(tool, sys.executable, log, folder)
-        worker = self._worker(ctx, "submission", python=str(script), tag="-ncu", writable=[folder])
+        # Rationale: ncu runs inside the child's sandbox and writes its report where the child can
+        # write: a scratch folder of the session, never the run's artifacts; the parent reads the
+        # report without following links or blocking on a FIFO, and keeps its own copy
+        scratch = ctx.session.root / "bench-ncu-out"
+        shutil.rmtree(scratch, ignore_errors=True)  # emptied: nothing an earlier child left is written through
+        script = ncu.wrapper(tool, sys.executable, scratch / "ncu.csv", scratch)
+        worker = self._worker(ctx, "submission", python=str(script), tag="-ncu", writable=[scratch])
         few = stats.StopRule(min_reps=5, max_reps=5, min_time_s=0.0, max_time_s=60.0)
         try:
             out, why = self._time(ctx, worker, "submission", case, paths[:1], "eager", few, nvtx=True)
         finally:
             worker.close()
+        log = ctx.artifact_dir(self.name) / "ncu.csv"
+        try:
+            log.write_bytes(safe_files.read_bytes(scratch / "ncu.csv", anchor=ctx.session.root, cap=64 * 2**20))
+        except OSError:
+            pass
         metrics = ncu.parse_csv(log.read_text(errors="replace")) if log.exists() else {}
         if not metrics:
             # supplementary counters: their absence does not leave the timing unverified

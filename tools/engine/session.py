@@ -10,6 +10,10 @@ child's own folders). The parent keeps its own copy of each case's inputs in ``p
 no child) and gives the submission a fresh copy before every call, so nothing the parent reads back
 as *inputs* was ever writable by submission code; what it reads from ``xfer-submission/`` is the
 submission's own output, loaded with ``weights_only=True``.
+
+Every folder a child can write is reached only through tools/engine/sandbox/safe_files.py (no
+component followed as a link, a FIFO or device never opened, sizes bounded): a child may have
+replaced any name there between two requests.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ import tools.engine.harness.virtual_gpu as virtual_gpu
 from tools.engine.harness.case import Case
 import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
-from tools.engine.sandbox.worker import LOG_KEEP, log_tail
+import tools.engine.sandbox.safe_files as safe_files
+from tools.engine.sandbox.worker import LOG_KEEP
 
 _COPY_LIMIT = 64 * 2**20
 # the two children almost every review needs; started together (SandboxSession.prelaunch)
@@ -78,7 +83,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
         skipped = {n for n in names if n in {".git", ".kreview", "__pycache__", ".venv", "node_modules"}}
         for n in names:
             p = Path(folder) / n
-            if p.is_symlink() or not (p.is_file() or p.is_dir()):
+            if p.is_symlink() or not (p.is_file() or p.is_dir()) or (p.is_file() and p.stat().st_nlink > 1):
                 # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
                 skipped.add(n)
             elif p.is_file():
@@ -87,7 +92,20 @@ def _copy_tree(src: Path, dst: Path) -> None:
                     skipped.add(n)
         return skipped
 
-    shutil.copytree(src, dst, ignore=ignore, symlinks=False, dirs_exist_ok=True)
+    # Rationale: a folder an earlier child of the same role wrote in is emptied first, never copied
+    # into: a link it left there would be followed by the copy (rmtree removes links, not targets)
+    if os.path.islink(dst):
+        os.unlink(dst)
+    elif dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(src, dst, ignore=ignore, symlinks=False, copy_function=_copy_plain)
+
+
+def _copy_plain(src: str, dst: str) -> str:
+    """A file's content and its permission bits, never setuid/setgid/sticky (the copy is run, not kept)."""
+    shutil.copyfile(src, dst)
+    os.chmod(dst, os.stat(src).st_mode & 0o777)
+    return dst
 
 
 def _remove_stale_roots() -> None:
@@ -173,15 +191,28 @@ class SandboxSession:
         if role == "reference" or not path.is_relative_to(self.xfer):
             return path
         dst = self.sub_xfer / path.relative_to(self.xfer)
-        if path.is_dir():
-            dst.mkdir(parents=True, exist_ok=True)
+        # a link the submission left in place of one of its folders is replaced by a folder
+        if self._is_dir(path):
+            os.close(safe_files.open_dir(dst, anchor=self.root, create=True, replace=True))
         else:
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if path.is_file() and (fresh or not dst.exists()):
+            os.close(safe_files.open_dir(dst.parent, anchor=self.root, create=True, replace=True))
+            if safe_files.is_regular(path, anchor=self.root) and (
+                    fresh or not safe_files.is_regular(dst, anchor=self.root)):
                 src = self._parent_copy(path) or path
-                dst.unlink(missing_ok=True)  # a link the submission left there is replaced, not followed
-                shutil.copyfile(src, dst)
+                # a link or FIFO the submission left there is replaced, not followed
+                safe_files.write_bytes(dst, safe_files.read_bytes(src, anchor=self.root), anchor=self.root)
         return dst
+
+    def _is_dir(self, path: Path) -> bool:
+        try:
+            os.close(safe_files.open_dir(path, anchor=self.root))
+        except OSError:
+            return False
+        return True
+
+    def load_tensors(self, path: Path) -> Any:
+        """A tensor file under this session's folders, read without following anything a child left."""
+        return tensors.loads(safe_files.read_bytes(Path(path), anchor=self.root))
 
     def _parent_copy(self, path: Path) -> Path | None:
         p = self.parent_dir / path.relative_to(self.xfer)
@@ -194,20 +225,28 @@ class SandboxSession:
             return [self._translate(v, role, dirs) for v in value]
         if isinstance(value, str) and value.startswith(str(self.xfer) + "/"):
             mapped = self.for_role(Path(value), role)
-            if Path(value).is_dir():
+            if self._is_dir(Path(value)):
                 dirs.append((Path(value), mapped))
             return str(mapped)
         return value
 
-    @staticmethod
-    def _copy_back(dirs: list[tuple[Path, Path]]) -> None:
-        """Files a submission-side child wrote into a mapped output folder, copied to where the
-        caller looks (never over a file already there: inputs stay the parent's)."""
+    def _copy_back(self, dirs: list[tuple[Path, Path]]) -> None:
+        """Regular files a submission-side child wrote into a mapped output folder, copied to where
+        the caller looks (never over a file already there: inputs stay the parent's; links, FIFOs
+        and devices are skipped, never followed or opened for a blocking read)."""
         for src, dst in dirs:
-            for f in dst.iterdir() if dst.is_dir() else []:
-                target = src / f.name
-                if f.is_file() and not f.is_symlink() and not target.exists():
-                    shutil.copyfile(f, target)
+            for name in safe_files.names(dst, anchor=self.root):
+                target = src / name
+                if os.path.lexists(target):
+                    continue
+                try:
+                    data = safe_files.read_bytes(dst / name, anchor=self.root)
+                except OSError:
+                    continue
+                try:
+                    safe_files.write_bytes(target, data, anchor=self.root, replace=False)
+                except OSError:  # a file there already, or a link where the caller's folder was
+                    continue
 
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)
@@ -271,7 +310,7 @@ class SandboxSession:
             self._ref_cache[key] = run
             return run
         folder = self.xfer / key
-        folder.mkdir(parents=True, exist_ok=True)
+        os.close(safe_files.open_dir(folder, anchor=self.root, create=True))
         inputs_path = folder / "inputs.pt"
         out_path = folder / "reference-out.pt"
         call = self._workers["reference"].call("reference_case", {
@@ -279,12 +318,12 @@ class SandboxSession:
         run = ReferenceRun(case=case, call=call)
         if call.answered and call.ok:
             run.inputs_path = inputs_path
-            run.outputs = tensors.load(str(out_path))
+            run.outputs = self.load_tensors(out_path)
             run.meta = call.result
             run.parent_inputs = self.parent_dir / key / "inputs.pt"
-            run.parent_inputs.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(inputs_path, run.parent_inputs)
-        out_path.unlink(missing_ok=True)
+            safe_files.write_bytes(run.parent_inputs, safe_files.read_bytes(inputs_path, anchor=self.root),
+                                   anchor=self.root)
+        safe_files.unlink(out_path, anchor=self.root)
         if not call.answered:
             self.restart("reference")
         self._ref_cache[key] = run
@@ -320,10 +359,10 @@ class SandboxSession:
         run = SubmissionRun(case=case, call=call)
         if call.answered and call.ok:
             try:
-                run.outputs = tensors.load(str(out_path))
+                run.outputs = self.load_tensors(out_path)
                 run.outputs_path = out_path
                 if keep_inputs_after:
-                    run.inputs_after = tensors.load(str(after_path))
+                    run.inputs_after = self.load_tensors(after_path)
             except Exception as exc:  # noqa: BLE001 - a forged/corrupt file is the submission's failure
                 run.call = call.model_copy(update={"ok": False, "error": {
                     "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""}})
@@ -331,7 +370,7 @@ class SandboxSession:
         else:
             if not call.answered and restart_role is not None:
                 self.restart(restart_role)
-        after_path.unlink(missing_ok=True)
+        safe_files.unlink(after_path, anchor=self.root)
         return run
 
     def side_run(self, role: str, case: Case, ref: ReferenceRun, *, wrapper: list[str],
@@ -377,13 +416,18 @@ class SandboxSession:
             return None
         # the reference child cannot see the submission's folder: a copy of the output goes to its own
         candidate = ref.inputs_path.parent / f"candidate-{self._counter}.pt"
-        shutil.copyfile(sub.outputs_path, candidate)
+        try:
+            data = safe_files.read_bytes(sub.outputs_path, anchor=self.root)
+        except OSError as exc:
+            return CallResult(answered=True, ok=False, error={
+                "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""})
+        safe_files.write_bytes(candidate, data, anchor=self.root)
         try:
             return self._workers["reference"].call("check", {
                 "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
                 "candidate_path": str(candidate)})
         finally:
-            candidate.unlink(missing_ok=True)
+            safe_files.unlink(candidate, anchor=self.root)
 
     def reference_call(self, op: str, ref: ReferenceRun, timeout: float | None = None, **payload: Any) -> CallResult:
         """Another request to the reference child about ``ref``'s case (e.g. ``reference_work``)."""
@@ -402,7 +446,7 @@ class SandboxSession:
         import tools.engine.harness.transforms as transforms
 
         assert ref.inputs_path is not None
-        saved = tensors.load(str(ref.parent_inputs or ref.inputs_path))
+        saved = self.load_tensors(ref.parent_inputs or ref.inputs_path)
         return transforms.apply(saved["inputs"], ref.case.transforms)
 
     def close(self) -> None:
@@ -410,10 +454,11 @@ class SandboxSession:
             w.close()
             if self.keep_logs_in is not None:
                 self.keep_logs_in.mkdir(parents=True, exist_ok=True)
-                for name in ("stdout.log", "stderr.log"):
-                    src = w.workdir / name
-                    if src.exists() and src.stat().st_size:
-                        (self.keep_logs_in / f"{role}-{name}").write_bytes(log_tail(src, LOG_KEEP))
+                for stream in ("stdout", "stderr"):
+                    # read through the worker's own descriptor (tools/engine/sandbox/worker.py)
+                    if w.log_size(stream):
+                        (self.keep_logs_in / f"{role}-{stream}.log").write_bytes(w.log_bytes(stream, LOG_KEEP))
+            w.release()
         shutil.rmtree(self.root, ignore_errors=True)
         self._workers.clear()
         self._load_results.clear()

@@ -125,8 +125,8 @@ class IntegrityRuntimeTool(Tool):
         out_a, out_b = folder / "ref-a.pt", folder / "ref-b.pt"
         ref = session.call("reference", "integrity_reference", {**payload, "out_a": str(out_a), "out_b": str(out_b)})
         try:
-            expected_a = tensors.load(str(out_a)) if ref.answered and ref.ok else None
-            expected_b = tensors.load(str(out_b)) if ref.answered and ref.ok and ref_b.ok else None
+            expected_a = session.load_tensors(out_a) if ref.answered and ref.ok else None
+            expected_b = session.load_tensors(out_b) if ref.answered and ref.ok and ref_b.ok else None
         finally:
             out_a.unlink(missing_ok=True)
             out_b.unlink(missing_ok=True)

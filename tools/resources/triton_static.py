@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 import tools.engine.compilers.toolchain as toolchain
 import tools.resources.amdgcn as amdgcn
 from tools.engine.compilers.ptxas import KernelUsage, parse_ptxas
+import tools.engine.sandbox.safe_files as safe_files
 from tools.engine.sandbox import SandboxLimits, SandboxWorker
 
 MAX_CONFIGS_PER_KERNEL = 3
@@ -104,6 +105,11 @@ def launch_label(entry: dict[str, Any]) -> str:
     return ", ".join(x for x in (consts, *extra) if x)
 
 
+_OUTPUTS = ("ttgir", "ptx", "cubin", "amdgcn", "hsaco")
+_PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,200}")
+_OUTPUT_CAP = 256 * 2**20
+
+
 class TritonStaticCompiler:
     """A sandbox child that compiles (never runs) the submission's Triton kernels."""
 
@@ -123,7 +129,12 @@ class TritonStaticCompiler:
         self.worker = SandboxWorker("triton-compile", workdir, limits, preludes=preludes,
                                     child_config={"device": "cpu", "cuda_shim": cuda_shim,
                                                   "virtual_gpu": virtual_gpu},
-                                    writable=[] if artifacts is None else [artifacts])
+                                    writable=[])
+        # Rationale: the child writes its compiler output in its own folder, never in the run's
+        # artifacts: the parent copies the files it expects from there (regular files with the names
+        # it expects, read without following links), then runs ptxas on its own copies
+        self._scratch = workdir / "compile-out"
+        self._n = 0
         self._loaded: bool | None = None
         self.load_error: str | None = None
 
@@ -144,7 +155,9 @@ class TritonStaticCompiler:
         if not self._load():
             return base.model_copy(update={"error": f"the submission could not be imported for compilation: "
                                                      f"{self.load_error}", "error_kind": "sandbox"})
-        payload = {"launch": entry, "target": target.payload(), "out_dir": str(out_dir),
+        self._n += 1
+        scratch = self._scratch / str(self._n)
+        payload = {"launch": entry, "target": target.payload(), "out_dir": str(scratch),
                    "src_root": str(self.src), "recorded_root": self.recorded_root}
         res = self.worker.call("triton_static_compile", payload, timeout=timeout)
         if not res.answered:
@@ -157,7 +170,8 @@ class TritonStaticCompiler:
             return base.model_copy(update={"error": f"{err.get('type')}: {str(err.get('message'))[:1500]}",
                                            "error_kind": "compile", "seconds": res.duration_s})
         info = res.result
-        files = info.get("files", {})
+        files = self._collect(info.get("files"), scratch, out_dir)
+        info = {**info, "files": files}
         artifacts = [str((out_dir / name).relative_to(run_dir)) for name in files.values()]
         threads = int(info.get("num_warps", 4)) * int(info.get("warp_size", target.warp_size))
         done = base.model_copy(update={"compile": info, "dynamic_smem": int(info.get("shared", 0)),
@@ -169,6 +183,23 @@ class TritonStaticCompiler:
             return done.model_copy(update={"error": "Triton produced no PTX", "error_kind": "compile"})
         return run_ptxas(done, out_dir / files["ptx"], target, rel_dir=out_dir.relative_to(run_dir),
                          timeout=timeout)
+
+    def _collect(self, files: Any, scratch: Path, out_dir: Path) -> dict[str, str]:
+        """The compiler outputs the child names, copied from its folder to ``out_dir`` (the parent's):
+        only plain file names with a known extension, only regular files of bounded size."""
+        kept: dict[str, str] = {}
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for ext, name in (files or {}).items() if isinstance(files, dict) else ():
+            if ext not in _OUTPUTS or not isinstance(name, str) or not _PLAIN_NAME.fullmatch(name) \
+                    or not name.endswith("." + ext):
+                continue
+            try:
+                data = safe_files.read_bytes(scratch / name, anchor=self.worker.workdir, cap=_OUTPUT_CAP)
+            except OSError:
+                continue
+            safe_files.write_bytes(out_dir / name, data, anchor=out_dir)
+            kept[ext] = name
+        return kept
 
     def close(self) -> None:
         self.worker.close()

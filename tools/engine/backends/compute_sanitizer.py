@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from tools.engine.backends.base import CheckMode, Defect, ModeRun
 from tools.engine.backends.cuda_tools import find_compute_sanitizer
+import tools.engine.sandbox.safe_files as safe_files
 
 if TYPE_CHECKING:
     from tools.engine.harness.case import Case
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
     from tools.engine.tool import ToolContext
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "initcheck", "synccheck")
+# the most of a sanitizer log the parent reads back
+LOG_CAP = 64 * 2**20
 
 
 _SUMMARY = re.compile(r"ERROR SUMMARY:\s*(\d+)\s+error")
@@ -112,7 +115,11 @@ def run_mode(ctx: ToolContext, mode: CheckMode, case: Case, ref: ReferenceRun,
                                      "startup_timeout_s": max(base.startup_timeout_s * 4, 600.0)})
     run, folder = ctx.session.side_run(f"sanitizer-{mode.name}", case, ref, wrapper=wrapper, limits=limits,
                                        env_extra=env)
-    text = (folder / log).read_text(errors="replace") if (folder / log).exists() else ""
+    try:
+        # the child's folder: read without following a link or blocking on a FIFO it left there
+        text = safe_files.read_bytes(folder / log, anchor=ctx.session.root, cap=LOG_CAP).decode(errors="replace")
+    except OSError:
+        text = ""
     count, defects = parse_sanitizer_log(text, mode.name, map_line)
     data = {"errors": count, "log_tail": text[-4000:], "exit_code": run.meta.get("exit_code"),
             "stderr_tail": (run.call.stderr_tail or "")[-2000:]}

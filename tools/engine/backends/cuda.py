@@ -39,6 +39,7 @@ import tools.engine.backends.compute_sanitizer as compute_sanitizer
 from tools.engine.backends.compute_sanitizer import SANITIZER_TOOLS, parse_sanitizer_log  # noqa: F401 - re-exported
 from tools.engine.backends.cuda_tools import find_compute_sanitizer, find_nvcc  # noqa: F401 - re-exported
 from tools.engine.runsetup import DeviceInfo, RunSetup
+import tools.engine.sandbox.safe_files as safe_files
 
 if TYPE_CHECKING:
     from reviewer.core.submission import Submission
@@ -50,6 +51,7 @@ DEFAULT_ARCHS = ("sm_90",)
 # Rationale: nvcc of one load_inline source with the torch headers took 22 s on a loaded 2-core
 # machine (measured); three times that before calling it a hang.
 NVCC_TIMEOUT_S = 180.0
+# the sanitizer's log is read back from the child's folder: bounded
 _NO_GPU = "CUDA C kernels need a CUDA device and a CUDA build of torch; this machine has neither"
 
 

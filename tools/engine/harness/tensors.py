@@ -81,6 +81,13 @@ def load(path: str) -> Any:
     return torch.load(path, weights_only=True, map_location="cpu")
 
 
+def loads(data: bytes) -> Any:
+    """``load`` from bytes the parent already read (tools/engine/sandbox/safe_files.py)."""
+    import io
+
+    return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+
+
 def move(value: Any, device: str) -> Any:
     if isinstance(value, torch.Tensor):
         return value.to(device)

@@ -38,6 +38,10 @@ _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 _PACKAGES = ("tools", "reviewer")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf")
 _SYS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
+# Rationale: the child's private /tmp and /dev/shm are RAM-backed; without a size they default to half
+# the host's memory each. Capped (bwrap --size, 0.8+), and charged to the sandbox's memory budget
+# (tools/engine/sandbox/memcg.py); a write past the cap fails with ENOSPC in the child.
+TMPFS_MB = 2048
 
 
 @functools.lru_cache(maxsize=1)
@@ -120,6 +124,11 @@ def passwd_file(folder: Path) -> Path:
     return folder
 
 
+def _tmpfs(path: str) -> list[str]:
+    size = ["--size", str(TMPFS_MB * 2**20)] if supports("--size") else []
+    return [*size, "--tmpfs", path]
+
+
 def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: Path, etc_dir: Path,
             seccomp_fd: int | None, gpu: GpuAccess | None, wrapper: Iterable[str] = ()) -> list[str]:
     """``gpu``: the GPU the child may use (tools/engine/sandbox/gpu.py), or None for none at all."""
@@ -132,7 +141,7 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
     args += ["--ro-bind", "/usr", "/usr", *_top_links()]
     args += _ro(Path("/etc") / n for n in _ETC)
     args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group"]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/dev/shm", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", *_tmpfs("/dev/shm"), *_tmpfs("/tmp")]
     if gpu is not None:
         args += bind_args(gpu)
     else:

@@ -14,12 +14,36 @@ import sys
 import traceback
 
 
+def _sender(fd: int):  # noqa: ANN202 - a closure
+    """The reply function, sealed before any code of the task or the submission is imported.
+
+    Rationale: the reply path is held in this closure (the descriptor, ``os.write`` and a JSON
+    encoder taken now), not looked up at call time in module globals: code that later rebinds
+    ``__main__._send``, ``os.write``, ``json.dumps`` or ``ops.dispatch`` does not change what the
+    parent is sent. (In-process sealing raises the cost of forging; it is not proof: the parent
+    checks what it can itself.)"""
+    write = os.write
+    view_of = memoryview
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is not None:
+        escape = json.encoder.encode_basestring_ascii
+
+        def encode(msg: dict) -> str:
+            return "".join(make({}, str, escape, None, ": ", ", ", False, False, True)(msg, 0))
+    else:  # pragma: no cover - CPython always has the C encoder
+        encode = json.JSONEncoder(default=str).encode
+
+    def send(msg: dict) -> None:
+        view = view_of((encode(msg) + "\n").encode())
+        while view:
+            view = view[write(fd, view):]
+
+    return send
+
+
 def _send(fd: int, msg: dict) -> None:
-    data = (json.dumps(msg, default=str) + "\n").encode()
-    view = memoryview(data)
-    while view:
-        n = os.write(fd, view)
-        view = view[n:]
+    """One message (for callers outside the request loop; the loop uses its sealed ``_sender``)."""
+    _sender(fd)(msg)
 
 
 def _error(exc: BaseException) -> dict:
@@ -43,6 +67,8 @@ def main(argv: list[str]) -> int:
         sys.path.insert(0, root)
     os.set_inheritable(req_fd, False)
     os.set_inheritable(resp_fd, False)
+    send = _sender(resp_fd)
+    loads, error = json.loads, _error
     try:
         measured = None
         if config.get("measure") is not None:
@@ -67,9 +93,10 @@ def main(argv: list[str]) -> int:
         harness_guard.seal(held)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
                  "isolation": measured, "withdrawn": len(held), "libraries": origins()}
-        _send(resp_fd, {"id": 0, "ok": True, "result": ready})
+        dispatch = ops.dispatch
+        send({"id": 0, "ok": True, "result": ready})
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
-        _send(resp_fd, {"id": 0, "ok": False, "error": _error(exc)})
+        send({"id": 0, "ok": False, "error": error(exc)})
         return 1
     with os.fdopen(req_fd, "rb", buffering=0) as requests:
         buf = b""
@@ -80,13 +107,13 @@ def main(argv: list[str]) -> int:
             buf += chunk
             while b"\n" in buf:
                 line, _, buf = buf.partition(b"\n")
-                req = json.loads(line)
+                req = loads(line)
                 try:
-                    result = ops.dispatch(req["op"], req.get("payload") or {}, state)
+                    result = dispatch(req["op"], req.get("payload") or {}, state)
                     msg = {"id": req["id"], "ok": True, "result": result}
                 except BaseException as exc:  # noqa: BLE001 - SystemExit from user code included
-                    msg = {"id": req["id"], "ok": False, "error": _error(exc)}
-                _send(resp_fd, msg)
+                    msg = {"id": req["id"], "ok": False, "error": error(exc)}
+                send(msg)
 
 
 if __name__ == "__main__":

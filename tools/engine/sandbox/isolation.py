@@ -140,6 +140,7 @@ def isolation() -> Isolation:
 
 
 def describe(m: dict[str, Any]) -> str:
+    from tools.engine.sandbox.memcg import memory_limit_kind
     from tools.engine.sandbox.pids import pids_limit_kind
 
     return (f"bubblewrap, measured in the child: user namespace (uid {m.get('uid')}, capabilities "
@@ -147,7 +148,7 @@ def describe(m: dict[str, Any]) -> str:
             f"private /proc ({m.get('visible_processes')} processes visible), no network (interfaces "
             f"{','.join(m.get('net_interfaces', [])) or 'none'}), filesystem: only the Python environment and the "
             f"task read-only, own directories writable, private /tmp and /dev/shm, no home/root/run/host tmp; "
-            f"process limit: {pids_limit_kind()}")
+            f"process limit: {pids_limit_kind()}; memory: {memory_limit_kind()}")
 
 
 def require() -> Isolation:

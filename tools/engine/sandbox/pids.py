@@ -38,11 +38,12 @@ def _own_cgroup_dirs() -> list[Path]:
 class PidsCgroup:
     """A fresh cgroup with ``pids.max``; ``enter()`` (in the child, before exec) joins it."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, memory: bool = False) -> None:
         self.path = path
+        self.memory = memory  # memory.max set as well (cgroup v2: one cgroup for every controller)
 
     @classmethod
-    def create(cls, limit: int = PIDS_MAX) -> PidsCgroup | None:
+    def create(cls, limit: int = PIDS_MAX, memory: int | None = None) -> PidsCgroup | None:
         if os.geteuid() != 0:
             return None
         for base in _own_cgroup_dirs():
@@ -55,7 +56,17 @@ class PidsCgroup:
                 continue
             try:
                 (path / "pids.max").write_text(str(limit))
-                return cls(path)
+                has_memory = False
+                if memory is not None and (path / "memory.max").exists():
+                    # one budget for the whole sandbox (tools/engine/sandbox/memcg.py), no swap past it
+                    try:
+                        (path / "memory.max").write_text(str(memory))
+                        with contextlib.suppress(OSError):
+                            (path / "memory.swap.max").write_text("0")
+                        has_memory = True
+                    except OSError:
+                        pass
+                return cls(path, has_memory)
             except OSError:
                 with contextlib.suppress(OSError):
                     path.rmdir()
@@ -68,6 +79,9 @@ class PidsCgroup:
             os.write(fd, b"0")
         finally:
             os.close(fd)
+
+    def oom_kills(self) -> int:
+        return oom_kills(self.path) if self.memory else 0
 
     def kill_and_remove(self) -> None:
         for _ in range(20):
@@ -85,6 +99,20 @@ class PidsCgroup:
             time.sleep(0.05)
         with contextlib.suppress(OSError):
             self.path.rmdir()
+
+
+def oom_kills(path: Path) -> int:
+    """The OOM kills counted in a cgroup (v1 ``memory.oom_control``, v2 ``memory.events``)."""
+    for name in ("memory.events", "memory.oom_control"):
+        try:
+            text = (path / name).read_text()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "oom_kill" and value.strip().isdigit():
+                return int(value)
+    return 0
 
 
 def user_task_count() -> int:

@@ -39,13 +39,24 @@ DENIED = (
 _CLONE_NEW = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x00000080)
 
 
+# Socket address families a child may create (linux/socket.h): local sockets, IPv4/IPv6 (the
+# network namespace leaves them nothing to reach but loopback) and netlink (glibc's getaddrinfo and
+# getifaddrs ask it). Rationale: every other family is either a way past the network namespace
+# (AF_VSOCK reaches the hypervisor or host across it) or a rarely audited kernel surface (AF_ALG,
+# AF_PACKET, AF_XDP, AF_KCM, AF_TIPC, AF_RDS, ...); socket and socketpair with any other family fail
+# with EAFNOSUPPORT, as on a kernel built without them.
+ALLOWED_FAMILIES = (1, 2, 10, 16)  # AF_UNIX, AF_INET, AF_INET6, AF_NETLINK
+_LAST_FAMILY_RULED = max(ALLOWED_FAMILIES)
+
+
 class SeccompUnavailable(RuntimeError):
     pass
 
 
 def build_filter_bytes() -> bytes:
     """The BPF program: allow by default, EPERM for ``DENIED``, ENOSYS for clone3 (its flags sit in
-    memory a filter cannot read; glibc then falls back to clone, whose flags are checked)."""
+    memory a filter cannot read; glibc then falls back to clone, whose flags are checked),
+    EAFNOSUPPORT for sockets outside ``ALLOWED_FAMILIES``."""
     try:
         import pyseccomp as sc
     except (ImportError, OSError) as exc:  # the package or libseccomp.so.2 missing
@@ -63,6 +74,13 @@ def build_filter_bytes() -> bytes:
         # Rationale: one rule per namespace flag (a masked equality tests one pattern): any of them denies.
         for flag in _CLONE_NEW:
             f.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        # socket families: each one below the highest allowed, unless allowed, then all above it
+        # (a value with any of the upper 32 bits set is above it too)
+        for call in ("socket", "socketpair"):
+            for family in range(_LAST_FAMILY_RULED):
+                if family not in ALLOWED_FAMILIES:
+                    f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.EQ, family))
+            f.add_rule(sc.ERRNO(errno.EAFNOSUPPORT), call, sc.Arg(0, sc.GT, _LAST_FAMILY_RULED))
         with tempfile.TemporaryFile() as fh:
             f.export_bpf(fh)
             fh.seek(0)

@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +32,7 @@ from tools.engine.sandbox.libraries import library_paths, mismatches, origins
 from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
 from reviewer.core.limits import SandboxLimits
 from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.memcg import MemoryCgroup
 from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
 from tools.engine.sandbox.seccomp_filter import filter_fd
 
@@ -100,9 +102,11 @@ def _set_pdeathsig() -> None:
 
 
 def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: PidsCgroup | None = None,
-                 nproc: int | None = None) -> None:
+                 nproc: int | None = None, memcg: MemoryCgroup | None = None) -> None:
     if cgroup is not None:
         cgroup.enter()
+    if memcg is not None:
+        memcg.enter()
     if nproc is not None:
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     # Rationale: a bounded number of open files (the default hard limit can be a million)
@@ -120,32 +124,44 @@ def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: Pids
     _set_pdeathsig()
 
 
-def _tail(path: Path, start: int) -> str:
+def _tail(fd: int | None, start: int) -> str:
+    if fd is None:
+        return ""
     try:
-        with path.open("rb") as fh:
-            fh.seek(0, os.SEEK_END)
-            end = fh.tell()
-            fh.seek(max(start, end - _TAIL))
-            return redact(fh.read().decode("utf-8", "replace"), _SECRETS)
+        end = os.fstat(fd).st_size
+        begin = max(start, end - _TAIL)
+        return redact(os.pread(fd, max(0, end - begin), begin).decode("utf-8", "replace"), _SECRETS)
     except OSError:
         return ""
 
 
-def log_tail(path: Path, keep: int) -> bytes:
+def log_tail(fd: int, keep: int) -> bytes:
     """A child log's last ``keep`` bytes, after a line saying how much before them was cut."""
-    size = path.stat().st_size
-    with path.open("rb") as fh:
-        if size <= keep:
-            return fh.read()
-        fh.seek(size - keep)
-        return f"[kreview: first {size - keep} bytes of this log cut]\n".encode() + fh.read(keep)
+    size = os.fstat(fd).st_size
+    if size <= keep:
+        return os.pread(fd, size, 0)
+    return f"[kreview: first {size - keep} bytes of this log cut]\n".encode() + os.pread(fd, keep, size - keep)
 
 
-def _size(path: Path) -> int:
+def _size(fd: int | None) -> int:
     try:
-        return path.stat().st_size
+        return os.fstat(fd).st_size if fd is not None else 0
     except OSError:
         return 0
+
+
+def _log_file() -> int:
+    """An unnamed file for one of a child's output streams, opened for appending: the child writes to
+    it through its stdout/stderr, the parent reads and trims it through the descriptor it holds.
+    Rationale: it has no name anywhere, least of all in a folder the child can write, so the child
+    cannot swap it for a link that makes the parent read, append to or truncate a host file."""
+    fd, name = tempfile.mkstemp(prefix="kreview-log-")
+    os.unlink(name)
+    os.set_blocking(fd, True)
+    import fcntl
+
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+    return fd
 
 
 class SandboxWorker:
@@ -187,6 +203,7 @@ class SandboxWorker:
         self.address_space_limit = gpu is None
         self.writable = [self.workdir, *(Path(p) for p in writable or [])]
         self._cgroup: PidsCgroup | None = None
+        self._memcg: MemoryCgroup | None = None
         self.isolation: dict[str, Any] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
@@ -198,19 +215,25 @@ class SandboxWorker:
         self._launch_logs = (0, 0)
         self._launched_at = 0.0
         self._launch_sandboxed = False
+        # the child's stdout/stderr (unnamed files, see _log_file) and its private /etc files, both
+        # out of the child's reach; kept across restarts, released by ``remove``
+        self._out: int | None = None
+        self._err: int | None = None
+        self._etc: Path | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    @property
-    def stdout_path(self) -> Path:
-        return self.workdir / "stdout.log"
+    def log_size(self, stream: Literal["stdout", "stderr"]) -> int:
+        return _size(self._out if stream == "stdout" else self._err)
 
-    @property
-    def stderr_path(self) -> Path:
-        return self.workdir / "stderr.log"
+    def log_bytes(self, stream: Literal["stdout", "stderr"], keep: int) -> bytes:
+        """The last ``keep`` bytes of the child's ``stream`` (all runs of this worker), read through
+        the parent's own descriptor."""
+        fd = self._out if stream == "stdout" else self._err
+        return b"" if fd is None else log_tail(fd, keep)
 
     def start(self) -> CallResult:
         """Start the child and wait for its ready message (preludes and torch imported)."""
@@ -247,42 +270,57 @@ class SandboxWorker:
         prefix: list[str] = []
         fds = [req_r, resp_w]
         cgroup: PidsCgroup | None = None
+        memcg: MemoryCgroup | None = None
         nproc: int | None = None
         if iso.sandboxed:
-            # private scratch of the child for the files bwrap binds (its own /etc/passwd)
-            etc = bwrap.passwd_file(self.workdir / ".etc")
+            # the files bwrap binds as the child's /etc/passwd and /etc/group, in a folder of the
+            # parent's: never in the child's writable folder, where a link left by an earlier child
+            # would make the parent write them over a host file
+            if self._etc is None:
+                self._etc = Path(tempfile.mkdtemp(prefix="kreview-etc-"))
+            etc = bwrap.passwd_file(self._etc)
             fds.append(filter_fd())
             prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
                                    gpu=self.gpu, wrapper=self.wrapper)
             config["measure"] = probe_paths(self.workdir)
-            cgroup = PidsCgroup.create()
+            # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files).
+            # Rationale: a CUDA child has no RLIMIT_AS (UVM reserves address space for all memory) and
+            # stages inputs in host memory, so its budget is a wider backstop than a CPU child's
+            budget = self.budget_mb * 2**20
+            cgroup = PidsCgroup.create(memory=budget)
+            if cgroup is None or not cgroup.memory:
+                memcg = MemoryCgroup.create(budget)
             if cgroup is None and os.geteuid() != 0:
                 nproc = user_task_count() + PIDS_MAX
         cmd = [*prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
                json.dumps(config)]
-        out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
+        if self._out is None:
+            self._out = _log_file()
+        if self._err is None:
+            self._err = _log_file()
+        out_start, err_start = _size(self._out), _size(self._err)
         limits, address_space = self.limits, self.address_space_limit
         try:
-            with self.stdout_path.open("ab") as out, self.stderr_path.open("ab") as err:
-                self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
-                    cmd,
-                    pass_fds=tuple(fds),
-                    stdin=subprocess.DEVNULL,
-                    stdout=out,
-                    stderr=err,
-                    cwd=self.workdir,
-                    env=env,
-                    start_new_session=True,
-                    preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc),  # noqa: PLW1509
-                )
+            self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
+                cmd,
+                pass_fds=tuple(fds),
+                stdin=subprocess.DEVNULL,
+                stdout=self._out,
+                stderr=self._err,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
+                preexec_fn=lambda: _limit_child(limits, address_space, cgroup, nproc, memcg),  # noqa: PLW1509
+            )
         except BaseException:
-            if cgroup is not None:
-                cgroup.kill_and_remove()
+            for group in (cgroup, memcg):
+                if group is not None:
+                    group.kill_and_remove()
             raise
         finally:
             for fd in fds:
                 os.close(fd)
-        self._cgroup = cgroup
+        self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1
         self._pending_ready = True
@@ -364,9 +402,26 @@ class SandboxWorker:
         self.close()
         return code
 
-    def remove(self) -> None:
+    def release(self) -> None:
+        """Stop the child and let go of its logs and private /etc files (the worker's end)."""
         self.close()
+        for fd in (self._out, self._err):
+            if fd is not None:
+                os.close(fd)
+        self._out = self._err = None
+        if self._etc is not None:
+            shutil.rmtree(self._etc, ignore_errors=True)
+            self._etc = None
+
+    def remove(self) -> None:
+        self.release()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __del__(self) -> None:
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
 
     def __enter__(self) -> SandboxWorker:
         return self
@@ -377,8 +432,10 @@ class SandboxWorker:
     def _kill(self) -> None:
         proc = self.proc
         cgroup, self._cgroup = self._cgroup, None
-        if cgroup is not None:
-            cgroup.kill_and_remove()
+        memcg, self._memcg = self._memcg, None
+        for group in (cgroup, memcg):
+            if group is not None:
+                group.kill_and_remove()
         if proc is None:
             return
         try:
@@ -406,7 +463,8 @@ class SandboxWorker:
         rid = secrets.randbits(62) or 1
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
         self._trim_logs()
-        out_start, err_start = _size(self.stdout_path), _size(self.stderr_path)
+        out_start, err_start = _size(self._out), _size(self._err)
+        oom_before = self._budget_oom_kills()
         t0 = time.monotonic()
         try:
             view = memoryview(line)
@@ -419,12 +477,22 @@ class SandboxWorker:
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         msg, crash = self._read_message(timeout or self.limits.call_timeout_s, out_start, err_start, rid)
         dt = time.monotonic() - t0
-        out_tail = _tail(self.stdout_path, out_start)
-        err_tail = _tail(self.stderr_path, err_start)
+        out_tail = _tail(self._out, out_start)
+        err_tail = _tail(self._err, err_start)
         if crash is not None:
             return CallResult(answered=False, crash=crash, duration_s=dt,
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         assert msg is not None
+        if self._budget_oom_kills() > oom_before:
+            # Rationale: a process of the sandbox was killed for its memory budget during this call (a
+            # forked helper, say) even though the child answered: the breach is the verdict, and the
+            # child, short of a process, is not trusted with the next request
+            self._kill()
+            crash = ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.budget_mb} MiB "
+                               "(all its processes and its /tmp and /dev/shm files together) was exceeded during "
+                               "the call; a process was killed and the child stopped",
+                               stdout_tail=out_tail, stderr_tail=err_tail)
+            return CallResult(answered=False, crash=crash, duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
                           error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
 
@@ -432,12 +500,17 @@ class SandboxWorker:
         """Keep the child's stdout/stderr logs bounded across calls: a submission that floods them
         (each call may write up to RLIMIT_FSIZE) must not fill the reviewer's disk over a review.
         Between calls only the last part is kept; the child appends (O_APPEND), so it goes on
-        writing at the new end."""
-        for path in (self.stdout_path, self.stderr_path):
-            if _size(path) <= LOG_CAP:
+        writing at the new end. Only the parent's descriptors are used: no path the child could
+        have replaced is opened, so no host file can be truncated here."""
+        for fd in (self._out, self._err):
+            if fd is None or _size(fd) <= LOG_CAP:
                 continue
             try:
-                path.write_bytes(log_tail(path, LOG_KEEP))
+                kept = log_tail(fd, LOG_KEEP)
+                os.ftruncate(fd, 0)
+                view = memoryview(kept)
+                while view:
+                    view = view[os.write(fd, view):]
             except OSError:
                 pass
 
@@ -453,8 +526,8 @@ class SandboxWorker:
                 return None, ChildCrash(
                     kind="timeout",
                     message=f"no answer within {timeout:g}s; the child was killed",
-                    stdout_tail=_tail(self.stdout_path, out_start),
-                    stderr_tail=_tail(self.stderr_path, err_start),
+                    stdout_tail=_tail(self._out, out_start),
+                    stderr_tail=_tail(self._err, err_start),
                 )
             ready, _, _ = select.select([self._resp_r], [], [], min(remaining, 1.0))
             if not ready:
@@ -479,10 +552,22 @@ class SandboxWorker:
             return None, self._protocol_crash(f"unexpected answer: {str(msg)[:200]}", out_start, err_start)
         return msg, None
 
+    @property
+    def budget_mb(self) -> int:
+        """The memory budget of the whole sandbox (where a memory cgroup is available)."""
+        return self.limits.memory_mb * (1 if self.address_space_limit else 4)
+
+    def _budget_oom_kills(self) -> int:
+        n = 0
+        for group in (self._cgroup, self._memcg):
+            if group is not None:
+                n += group.oom_kills()
+        return n
+
     def _protocol_crash(self, why: str, out_start: int, err_start: int) -> ChildCrash:
         return ChildCrash(kind="protocol", message=f"protocol violation: {why}",
-                          stdout_tail=_tail(self.stdout_path, out_start),
-                          stderr_tail=_tail(self.stderr_path, err_start))
+                          stdout_tail=_tail(self._out, out_start),
+                          stderr_tail=_tail(self._err, err_start))
 
     def _crash_after_eof(self, out_start: int, err_start: int) -> ChildCrash:
         proc = self.proc
@@ -493,10 +578,18 @@ class SandboxWorker:
             except subprocess.TimeoutExpired:
                 self._kill()
                 code = proc.returncode
+        # counted before the cgroups go with the kill below
+        budget_oom = self._budget_oom_kills()
         # the child may have left grandchildren behind in its session
         self._kill()
-        err = _tail(self.stderr_path, err_start)
-        out = _tail(self.stdout_path, out_start)
+        err = _tail(self._err, err_start)
+        out = _tail(self._out, out_start)
+        if budget_oom:
+            return ChildCrash(kind="oom", message=f"the sandbox's memory budget of {self.budget_mb} MiB "
+                              "(all its processes and its /tmp and /dev/shm files together) was exceeded; its "
+                              "processes were killed", exit_code=code,
+                              signal=signal.Signals(-code).name if code is not None and code < 0 else None,
+                              stderr_tail=err, stdout_tail=out)
         oom = any(m in err for m in _OOM_MARKERS)
         if code is not None and code < 0:
             sig = signal.Signals(-code).name

@@ -116,6 +116,42 @@ def test_a_fork_flood_stops_at_the_process_limit(tmp_path, config) -> None:
     assert 0 < got["forked"] <= PIDS_MAX
 
 
+def test_unusual_socket_families_vsock_first_are_refused(tmp_path, config) -> None:
+    got, _ = _attack(tmp_path, config, "socket_families", {})
+    assert got == {"created": [], "plain": [1, 2, 10]}
+
+
+def test_tmpfs_is_capped_and_the_sandbox_has_one_memory_budget(tmp_path, config) -> None:
+    from tools.engine.sandbox import bwrap
+    from tools.engine.sandbox.memcg import memory_limit_kind
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "memory_budget.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"tmpfs_try_mb": bwrap.TMPFS_MB + 500}))
+    cfg = config.model_copy(update={"limits": config.limits.model_copy(update={"memory_mb": 3072})})
+    ctx = make_tool_context(load_submission(d), cfg, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        run = ctx.session.run_submission(case, ref)
+        text = run.call.error["message"]
+        got = json.loads(text.split(MARK, 1)[1])
+        if bwrap.supports("--size"):
+            assert all(0 < mb <= bwrap.TMPFS_MB for mb in got["tmpfs_mb"].values()), got
+        if "per sandbox" not in memory_limit_kind():
+            pytest.skip(f"no memory cgroup here: {memory_limit_kind()}")
+        # six forks of 600 MiB: each under RLIMIT_AS, together over the 3 GiB budget
+        targets = ctx.session.root / "submission" / "src" / "targets.json"
+        targets.write_text(json.dumps({"tmpfs_try_mb": 1, "forks": 6, "fork_mb": 600}))
+        run = ctx.session.run_submission(case, ref)
+        assert not run.call.answered and run.call.crash is not None, run.call
+        assert run.call.crash.kind == "oom" and "memory budget of 3072 MiB" in run.call.crash.message
+    finally:
+        ctx.session.close()
+
+
 def _encodings(secret: str) -> list[str]:
     half = len(secret) // 2
     return [secret, base64.b64encode(secret.encode()).decode(), secret[::-1], secret[:half], secret[half:]]
@@ -128,6 +164,89 @@ def test_encoded_secrets_have_nothing_to_encode(tmp_path, config, monkeypatch) -
     assert got == {"found": 0, "leak": []}
     text = json.dumps(run.call.model_dump()) + run.call.stdout_tail
     assert not [e for e in _encodings(secret) if e in text]
+
+
+def test_names_swapped_for_links_in_the_childs_folders_are_never_followed_by_the_reviewer(tmp_path, config) -> None:
+    host = tmp_path / "host"
+    host.mkdir()
+    write = host / "appended.txt"  # the old stdout.log: the child's output appended to a host file
+    secret = "kreview-host-file-" + uuid.uuid4().hex
+    read = host / "secret.txt"  # the old stderr.log: a host file read into the evidence
+    read.write_text(secret)
+    folder = host / "folder"  # the old .etc and transfer folders: files written into a host folder
+    folder.mkdir()
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "parent_path_swap.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"write": str(write), "read": str(read), "folder": str(folder)}))
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        runs = [ctx.session.run_submission(case, ctx.session.reference(case)) for _ in range(2)]
+    finally:
+        ctx.session.close()
+    for run in runs:  # the child's own crash, both times: a clear failure
+        assert not run.call.answered and run.call.crash is not None and run.call.crash.kind == "exit", run.call
+        assert "KREVIEW-PLANTED" in run.call.stdout_tail  # its output still comes back, from the held log
+        assert secret not in json.dumps(run.call.model_dump())
+    assert not write.exists()
+    assert read.read_text() == secret
+    assert list(folder.iterdir()) == []
+    assert secret not in "".join(p.read_text(errors="replace") for p in (tmp_path / "run").rglob("*") if p.is_file())
+
+
+def test_a_fifo_or_link_in_place_of_an_output_file_is_a_clear_failure_not_a_hang(tmp_path, config) -> None:
+    import time
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(DATA / "sandbox" / "env_probe.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    host = tmp_path / "host-secret.pt"
+    host.write_bytes(b"host")
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        run = ctx.session.run_submission(case, ref)
+        assert run.ok, run.call.failure_text()
+        # what a thread the submission left running can do between its answer and the parent's read
+        out = run.outputs_path
+        out.unlink()
+        os.mkfifo(out)
+        t0 = time.monotonic()
+        checked = ctx.session.task_check(case, ref, run)
+        assert checked is not None and checked.answered and not checked.ok
+        assert "not a regular file" in checked.failure_text()
+        with pytest.raises(OSError):
+            ctx.session.load_tensors(out)
+        out.unlink()
+        out.symlink_to(host)
+        with pytest.raises(OSError):
+            ctx.session.load_tensors(out)
+        assert time.monotonic() - t0 < 30
+    finally:
+        ctx.session.close()
+    assert host.read_bytes() == b"host"
+
+
+def test_rebinding_the_childs_reply_function_does_not_change_the_answers(tmp_path, config) -> None:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "forge_reply.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        load = ctx.session.load_submission()
+        assert load.ok, load.failure_text()
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        assert run.call.answered and run.call.ok, run.call.failure_text()
+        assert "forged" not in json.dumps(run.call.result)
+        assert run.call.result  # the harness's own answer came through
+    finally:
+        ctx.session.close()
 
 
 # -- the same attacks as an unprivileged user ------------------------------------------------------
@@ -177,6 +296,7 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
     import pyseccomp
 
     import tools.engine.sandbox as pkg
+    from tools.engine.sandbox import bwrap
 
     base = Path(f"/tmp/kreview-unpriv-{uuid.uuid4().hex[:8]}")
     try:
@@ -200,7 +320,8 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         plan = {"measure": {}, "umount_proc": {"secret": "x" * 20}, "mount_setattr": {"write": [str(base / "tools" / "planted.py"),
                                                                                       str(base / "attacks" / "planted.py")]},
                 "setns_network": {}, "read_user_files": {"files": [str(secret_file)]},
-                "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000}}
+                "unix_socket": {"socket": sock_path}, "dev_shm_persist": {"name": shm}, "fork_flood": {"max": 3000},
+                "socket_families": {}, "memory_budget": {"tmpfs_try_mb": 2600}}
         with socket.socket(socket.AF_UNIX) as server:
             server.bind(sock_path)
             server.listen(1)
@@ -218,6 +339,9 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         assert got["unix_socket"] == {"connected": False}
         assert got["dev_shm_persist"] == {"wrote": True} and not Path("/dev/shm", shm).exists()
         assert 0 < got["fork_flood"]["forked"] <= 512
+        assert got["socket_families"] == {"created": [], "plain": [1, 2, 10]}
+        if bwrap.supports("--size"):
+            assert all(0 < mb <= bwrap.TMPFS_MB for mb in got["memory_budget"]["tmpfs_mb"].values())
         assert not (base / "tools" / "planted.py").exists() and not (base / "attacks" / "planted.py").exists()
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -127,8 +127,8 @@ def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path
             assert run.call.stdout_tail.endswith("x" * 999 + "\n")
         worker = ctx.session._workers["submission"]
         # trimmed before each call once past the cap: at most what was kept plus one call's flood
-        for log in (worker.stdout_path, worker.stderr_path):
-            assert LOG_CAP < log.stat().st_size <= LOG_KEEP + flood + 200
+        for stream in ("stdout", "stderr"):
+            assert LOG_CAP < worker.log_size(stream) <= LOG_KEEP + flood + 200
     finally:
         ctx.session.close()
     kept = sorted((tmp_path / "run" / "artifacts" / "sandbox").glob("submission-std*.log"))
