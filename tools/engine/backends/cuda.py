@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import resource
 import shutil
 import subprocess
 import tempfile
@@ -36,6 +35,7 @@ from tools.engine.backends.base import (
     StaticFinding,
 )
 import tools.engine.backends.compute_sanitizer as compute_sanitizer
+import tools.engine.compilers.toolchain as toolchain
 from tools.engine.backends.compute_sanitizer import SANITIZER_TOOLS, parse_sanitizer_log  # noqa: F401 - re-exported
 from tools.engine.backends.cuda_tools import find_compute_sanitizer, find_nvcc  # noqa: F401 - re-exported
 from tools.engine.runsetup import DeviceInfo, RunSetup
@@ -124,37 +124,24 @@ def _include_flags() -> list[str]:
     return [f"-I{p}" for p in [*include_paths(), sysconfig.get_paths()["include"], str(stand_in)]]
 
 
-def _limit_nvcc() -> None:
-    # Rationale: the source is untrusted; nvcc gets the sandbox's file-size and core limits and a
-    # CPU backstop, in its own session so a timeout kills the whole compiler pipeline.
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (512 * 2**20, 512 * 2**20))
-    resource.setrlimit(resource.RLIMIT_CPU, (int(NVCC_TIMEOUT_S * 4), int(NVCC_TIMEOUT_S * 4) + 5))
-
-
 def compile_ptx(src: CudaUnit, arch: str, nvcc: str, workdir: Path) -> Lowered:
-    """``nvcc -ptx`` of one source for ``arch`` in a scratch folder with a scrubbed environment."""
-    from tools.engine.sandbox.env import scrubbed_env
-
+    """``nvcc -ptx`` of one source for ``arch`` in a scratch folder, in the sandbox."""
     workdir.mkdir(parents=True, exist_ok=True)
     cu = workdir / f"{src.name}.cu"
     cu.write_text(src.prelude + src.text)
     ptx = workdir / f"{src.name}.{arch}.ptx"
     cmd = [nvcc, "-ptx", f"-arch={arch}", "-std=c++17", "-w", *_include_flags(), str(cu), "-o", str(ptx)]
-    t0 = time.monotonic()
     base = Lowered(kernel=src.name, target=arch, status="unavailable", intended=True, file=src.file,
                    details={"command": " ".join(cmd)})
-    try:
-        proc = subprocess.run(cmd, cwd=workdir, env=scrubbed_env(workdir, threads=1), capture_output=True,
-                              text=True, timeout=NVCC_TIMEOUT_S, preexec_fn=_limit_nvcc, start_new_session=True,
-                              check=False)
-    except subprocess.TimeoutExpired:
-        base.message, base.seconds = f"nvcc did not finish within {NVCC_TIMEOUT_S:g}s", time.monotonic() - t0
+    # in the sandbox (tools/engine/compilers/toolchain.py): the source is the submission's
+    run = toolchain.run_tool(cmd, cwd=workdir, timeout=NVCC_TIMEOUT_S)
+    base.seconds = run.seconds
+    if run.timed_out:
+        base.message = f"nvcc did not finish within {NVCC_TIMEOUT_S:g}s"
         return base
-    base.seconds = time.monotonic() - t0
-    log = (proc.stdout + proc.stderr).replace(str(workdir) + "/", "")
+    log = (run.stdout + run.stderr).replace(str(workdir) + "/", "")
     base.artifacts = {f"{src.name}.{arch}.nvcc.log": log}
-    if proc.returncode == 0 and ptx.exists():
+    if run.returncode == 0 and ptx.exists():
         base.status = "ok"
         base.artifacts[ptx.name] = ptx.read_text(errors="replace")
         base.message = f"compiled to PTX for {arch}"

@@ -135,18 +135,62 @@ def _limit(cpu_seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
 
 
+def _toolkits() -> list[Path]:
+    """The CUDA toolkit folders outside /usr (every child sees /usr): nvcc needs its whole tree
+    (include/, nvvm/, lib64/), not only bin/."""
+    out = []
+    for b in _toolkit_bins():
+        root = b.resolve().parent
+        if root.is_dir() and not str(root).startswith("/usr/") and root not in out:
+            out.append(root)
+    return out
+
+
+def _in_sandbox(cmd: list[str], cwd: Path, etc: Path) -> tuple[list[str], tuple[int, ...]]:
+    """``cmd`` under the submission sandbox's bubblewrap command line and seccomp filter, seeing only
+    ``cwd`` (writable), the toolchains and the Python environment: a compiler reads the submission's
+    source, and an ``#include "/home/you/.ssh/id_rsa"`` must find nothing to quote into its error
+    log. Where no sandbox can be set up and the user allowed running without one, the plain command."""
+    from tools.engine.sandbox import bwrap
+    from tools.engine.sandbox.isolation import require
+    from tools.engine.sandbox.seccomp_filter import filter_fd
+
+    if not require().sandboxed:
+        return cmd, ()
+    fd = filter_fd()
+    prefix = bwrap.command(writable=[cwd], chdir=cwd, etc_dir=bwrap.passwd_file(etc), seccomp_fd=fd, gpu=None,
+                           wrapper=cmd[:1], readonly=_toolkits())
+    return [*prefix, *cmd], (fd,)
+
+
 def run_tool(cmd: list[str], *, cwd: Path, timeout: float, extra_env: dict[str, str] | None = None) -> ToolRun:
-    """Run a compiler tool with limits; never raises for the tool's failure or a timeout."""
+    """Run a compiler tool in the sandbox with limits; never raises for the tool's failure or a timeout."""
+    import tempfile
+
     cwd.mkdir(parents=True, exist_ok=True)
     env = scrubbed_env(cwd / ".toolenv", threads=1, extra=extra_env)
     cpu = int(max(timeout * 2, 30))
     t0 = time.monotonic()
+    etc = Path(tempfile.mkdtemp(prefix="kreview-tool-etc-"))  # the parent's own: bound read-only
+    fds: tuple[int, ...] = ()
     try:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        full, fds = _in_sandbox(cmd, cwd, etc)
+        proc = subprocess.Popen(full, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
-                                preexec_fn=lambda: _limit(cpu))  # noqa: PLW1509 - no threads started here
+                                pass_fds=fds, preexec_fn=lambda: _limit(cpu))  # noqa: PLW1509 - no threads started here
     except OSError as exc:
+        shutil.rmtree(etc, ignore_errors=True)
         return ToolRun(cmd=cmd, returncode=None, stdout="", stderr=f"could not start: {exc}", seconds=0.0)
+    finally:
+        for fd in fds:
+            os.close(fd)
+    try:
+        return _wait(proc, cmd, timeout, t0)
+    finally:
+        shutil.rmtree(etc, ignore_errors=True)
+
+
+def _wait(proc: subprocess.Popen[str], cmd: list[str], timeout: float, t0: float) -> ToolRun:
     try:
         out, err = proc.communicate(timeout=timeout)
         return ToolRun(cmd=cmd, returncode=proc.returncode, stdout=out, stderr=err, seconds=time.monotonic() - t0)
