@@ -1,6 +1,7 @@
 """``triton_launches``: every Triton kernel launch during the call, as the launcher saw it.
 
-Wraps ``JITFunction.run`` (compiled mode) and ``InterpretedFunction.run`` (TRITON_INTERPRET=1):
+Wraps ``JITFunction.run`` (compiled mode) and the interpreter's launch entry (TRITON_INTERPRET=1;
+``InterpretedFunction.run``, or its 3.4/3.5 equivalent: tools/engine/harness/interpreter_launch.py):
 both receive the final arguments after autotuning and heuristics, so the recorded constexprs,
 ``num_warps`` and ``num_stages`` are those of the real launch. Data per distinct launch signature
 (kernel, argument types, constexpr values, launch options): the kernel's file and line, the grid
@@ -14,6 +15,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 
 _MAX_DISTINCT = 64
@@ -57,8 +59,6 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield data
         return
     index: dict[str, dict[str, Any]] = {}
-    targets = [(jit.JITFunction, jit.JITFunction.run), (interpreter.InterpretedFunction,
-                                                        interpreter.InterpretedFunction.run)]
 
     def wrap(original: Any) -> Any:
         def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
@@ -102,12 +102,15 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         index[key] = entry
         data["launches"].append(entry)
 
-    originals = []
-    for cls, original in targets:
-        originals.append((cls, original))
-        cls.run = wrap(original)
+    original = jit.JITFunction.run
+    jit.JITFunction.run = wrap(original)
+    try:
+        restore_interpreted = interpreter_launch.wrap_run(interpreter, wrap)
+    except BaseException:
+        jit.JITFunction.run = original
+        raise
     try:
         yield data
     finally:
-        for cls, original in originals:
-            cls.run = original
+        restore_interpreted()
+        jit.JITFunction.run = original
