@@ -44,7 +44,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tools.engine.harness import interpreter_launch
+from tools.engine.harness import interpreter_fixes, interpreter_launch
 from tools.engine.harness.instruments.triton_launches import _describe_arg
 
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
@@ -421,6 +421,7 @@ def _patch_interpreter() -> None:
         return run
 
     interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
+    interpreter_fixes.patch_index(interpreter)
     interpreter._kreview_virtual = True
 
 
@@ -495,8 +496,13 @@ def install(config: dict[str, Any]) -> None:
     _CONFIG.update(config)
     from triton.runtime.driver import driver
 
-    driver.set_active(VirtualDriver())  # type: ignore[arg-type]
-    driver._default = driver._active  # a reset_active() keeps the virtual device
+    virtual = VirtualDriver()
+    driver.set_active(virtual)  # type: ignore[arg-type]
+    # a reset_active() keeps the virtual device; Triton 3.4 keeps the default in a plain attribute
+    if hasattr(driver, "_default"):
+        driver._default = virtual
+    else:
+        driver.default = virtual
     _patch_torch()
     if os.environ.get("TRITON_INTERPRET") == "1":
         _patch_interpreter()

@@ -134,6 +134,14 @@ def test_device_assert_without_mask_is_honoured(k: Any) -> None:
         ("x must stay below 2", 1, [[1, 0, 0]], LINES["assert-nomask"])
 
 
+def test_a_loop_with_a_runtime_bound_runs_on_every_tested_triton(k: Any) -> None:
+    """Triton 3.4-3.6 interpreters cannot index with a scalar under NumPy 2.4 (their own bug, fixed
+    in 3.7): the sanitized call carries the fix (tools/engine/harness/interpreter_fixes.py)."""
+    x, y = torch.randn(300), torch.zeros(300)
+    data = sanitized(lambda: k.loop_runtime_bound[(1,)](x, y, 300, BLOCK=128))
+    assert data["violations"] == [] and data["interpreter_errors"] == [] and torch.equal(x, y)
+
+
 def test_int32_index_wrap_is_traced_to_its_origin(k: Any) -> None:
     x, y = torch.randn(4096), torch.empty(4096)
     data = sanitized(lambda: k.wrap_index[(16,)](x, y, 4096, 1_000_003, BLOCK=256))
