@@ -67,6 +67,23 @@ def asserting(x_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def loop_runtime_bound(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for start in range(0, n, BLOCK):  # a runtime bound: tl.tensor.__index__ (Triton 3.4-3.6 need a fix)
+        m = start + offs < n
+        tl.store(y_ptr + start + offs, tl.load(x_ptr + start + offs, mask=m), mask=m)
+
+
+@triton.jit
+def asserting_unmasked(x_ptr, n, BLOCK: tl.constexpr):
+    # without device_assert's mask (Triton 3.4 has none): the condition itself lets masked-off lanes pass
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.device_assert((x < 2.0) | (offs >= n), "x must stay below 2")  # at: assert-nomask
+
+
+@triton.jit
 def wrap_index(x_ptr, y_ptr, n, p, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n

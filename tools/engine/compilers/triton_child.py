@@ -78,6 +78,22 @@ def _resolve(launch: dict[str, Any], src_root: str, recorded_root: str | None) -
     return _jit_function(obj)
 
 
+def _pack_args_inline(fn: Any, backend: Any, kwargs: dict[str, Any], bound: Any, specialization: Any) -> tuple:
+    """Triton 3.4 has no ``JITFunction._pack_args``: the same steps inline in its ``run`` (3.5 moved
+    them into that method unchanged), without the keyword checks the binder has already made."""
+    from triton._utils import find_paths_if, get_iterable_path
+
+    options = backend.parse_options(kwargs)
+    sigvals = [x[0] for x in specialization]
+    signature = {p.name: v for p, v in zip(fn.params, sigvals)}
+    constexprs = find_paths_if(sigvals, lambda _, val: val == "constexpr")
+    constexprs = {path: get_iterable_path(list(bound.values()), path) for path in constexprs}
+    attrvals = [x[1] for x in specialization]
+    attrs = find_paths_if(attrvals, lambda _, x: isinstance(x, str))
+    attrs = {k: backend.parse_attr(get_iterable_path(attrvals, k)) for k in attrs}
+    return options, signature, constexprs, attrs
+
+
 def _argument(desc: dict[str, Any]) -> Any:
     import torch
 
@@ -123,7 +139,11 @@ def _compile(payload: dict[str, Any], state: Any) -> dict[str, Any]:
     backend = make_backend(gpu)
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     bound, specialization, opts = binder(*args, **kwargs, **options)
-    parsed, signature, constants, attrs = fn._pack_args(backend, options, bound, specialization, opts)
+    pack = getattr(fn, "_pack_args", None)
+    if pack is not None:
+        parsed, signature, constants, attrs = pack(backend, options, bound, specialization, opts)
+    else:
+        parsed, signature, constants, attrs = _pack_args_inline(fn, backend, options, bound, specialization)
     t0 = time.perf_counter()
     compiled = triton.compile(ASTSource(fn, signature, constants, attrs), target=gpu, options=parsed.__dict__)
     seconds = time.perf_counter() - t0

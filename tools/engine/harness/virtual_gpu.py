@@ -44,6 +44,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from tools.engine.harness import interpreter_fixes, interpreter_launch
 from tools.engine.harness.instruments.triton_launches import _describe_arg
 
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
@@ -286,7 +287,6 @@ class VirtualCompiledKernel:
         return launch
 
 
-_ORIGINAL_RUN: Any = None
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")
 
 
@@ -401,27 +401,28 @@ def check_grid(name: str, dims: tuple[int, ...] | None) -> None:
 
 
 def _patch_interpreter() -> None:
-    global _ORIGINAL_RUN
     from triton.runtime import interpreter
 
-    cls = interpreter.InterpretedFunction
-    if getattr(cls.run, "_kreview_virtual", False):
+    if getattr(interpreter, "_kreview_virtual", False):  # per module: a fresh import of Triton is patched again
         return
-    _ORIGINAL_RUN = cls.run
 
-    @functools.wraps(_ORIGINAL_RUN)
-    def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
-        if not warmup:
-            # Rationale: the interpreter runs any grid; the target GPU does not (held-out: a
-            # grid=(1, n_rows) wrapper fails to launch past 65,535 rows, and was accepted).
-            check_grid(getattr(self.fn, "__name__", "kernel"), launch_grid(self.fn, args, grid, kwargs))
-            return _ORIGINAL_RUN(self, *args, grid=grid, warmup=warmup, **kwargs)
-        launch, constexprs = _launch_description(self.fn, args, kwargs)
-        options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
-        return VirtualCompiledKernel(self, launch, constexprs, options)
+    def make(original: Any) -> Any:
+        @functools.wraps(original)
+        def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
+            if not warmup:
+                # Rationale: the interpreter runs any grid; the target GPU does not (held-out: a
+                # grid=(1, n_rows) wrapper fails to launch past 65,535 rows, and was accepted).
+                check_grid(getattr(self.fn, "__name__", "kernel"), launch_grid(self.fn, args, grid, kwargs))
+                return original(self, *args, grid=grid, warmup=warmup, **kwargs)
+            launch, constexprs = _launch_description(self.fn, args, kwargs)
+            options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
+            return VirtualCompiledKernel(self, launch, constexprs, options)
 
-    run._kreview_virtual = True  # type: ignore[attr-defined]
-    cls.run = run
+        return run
+
+    interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
+    interpreter_fixes.patch_index(interpreter)
+    interpreter._kreview_virtual = True
 
 
 def _config_label(cfg: Any) -> str:
@@ -495,8 +496,13 @@ def install(config: dict[str, Any]) -> None:
     _CONFIG.update(config)
     from triton.runtime.driver import driver
 
-    driver.set_active(VirtualDriver())  # type: ignore[arg-type]
-    driver._default = driver._active  # a reset_active() keeps the virtual device
+    virtual = VirtualDriver()
+    driver.set_active(virtual)  # type: ignore[arg-type]
+    # a reset_active() keeps the virtual device; Triton 3.4 keeps the default in a plain attribute
+    if hasattr(driver, "_default"):
+        driver._default = virtual
+    else:
+        driver.default = virtual
     _patch_torch()
     if os.environ.get("TRITON_INTERPRET") == "1":
         _patch_interpreter()

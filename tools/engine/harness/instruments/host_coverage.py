@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ try:
 except ImportError:  # pragma: no cover - a core dependency; the parent reports it as not measured
     coverage = None  # type: ignore[assignment]
 
+from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 
 
@@ -39,7 +40,7 @@ def _files(payload: dict[str, Any]) -> dict[str, str] | str:
     return {os.path.realpath(root / f): f for f in opts.get("files") or [rel]}
 
 
-def _paused_in_launches(cov: Any) -> list[tuple[type, Any]]:
+def _paused_in_launches(cov: Any) -> list[Callable[[], None]]:
     """Stop tracing while a Triton kernel launches: with a trace function set, Python 3.11 runs
     every frame in its slow tracing mode (about 3x here), and the interpreter's launch is all
     Triton code plus the kernel body, neither of them host code. The collector's own pause/resume
@@ -53,25 +54,28 @@ def _paused_in_launches(cov: Any) -> list[tuple[type, Any]]:
     if collector is None or not hasattr(collector, "pause") or not hasattr(collector, "resume"):
         return []  # another coverage.py: trace the launch too (slower, same arcs)
     depth = [0]
-    restore = []
-    for cls in (jit.JITFunction, interpreter.InterpretedFunction):
-        original = cls.__dict__.get("run")
-        if original is None:
-            continue
 
-        def run(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+    def make(original: Any) -> Any:
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
             depth[0] += 1
             if depth[0] == 1:
                 collector.pause()
             try:
-                return _original(self, *args, **kwargs)
+                return original(self, *args, **kwargs)
             finally:
                 depth[0] -= 1
                 if depth[0] == 0:
                     collector.resume()
 
-        cls.run = run
-        restore.append((cls, original))
+        return run
+
+    original = jit.JITFunction.run
+    jit.JITFunction.run = make(original)
+    restore = [lambda: setattr(jit.JITFunction, "run", original)]
+    try:
+        restore.append(interpreter_launch.wrap_run(interpreter, make))
+    except Exception:  # noqa: BLE001 - an interpreter without the entry: trace its launches too
+        pass
     return restore
 
 
@@ -96,8 +100,8 @@ def host_coverage(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     try:
         yield data
     finally:
-        for cls, original in restore:
-            cls.run = original
+        for undo in reversed(restore):
+            undo()
         try:
             cov.stop()
             measured = cov.get_data()

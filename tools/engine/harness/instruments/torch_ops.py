@@ -31,6 +31,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 import tools.engine.harness.frames as frames
+from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 
 _MAX_DISTINCT = 200
@@ -257,10 +258,10 @@ class OpRecorder:
             from triton.runtime import interpreter, jit
         except ImportError:
             return
-        for cls in (jit.JITFunction, interpreter.InterpretedFunction):
-            original = cls.run
-            cls.run = self._wrap_launcher(original)
-            self._stack.callback(setattr, cls, "run", original)
+        original = jit.JITFunction.run
+        jit.JITFunction.run = self._wrap_launcher(original)
+        self._stack.callback(setattr, jit.JITFunction, "run", original)
+        self._stack.callback(interpreter_launch.wrap_run(interpreter, self._wrap_launcher))
 
     def derived_from_launch(self, value: Any) -> bool | None:
         """Whether every tensor in ``value`` shares storage with something a launch touched

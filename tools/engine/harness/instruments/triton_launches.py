@@ -1,6 +1,7 @@
 """``triton_launches``: every Triton kernel launch during the call, as the launcher saw it.
 
-Wraps ``JITFunction.run`` (compiled mode) and ``InterpretedFunction.run`` (TRITON_INTERPRET=1):
+Wraps ``JITFunction.run`` (compiled mode) and the interpreter's launch entry (TRITON_INTERPRET=1;
+``InterpretedFunction.run``, or its 3.4/3.5 equivalent: tools/engine/harness/interpreter_launch.py):
 both receive the final arguments after autotuning and heuristics, so the recorded constexprs,
 ``num_warps`` and ``num_stages`` are those of the real launch. On a GPU it also wraps
 ``CompiledKernel.__getitem__``: a kernel compiled ahead (``kernel.warmup(...)``, the fused-softmax
@@ -17,6 +18,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 
 _MAX_DISTINCT = 64
@@ -60,8 +62,6 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield data
         return
     index: dict[str, dict[str, Any]] = {}
-    targets = [(jit.JITFunction, jit.JITFunction.run), (interpreter.InterpretedFunction,
-                                                        interpreter.InterpretedFunction.run)]
 
     def wrap(original: Any) -> Any:
         def run(self: Any, *args: Any, grid: Any, warmup: Any, **kwargs: Any) -> Any:
@@ -159,10 +159,14 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
         return getitem
 
-    originals = []
-    for cls, original in targets:
-        originals.append((cls, "run", original))
-        cls.run = wrap(original)
+    originals: list[tuple[Any, str, Any]] = []
+    original = jit.JITFunction.run
+    jit.JITFunction.run = wrap(original)
+    try:
+        restore_interpreted = interpreter_launch.wrap_run(interpreter, wrap)
+    except BaseException:
+        jit.JITFunction.run = original
+        raise
     try:
         from triton.compiler.compiler import CompiledKernel
     except ImportError:
@@ -173,5 +177,7 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     try:
         yield data
     finally:
-        for cls, attr, original in originals:
-            setattr(cls, attr, original)
+        for cls, attr, saved in originals:
+            setattr(cls, attr, saved)
+        restore_interpreted()
+        jit.JITFunction.run = original

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from tools.engine.harness import interpreter_fixes
 from tools.engine.harness.instruments import instrument
 from tools.engine.harness.sanitizer.compat import require_compatible
 from tools.engine.harness.sanitizer.hooks import Sanitizer
@@ -29,8 +30,15 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     require_compatible()
     report = Report(triton.__version__)
     san = Sanitizer(interpreter, report)
-    san.install()
+    # an older interpreter's own bug is not the kernel's interpreter_error (children without the
+    # virtual device, as on a GPU machine, have not had it fixed yet)
+    unfix = interpreter_fixes.patch_index(interpreter)
     try:
-        yield report.data
+        san.install()
+        try:
+            yield report.data
+        finally:
+            san.uninstall()
     finally:
-        san.uninstall()
+        if unfix is not None:
+            unfix()

@@ -1,9 +1,11 @@
 """The Triton interpreter internals the sanitizer patches, and the check that they are still there.
 
-The sanitizer hooks private parts of ``triton.runtime.interpreter`` (Triton 3.8.0). Before anything
-is patched, :func:`require_compatible` checks the version, every patched function's parameter names,
-and a few facts about the interpreter's behaviour the hooks rely on (read from its source). If
-anything moved it raises :class:`reviewer.core.errors.SanitizerIncompatible`: the memcheck evidence is then
+The sanitizer hooks private parts of ``triton.runtime.interpreter``; they were tested with every
+minor release from Triton 3.4 to 3.8 (``TESTED_TRITON``; CI runs the oldest and the newest, see
+docs/triton-sanitizer.md for what differs between them and the adapters that cover it). Before
+anything is patched, :func:`require_compatible` checks the version, every patched function's
+parameter names, and a few facts about the interpreter's behaviour the hooks rely on (read from its
+source). If anything moved it raises :class:`reviewer.core.errors.SanitizerIncompatible`: the memcheck evidence is then
 ``unverified`` ("sanitizer incompatible with triton X.Y"), never a silent pass.
 """
 
@@ -15,7 +17,9 @@ from typing import Any
 
 from reviewer.core.errors import SanitizerIncompatible
 
-PINNED_TRITON = "3.8.0"
+PINNED_TRITON = "3.8.0"  # the dev pin (pyproject.toml), named in the install hint
+# major.minor releases the hooks were tested with; any patch release of them is accepted
+TESTED_TRITON = ("3.4", "3.5", "3.6", "3.7", "3.8")
 
 BUILDER_HOOKS: dict[str, tuple[str, ...]] = {
     "create_load": ("self", "ptr", "_0", "_1", "is_volatile"),
@@ -69,6 +73,11 @@ def _missing_fields(what: str, obj: Any, fields: tuple[str, ...]) -> list[str]:
     return [f"{what} has no field {f!r}" for f in fields if f not in names]
 
 
+def tested(version: str) -> bool:
+    """Whether ``version`` is a release (any patch, local build tags included) of a tested minor."""
+    return any(version == t or version.startswith(t + ".") for t in TESTED_TRITON)
+
+
 def problems(interp: Any = None, semantic_cls: Any = None, version: str | None = None) -> list[str]:
     """Everything that differs from what the hooks expect (empty when compatible)."""
     import triton
@@ -79,8 +88,9 @@ def problems(interp: Any = None, semantic_cls: Any = None, version: str | None =
         from triton.language.semantic import TritonSemantic as semantic_cls
     version = version if version is not None else triton.__version__
     found: list[str] = []
-    if version != PINNED_TRITON:
-        found.append(f"hooks are written and tested for triton {PINNED_TRITON}, found {version}")
+    if not tested(version):
+        found.append(f"hooks are written and tested for triton {TESTED_TRITON[0]} to {TESTED_TRITON[-1]}, "
+                     f"found {version}")
     owners = {"InterpreterBuilder": getattr(interp, "InterpreterBuilder", None),
               "GridExecutor": getattr(interp, "GridExecutor", None), "TritonSemantic": semantic_cls}
     for owner, table in (("InterpreterBuilder", BUILDER_HOOKS), ("GridExecutor", EXECUTOR_HOOKS)):
@@ -123,5 +133,6 @@ def require_compatible(**kwargs: Any) -> None:
     if found:
         version = kwargs.get("version") or triton.__version__
         short = ".".join(str(version).split(".")[:2])
+        hint = f"install triton {TESTED_TRITON[0]} to {TESTED_TRITON[-1]} (pyproject.toml pins {PINNED_TRITON})"
         raise SanitizerIncompatible(f"sanitizer incompatible with triton {short} ({version}): " + "; ".join(found),
-                                    hint=f"install triton=={PINNED_TRITON} (the version pinned in pyproject.toml)")
+                                    hint=hint)

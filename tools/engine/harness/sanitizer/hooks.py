@@ -121,9 +121,11 @@ class Sanitizer:
             (ib, "create_ptr_to_int"): self._address_cast, (ib, "create_int_to_ptr"): self._address_cast,
             (ge, "_init_args_hst"): self._init_args, (ge, "__call__"): self._launch,
         }
-        desc = getattr(self.interp, "TensorDescHandle", None)
-        if desc is not None and "materialize_pointers" in desc.__dict__:
-            table[(desc, "materialize_pointers")] = self._descriptor_pointers
+        # tensor descriptors; block pointers (tl.make_block_ptr) have their own handle up to Triton 3.7
+        for handle in ("TensorDescHandle", "BlockPointerHandle"):
+            cls = getattr(self.interp, handle, None)
+            if cls is not None and "materialize_pointers" in cls.__dict__:
+                table[(cls, "materialize_pointers")] = self._descriptor_pointers
         try:
             for (owner, name), make in table.items():
                 original = owner.__dict__[name]
@@ -506,10 +508,11 @@ class Sanitizer:
         return create_addptr
 
     def _descriptor_pointers(self, original: Callable[..., Any]) -> Callable[..., Any]:
-        """A tensor descriptor's pointers keep the provenance of its base: without it an access past
-        the described tensor is checked against *every* argument storage, and whether it lands in a
-        neighbouring one (then a "valid" access, and a race with that tensor's writers) depends on
-        where the allocator happened to put the arguments."""
+        """A tensor descriptor's (or, up to Triton 3.7, a block pointer's) pointers keep the
+        provenance of its base: without it an access past the described tensor is checked against
+        *every* argument storage, and whether it lands in a neighbouring one (then a "valid" access,
+        and a race with that tensor's writers) depends on where the allocator happened to put the
+        arguments. The one argument is the descriptor's offsets or the block pointer's boundary check."""
         san = self
 
         def materialize_pointers(self: Any, offsets: Any) -> Any:
