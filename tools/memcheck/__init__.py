@@ -14,11 +14,15 @@ from tools.engine.registry import backend_for
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
-from tools.engine.facts import BuildOutcome
+from tools.engine.facts import BuildOutcome, NominalChecks
 from tools.engine.harness.case import Case
 from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
 from tools.memcheck.evidence import emit_case, emit_violations
+from tools.memcheck.devices import compare_verdicts
 from tools.memcheck.sanitized_runs import CaseRun, run_case
+from tools.engine.compare import compare_outputs, needs_budget
+from tools.engine.compare.judge import judge as judge_outputs
+from tools.engine.evaluate import budget_for, default_tolerance
 from tools.engine.session import SandboxSession
 
 _INTERPRET = ("TRITON_INTERPRET", "1")
@@ -51,16 +55,39 @@ class MemcheckTool(Tool):
         session, own = self._session(ctx)
         try:
             nominal = nominal_cases(ctx, 1, self.name)
-            runs = [run_case(session, case, nominal=True) for case in nominal]
+            runs = [run_case(session, case, nominal=True, keep_outputs=ctx.device.has_gpu) for case in nominal]
             first = next((r for r in runs if r.status != "reference_failed"), None)
             blocks = block_sizes(ctx.source.text, first.launches if first else None)
             for case in boundary_cases(ctx.submission, nominal, first.numel if first else 0, blocks,
                                        ctx.seeds(1, f"{self.name}-boundary")[0]):
                 runs.append(run_case(session, case, nominal=False))
             self._emit(ctx, runs)
+            if ctx.device.has_gpu and runs and runs[0].outputs is not None:
+                self._compare_devices(ctx, runs[0])
         finally:
             if own:
                 session.close()
+
+    def _compare_devices(self, ctx: ToolContext, run: CaseRun) -> None:
+        """The interpreter's outputs on the first nominal case against the GPU's correctness verdict."""
+        nominal = ctx.facts.get(NominalChecks)
+        if nominal is None or not nominal.checks:
+            return
+        atol, rtol = ctx.tolerance()
+        cmp = compare_outputs(run.outputs, run.expected, atol=atol, rtol=rtol)
+        dflt = default_tolerance(ctx)
+        budget = budget_for(ctx, run.case, run.outputs, run.expected) if needs_budget(cmp, "correctness", dflt) \
+            else None
+        verdict = judge_outputs(cmp, budget, mode="correctness", default_tolerance=dflt)
+        found = compare_verdicts(ctx.device.name, nominal.failed, verdict.ok, verdict.summary, run.case.label)
+        if found is None:
+            return
+        ctx.add_evidence(self, criteria=("correctness",), outcome="info", defect="device_divergence",
+                         summary=found.summary[:600], check="the compiled kernel on the GPU vs the Triton interpreter",
+                         result={"gpu": found.gpu, "interpreter": found.interpreter, "usual_causes": list(found.causes),
+                                 "comparison": cmp.model_dump()},
+                         config={**ctx.environment(), "atol": atol, "rtol": rtol},
+                         rerun=ctx.rerun(self.name, run.case))
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         if self._incompatible(ctx, case):

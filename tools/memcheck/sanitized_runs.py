@@ -25,6 +25,9 @@ class CaseRun:
     call: CallResult | None = None
     sanitizer: dict[str, Any] | None = None
     launches: dict[str, Any] | None = None
+    outputs: Any = None
+    """the interpreted call's outputs (kept only when asked: a GPU review compares them)"""
+    expected: Any = None
 
     @property
     def violations(self) -> list[dict[str, Any]]:
@@ -40,7 +43,7 @@ class CaseRun:
         return out
 
 
-def run_case(session: SandboxSession, case: Case, *, nominal: bool) -> CaseRun:
+def run_case(session: SandboxSession, case: Case, *, nominal: bool, keep_outputs: bool = False) -> CaseRun:
     ref = session.reference(case)
     if not ref.ok:
         return CaseRun(case=case, nominal=nominal, status="reference_failed", call=ref.call)
@@ -49,6 +52,8 @@ def run_case(session: SandboxSession, case: Case, *, nominal: bool) -> CaseRun:
                      inputs=ref.meta.get("inputs", []), call=run.call)
     if run.ok:
         observed = (run.meta or {}).get("instruments") or {}
+        if keep_outputs:
+            result.outputs, result.expected = run.outputs, ref.outputs
     else:
         result.status = "call_failed"
         observed = (run.call.error or {}).get("instruments") or {}
