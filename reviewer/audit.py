@@ -1,0 +1,62 @@
+"""``kreview audit``: audit tasks without a submission (docs/task-audit.md).
+
+Each task's reference runs in its own sandbox session, the same children a review uses; the audit
+itself is tools/engine/task_audit.py. A reference that crashes or hangs is a finding of that task;
+a folder without a task is a usage error raised before anything runs.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from reviewer.core.config import ReviewConfig
+from reviewer.core.submission import Submission
+from reviewer.core.task import TaskAudit, TaskFinding
+from reviewer.device import detect_device
+from reviewer.graph.context import make_tool_context
+from reviewer.ingest.tasks import tasks_in
+from tools.engine.task_audit import audit
+
+
+def find_tasks(paths: list[Path]) -> list[Submission]:
+    """Every task under ``paths``, in order; ``IngestError`` for a folder without one."""
+    return [task for p in paths for task in tasks_in(p)]
+
+
+def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
+    device = detect_device(config.device)
+    with tempfile.TemporaryDirectory(prefix="kreview-audit-") as run_dir:
+        ctx = make_tool_context(task, config, Path(run_dir), seed, device)
+        ctx.session.paired = ("reference",)  # no submission runs: its child is never started
+        try:
+            if not ctx.setup.can_run:
+                return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
+                    kind="reference_not_run", detail=f"the reference cannot run here: {ctx.setup.why_not}")]).finished()
+            result = audit(ctx)
+        finally:
+            ctx.session.close()
+    return result.model_copy(update={"path": _path(task)})
+
+
+def _path(task: Submission) -> str:
+    """The task's folder, or its reference file where the folder holds several (a benchmark level)."""
+    one_of_many = task.name == Path(task.reference_file).stem and task.name != task.root_path.name
+    return str(task.root_path / task.reference_file) if one_of_many else task.root
+
+
+def audit_tasks(paths: list[Path], config: ReviewConfig, seed: int,
+                progress: Callable[[str], None] = lambda _: None) -> list[TaskAudit]:
+    from tools.engine.sandbox.isolation import require
+
+    require()
+    tasks = find_tasks(paths)
+    out = []
+    for i, task in enumerate(tasks, 1):
+        progress(f"[{i}/{len(tasks)}] auditing {_path(task)}")
+        result = audit_one(task, config, seed)
+        out.append(result)
+        progress(f"[{i}/{len(tasks)}] {'DEGENERATE' if result.degenerate else 'sound'}: {_path(task)} "
+                 f"({len(result.findings)} finding(s))")
+    return out
