@@ -6,7 +6,7 @@ Audit: degenerate; impostor_accepted=zeros
 import torch
 import torch.nn as nn
 
-batch_size = 4
+batch_size = 2
 dim = 1572864
 
 
