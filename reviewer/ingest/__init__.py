@@ -189,7 +189,7 @@ def _split_entry(spec: str, default_file: str) -> tuple[str, str]:
 
 
 def _from_manifest(root: Path, m: Manifest, task_only: bool = False) -> Submission:
-    if task_only and m.submission is None and m.reference is not None:
+    if task_only and m.reference is not None and (m.submission is None or not (root / m.submission.file).is_file()):
         # the task alone (kreview audit): the reference stands in where the submission would be named
         m = m.model_copy(update={"submission": ManifestEntry(file=m.reference.file, entry=m.reference.entry)})
     if m.submission is None or m.reference is None:
