@@ -8,6 +8,7 @@ a folder without a task is a usage error raised before anything runs.
 from __future__ import annotations
 
 import tempfile
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,6 +36,10 @@ def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
                 return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
                     kind="reference_not_run", detail=f"the reference cannot run here: {ctx.setup.why_not}")]).finished()
             result = audit(ctx)
+        except Exception as exc:  # noqa: BLE001 - kreview's own bug on one task: said, and the others go on
+            return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
+                kind="audit_error", detail=f"the audit itself failed (a kreview bug): {type(exc).__name__}: {exc}"[:500],
+                numbers={"traceback": traceback.format_exc()[-3000:]})]).finished()
         finally:
             ctx.session.close()
     return result.model_copy(update={"path": _path(task)})

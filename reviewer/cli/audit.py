@@ -65,7 +65,8 @@ def audit(
 
         results = audit_tasks(list(paths), config, seed, progress)
         sys.stdout.write(render_json(results) if fmt is AuditFormat.json else render_text(results))
-        if any(r.degenerate for r in results):
+        # a task the audit could not finish (its own error) is not called sound either
+        if any(r.degenerate or any(f.kind == "audit_error" for f in r.findings) for r in results):
             raise typer.Exit(1)
 
     _guard(go)

@@ -22,7 +22,7 @@ import torch
 
 import tools.engine.harness.tensors as tensors
 from reviewer.core.task import ImpostorResult, TaskAudit, TaskFinding
-from tools.engine.compare import compare_outputs, judge, needs_budget
+from tools.engine.compare import bitwise_equal, compare_outputs, judge, needs_budget
 from tools.engine.compare.compare import tolerance_for
 from tools.engine.evaluate import budget_for, default_tolerance
 from tools.engine.harness.case import Case
@@ -158,19 +158,24 @@ def impostors(ctx: ToolContext, case: Case, ref: ReferenceRun, other_seed: int) 
         return []
     found: list[tuple[str, Any]] = [("zeros", _map(out, torch.zeros_like)),
                                     ("constant (the reference output's mean)", _map(out, _mean_of))]
-    if len(leaves) == 1:
+    if len(leaves) == 1 and leaves[0].numel() > 1:  # a scalar equal to one input element proves nothing
         target = leaves[0]
         for path, x in tensors.flatten(ctx.session.pristine_inputs(ref)):
             if isinstance(x, torch.Tensor) and x.is_floating_point() and x.numel() == target.numel():
                 found.append((f"input {path} passed through", [x.reshape(target.shape).to(target.dtype)]))
     stale = ctx.session.reference(_other_case(case, other_seed, "stale"))
     if stale.ok and [t.shape for _, t in tensors.flatten(stale.outputs)] == [t.shape for t in leaves]:
-        found.append((f"the reference output of other inputs (seed {other_seed})", stale.outputs))
+        # Rationale: inputs that do not change with the seed let a cached answer pass every seed; say so
+        same = "; the inputs do not change with the seed" if bitwise_equal(stale.outputs, out) else ""
+        found.append((f"the reference output of other inputs (seed {other_seed}{same})", stale.outputs))
     if all(t.dtype == torch.float32 for t in leaves):
         low = ctx.session.reference(case.model_copy(update={"id": f"{case.id}-bf16", "dtype": "bfloat16"}))
-        if low.ok and [t.shape for _, t in tensors.flatten(low.outputs)] == [t.shape for t in leaves]:
+        # a format whose generator ignores the case's dtype (GPU MODE) computes the same bits: no impostor
+        if low.ok and [t.shape for _, t in tensors.flatten(low.outputs)] == [t.shape for t in leaves] \
+                and not bitwise_equal(low.outputs, out):
             found.append(("the reference computed in bfloat16", _map(low.outputs, lambda t: t.to(torch.float32))))
-    found.append(("the right output with its last row dropped (zeroed)", _map(out, _drop_row)))
+    if all(t.numel() > 1 for t in leaves):  # a scalar has no row to drop
+        found.append(("the right output with its last row dropped (zeroed)", _map(out, _drop_row)))
     return found
 
 
@@ -195,7 +200,7 @@ def audit(ctx: ToolContext) -> TaskAudit:
     result = TaskAudit(path=str(sub.root), format=sub.format, case=case.model_dump(exclude_defaults=True))
     ref = ctx.session.reference(case)
     if not ref.ok:
-        result.findings.append(_failed("the reference", ref.call))
+        result.findings.append(_failed("the reference on its nominal inputs", ref.call))
         return result.finished()
     check = TaskCheck(ctx, case, ref)
     dtype = next((t.dtype for _, t in tensors.flatten(ref.outputs) if isinstance(t, torch.Tensor)), torch.float32)
@@ -206,26 +211,32 @@ def audit(ctx: ToolContext) -> TaskAudit:
                                                task_check=task.text, own_check=own.text))
     result.findings += impostor_findings(result)
     atol, rtol = check.tolerance(dtype)
-    probe = ctx.session.reference_call("task_probe", ref, timeout=_probe_timeout(ctx), atol=atol, rtol=rtol, seed=seed)
+    probe = ctx.session.reference_call("task_probe", ref, timeout=_probe_timeout(ctx, ref), atol=atol, rtol=rtol, seed=seed)
     if not (probe.answered and probe.ok):
-        result.findings.append(_failed("the reference's probes (perturbed inputs and parameters)", probe))
+        result.findings.append(_failed("the reference's probes (perturbed inputs and parameters)", probe, probes=True))
     else:
         result.findings += probe_findings(probe.result, atol, rtol)
     return result.finished()
 
 
-def _probe_timeout(ctx: ToolContext) -> float:
-    # Rationale: the probes run the reference once per input and parameter (up to 50 calls); each
-    # gets the review's own call limit's worth on average, bounded so that a hang costs minutes, not hours.
-    return min(ctx.options.limits.call_timeout_s * 10, 1800.0)
+def _probe_timeout(ctx: ToolContext, ref: ReferenceRun) -> float:
+    """Rationale: the probes run the reference up to 50 times (twice, once per input, once per
+    parameter); each may take ten times the nominal call measured here, and never less than one call
+    limit in all; at most ten call limits, so a hang on perturbed inputs costs minutes, not hours."""
+    limit = ctx.options.limits.call_timeout_s
+    nominal = float(ref.meta.get("run_seconds") or 1.0)
+    return min(limit * 10, max(limit, 50 * 10 * nominal + 30.0))
 
 
-def _failed(what: str, call: Any) -> TaskFinding:
+def _failed(what: str, call: Any, *, probes: bool = False) -> TaskFinding:
+    """The reference failing on its nominal inputs makes the task unusable (degenerate); its probes
+    failing after a nominal run succeeded leaves those traits unchecked, which is said, not judged."""
     hang = call.crash is not None and call.crash.kind == "timeout"
-    return TaskFinding(kind="reference_hang" if hang else "reference_failed", degenerate=True,
-                       detail=f"{what} {'did not finish' if hang else 'failed'} on the nominal inputs: "
-                              f"{call.failure_text()[:300]}",
-                       covered_by="none: without a reference answer no kernel can be judged")
+    kind = ("reference_probes_" if probes else "reference_") + ("hang" if hang else "failed")
+    return TaskFinding(kind=kind, degenerate=not probes,
+                       detail=f"{what} {'did not finish' if hang else 'failed'}: {call.failure_text()[:300]}",
+                       covered_by=("unchecked: determinism, mutation and sensitivity of this task" if probes else
+                                   "none: without a reference answer no kernel can be judged"))
 
 
 def impostor_findings(result: TaskAudit) -> list[TaskFinding]:
