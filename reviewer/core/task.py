@@ -43,6 +43,8 @@ class ImpostorResult(BaseModel):
     passes_own_check: bool
     task_check: str
     own_check: str
+    own_basis: str = ""
+    """What decided kreview's judgement (tolerance, error_budget, constant_output, ...)."""
 
 
 class TaskAudit(BaseModel):
@@ -62,10 +64,11 @@ class TaskAudit(BaseModel):
         """The audit with ``degenerate`` computed from its findings."""
         return self.model_copy(update={"degenerate": any(f.degenerate for f in self.findings)})
 
-    @property
-    def own_check_fooled(self) -> list[TaskFinding]:
-        """Impostors kreview's own judgement accepts: a correctness pass cannot rest on that check alone."""
-        return [f for f in self.findings if f.kind == "impostor_accepted" and f.passes_own_check]
+    def own_check_fooled(self, bases: set[str] | None = None) -> list[TaskFinding]:
+        """Impostors kreview's own judgement accepts (on one of ``bases``, any if None): a correctness
+        pass decided on such a basis cannot rest on that check alone."""
+        return [f for f in self.findings if f.kind == "impostor_accepted" and f.passes_own_check
+                and (bases is None or f.numbers.get("own_basis") in bases)]
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

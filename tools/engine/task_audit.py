@@ -38,6 +38,7 @@ KERNELBENCH_TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat1
 class Verdict:
     ok: bool
     text: str
+    basis: str = ""
 
 
 class TaskCheck:
@@ -156,8 +157,9 @@ def impostors(ctx: ToolContext, case: Case, ref: ReferenceRun, other_seed: int) 
     leaves = [t for _, t in tensors.flatten(out) if isinstance(t, torch.Tensor)]
     if not leaves or not all(_floating(t) for t in leaves):
         return []
-    found: list[tuple[str, Any]] = [("zeros", _map(out, torch.zeros_like)),
-                                    ("constant (the reference output's mean)", _map(out, _mean_of))]
+    found: list[tuple[str, Any]] = [("zeros", _map(out, torch.zeros_like))]
+    if any(t.numel() > 1 for t in leaves):  # the mean of a single value is that value
+        found.append(("constant (the reference output's mean)", _map(out, _mean_of)))
     if len(leaves) == 1 and leaves[0].numel() > 1:  # a scalar equal to one input element proves nothing
         target = leaves[0]
         for path, x in tensors.flatten(ctx.session.pristine_inputs(ref)):
@@ -186,7 +188,7 @@ def own_judgement(ctx: ToolContext, case: Case, ref: ReferenceRun, candidate: An
     cmp = compare_outputs(candidate, ref.outputs, atol=atol, rtol=rtol)
     budget = budget_for(ctx, case, candidate, ref.outputs) if needs_budget(cmp, "correctness", dflt) else None
     j = judge(cmp, budget, mode="correctness", default_tolerance=dflt)
-    return Verdict(j.ok, j.summary[:300])
+    return Verdict(j.ok, j.summary[:300], j.basis)
 
 
 def audit(ctx: ToolContext) -> TaskAudit:
@@ -208,7 +210,7 @@ def audit(ctx: ToolContext) -> TaskAudit:
     for label, candidate in impostors(ctx, case, ref, other):
         task, own = check(candidate, label), own_judgement(ctx, case, ref, candidate)
         result.impostors.append(ImpostorResult(impostor=label, passes_task_check=task.ok, passes_own_check=own.ok,
-                                               task_check=task.text, own_check=own.text))
+                                               task_check=task.text, own_check=own.text, own_basis=own.basis))
     result.findings += impostor_findings(result)
     atol, rtol = check.tolerance(dtype)
     probe = ctx.session.reference_call("task_probe", ref, timeout=_probe_timeout(ctx, ref), atol=atol, rtol=rtol, seed=seed)
@@ -252,5 +254,5 @@ def impostor_findings(result: TaskAudit) -> list[TaskFinding]:
             detail=(f"{imp.impostor}: the task's check ({result.task_check}) "
                     f"{'accepts' if imp.passes_task_check else 'rejects'} it ({imp.task_check}); {own}"),
             covered_by="none" if imp.passes_own_check else "correctness (kreview's own judgement)",
-            numbers={"task_check": imp.task_check, "own_check": imp.own_check}))
+            numbers={"task_check": imp.task_check, "own_check": imp.own_check, "own_basis": imp.own_basis}))
     return out

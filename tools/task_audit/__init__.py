@@ -18,6 +18,14 @@ from tools.engine.task_audit import audit
 from tools.engine.tool import Tool, ToolContext
 
 
+def _bases(nominal: NominalChecks) -> set[str] | None:
+    """What the kernel's passes rested on. Rationale: a kernel that passed inside the tolerance does not
+    rest on the error budget, so an impostor that only the budget lets through does not undermine it;
+    a pass that needed the budget (or whose basis is not recorded) rests on the whole judgement."""
+    bases = {c.basis for c in nominal.passed}
+    return {"tolerance"} if bases == {"tolerance"} else None
+
+
 class TaskAuditTool(Tool):
     name = "task_audit"
     criteria = ("correctness",)
@@ -34,8 +42,10 @@ class TaskAuditTool(Tool):
         result = audit(ctx)
         self._record(ctx, result)
         nominal = ctx.facts.get(NominalChecks)
-        fooled = result.own_check_fooled
-        if fooled and nominal is not None and nominal.passed and not nominal.failed:
+        if nominal is None or not nominal.passed or nominal.failed:
+            return
+        fooled = result.own_check_fooled(_bases(nominal))
+        if fooled:
             names = "; ".join(f.impostor or f.kind for f in fooled)
             ctx.add_evidence(self, outcome="unverified", defect="impostor_passes_own_check",
                              reason="kreview's own correctness judgement accepts an impostor on this task",

@@ -65,4 +65,14 @@ def test_an_impostor_is_a_finding_when_any_check_accepts_it() -> None:
     assert set(found) == {"zeros", "copy"}
     assert found["zeros"].passes_task_check and not found["zeros"].passes_own_check
     assert "cannot rest on that check alone" in found["copy"].detail
-    assert [f.impostor for f in audit.model_copy(update={"findings": list(found.values())}).own_check_fooled] == ["copy"]
+    assert [f.impostor for f in audit.model_copy(update={"findings": list(found.values())}).own_check_fooled()] == ["copy"]
+
+
+def test_an_output_buffer_is_neither_mutation_nor_an_ignored_input() -> None:
+    """GPU MODE hands the reference its output buffer among the inputs: written, never read."""
+    buffer = {"path": "0.2", "same_bits": True, "within_tol": True, "max_abs_diff": 0.0}
+    read = {"path": "0.0", "same_bits": False, "within_tol": False, "max_abs_diff": 1.0}
+    assert _kinds(_probe(mutated_inputs=["0.2"], input_probes=[read, buffer])) == {}
+    # written and read: an in-place reference; ignored and not written: an input the check misses
+    assert _kinds(_probe(mutated_inputs=["0.0"], input_probes=[read, buffer])) == \
+        {"reference_mutates_inputs": True, "insensitive_input": True}
