@@ -250,7 +250,8 @@ def impostor_findings(result: TaskAudit) -> list[TaskFinding]:
                if imp.passes_own_check else f"kreview's own judgement rejects it ({imp.own_check})")
         out.append(TaskFinding(
             kind="impostor_accepted", impostor=imp.impostor, passes_task_check=imp.passes_task_check,
-            passes_own_check=imp.passes_own_check, degenerate=True,
+            # the task is degenerate when its own check is fooled; kreview's alone is kreview's gap
+            passes_own_check=imp.passes_own_check, degenerate=imp.passes_task_check,
             detail=(f"{imp.impostor}: the task's check ({result.task_check}) "
                     f"{'accepts' if imp.passes_task_check else 'rejects'} it ({imp.task_check}); {own}"),
             covered_by="none" if imp.passes_own_check else "correctness (kreview's own judgement)",

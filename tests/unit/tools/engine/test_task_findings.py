@@ -76,3 +76,10 @@ def test_an_output_buffer_is_neither_mutation_nor_an_ignored_input() -> None:
     # written and read: an in-place reference; ignored and not written: an input the check misses
     assert _kinds(_probe(mutated_inputs=["0.0"], input_probes=[read, buffer])) == \
         {"reference_mutates_inputs": True, "insensitive_input": True}
+
+
+def test_an_impostor_only_kreview_accepts_is_kreviews_gap_not_a_degenerate_task() -> None:
+    imps = [ImpostorResult(impostor="constant", passes_task_check=False, passes_own_check=True, task_check="t",
+                           own_check="o", own_basis="error_budget")]
+    [found] = impostor_findings(TaskAudit(path="p", impostors=imps))
+    assert not found.degenerate and found.passes_own_check and found.numbers["own_basis"] == "error_budget"
