@@ -16,8 +16,9 @@ from reviewer.core.config import ReviewConfig
 from reviewer.core.submission import Submission
 from reviewer.core.task import TaskAudit, TaskFinding
 from reviewer.device import detect_device
-from reviewer.graph.context import make_tool_context
+from reviewer.graph.context import make_tool_context, setup_for
 from reviewer.ingest.tasks import tasks_in
+from tools.engine.runsetup import DeviceInfo
 from tools.engine.task_audit import audit
 
 
@@ -26,8 +27,18 @@ def find_tasks(paths: list[Path]) -> list[Submission]:
     return [task for p in paths for task in tasks_in(p)]
 
 
+def _runnable(task: Submission, device: DeviceInfo) -> Submission:
+    """Rationale: the run setup follows the submission's framework (a CUDA C kernel needs a GPU), but
+    the audit runs only the reference; where that setup cannot run here, plain PyTorch's may."""
+    if setup_for(task, device).can_run or task.framework == "torch":
+        return task
+    plain = task.model_copy(update={"framework": "torch"})
+    return plain if setup_for(plain, device).can_run else task
+
+
 def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
     device = detect_device(config.device)
+    task = _runnable(task, device)
     with tempfile.TemporaryDirectory(prefix="kreview-audit-") as run_dir:
         ctx = make_tool_context(task, config, Path(run_dir), seed, device)
         ctx.session.paired = ("reference",)  # no submission runs: its child is never started
@@ -38,7 +49,8 @@ def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
             result = audit(ctx)
         except Exception as exc:  # noqa: BLE001 - kreview's own bug on one task: said, and the others go on
             return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
-                kind="audit_error", detail=f"the audit itself failed (a kreview bug): {type(exc).__name__}: {exc}"[:500],
+                kind="audit_error",
+                detail=f"the audit itself failed (a kreview bug): {type(exc).__name__}: {exc}"[:500],
                 numbers={"traceback": traceback.format_exc()[-3000:]})]).finished()
         finally:
             ctx.session.close()

@@ -213,7 +213,8 @@ def audit(ctx: ToolContext) -> TaskAudit:
                                                task_check=task.text, own_check=own.text, own_basis=own.basis))
     result.findings += impostor_findings(result)
     atol, rtol = check.tolerance(dtype)
-    probe = ctx.session.reference_call("task_probe", ref, timeout=_probe_timeout(ctx, ref), atol=atol, rtol=rtol, seed=seed)
+    probe = ctx.session.reference_call("task_probe", ref, timeout=_probe_timeout(ctx, ref),
+                                       atol=atol, rtol=rtol, seed=seed)
     if not (probe.answered and probe.ok):
         result.findings.append(_failed("the reference's probes (perturbed inputs and parameters)", probe, probes=True))
     else:

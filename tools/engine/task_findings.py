@@ -73,7 +73,8 @@ def _output_findings(probe: dict[str, Any]) -> list[TaskFinding]:
     for o in probe.get("outputs", []):
         if o["numel"] > 1 and o["std"] == 0.0 and not o.get("nonfinite"):
             out.append(TaskFinding(kind="constant_output", degenerate=True,
-                                   detail=f"the reference's output {o['path']} {o['shape']} is the constant {o['min']:g}: "
+                                   detail=f"the reference's output {o['path']} {o['shape']} is the constant "
+                                          f"{o['min']:g}: "
                                           "a kernel that writes that constant passes, whatever it computes",
                                    covered_by="correctness compares outputs across seeds (constant_output)",
                                    numbers=o))

@@ -19,8 +19,9 @@ from tools.engine.facts import NominalCheck, NominalChecks
 
 
 def _audit(*, task: bool, own: bool, basis: str = "tolerance") -> TaskAudit:
-    findings = [TaskFinding(kind="impostor_accepted", impostor="zeros", passes_task_check=task, passes_own_check=own,
-                            degenerate=True, detail="zeros pass", numbers={"own_basis": basis})] if (task or own) else []
+    found = TaskFinding(kind="impostor_accepted", impostor="zeros", passes_task_check=task, passes_own_check=own,
+                        degenerate=True, detail="zeros pass", numbers={"own_basis": basis})
+    findings = [found] if (task or own) else []
     return TaskAudit(path="p", task_check="allclose", findings=findings).finished()
 
 

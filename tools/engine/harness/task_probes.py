@@ -27,17 +27,21 @@ MAX_PARAMS = 32
 UNIQUE_SAMPLE = 1 << 20
 
 
-def _float_leaves(value: Any) -> list[tuple[str, torch.Tensor]]:
+Leaves = list[tuple[str, torch.Tensor]]
+
+
+def _float_leaves(value: Any) -> Leaves:
     return [(p, t) for p, t in tensors.flatten(tensors.to_plain(value))
             if isinstance(t, torch.Tensor) and (t.is_floating_point() or t.is_complex())]
 
 
-def _diff(a: list[tuple[str, torch.Tensor]], b: list[tuple[str, torch.Tensor]], atol: float, rtol: float) -> dict[str, Any]:
+def _diff(a: Leaves, b: Leaves, atol: float, rtol: float) -> dict[str, Any]:
     """How far ``b`` is from ``a``: bitwise, within the task's tolerance, largest difference."""
     if [t.shape for _, t in a] != [t.shape for _, t in b]:
         return {"same_bits": False, "within_tol": False, "max_abs_diff": None, "shape_changed": True}
     same = all(torch.equal(x.nan_to_num(), y.nan_to_num()) for (_, x), (_, y) in zip(a, b))
-    within = all(torch.allclose(y.double(), x.double(), atol=atol, rtol=rtol, equal_nan=True) for (_, x), (_, y) in zip(a, b))
+    within = all(torch.allclose(y.double(), x.double(), atol=atol, rtol=rtol, equal_nan=True)
+                 for (_, x), (_, y) in zip(a, b))
     diffs = [float((y.double() - x.double()).abs().nan_to_num().max()) for (_, x), (_, y) in zip(a, b) if x.numel()]
     return {"same_bits": same, "within_tol": within, "max_abs_diff": max(diffs, default=0.0)}
 
@@ -47,8 +51,10 @@ def _stats(path: str, t: torch.Tensor) -> dict[str, Any]:
     real = flat.real if flat.is_complex() else flat
     finite = real[torch.isfinite(real)].double()
     sample = finite[:UNIQUE_SAMPLE]
-    return {"path": path, "shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."), "numel": int(flat.numel()),
-            "min": float(finite.min()) if finite.numel() else None, "max": float(finite.max()) if finite.numel() else None,
+    some = bool(finite.numel())
+    return {"path": path, "shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."),
+            "numel": int(flat.numel()),
+            "min": float(finite.min()) if some else None, "max": float(finite.max()) if some else None,
             "std": float(finite.std()) if finite.numel() > 1 else 0.0,
             "abs_max": float(finite.abs().max()) if finite.numel() else None,
             "nonfinite": int(real.numel() - finite.numel()), "distinct": int(torch.unique(sample).numel()),
@@ -107,7 +113,7 @@ def _task_probe(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     def data_of(inputs: list[Any]) -> Any:
         return restored(tensors.clone(saved["init"]), prepared(tensors.clone(inputs), case, state.device), kinds)
 
-    def call(inputs: list[Any]) -> tuple[Any, list[tuple[str, torch.Tensor]]]:
+    def call(inputs: list[Any]) -> tuple[Any, Leaves]:
         data = data_of(inputs)
         # bind: the reference on these very inputs (GPU MODE's run clones them), so writes show
         out = ref.bind(case, data)(data.inputs)
@@ -117,7 +123,8 @@ def _task_probe(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     data, first = call(saved["inputs"])
     pristine = _float_leaves(prepared(tensors.clone(saved["inputs"]), case, "cpu"))
     after = _float_leaves(data.inputs)
-    mutated = [p for (p, x), (_, y) in zip(pristine, after) if x.shape != y.shape or not torch.equal(x.nan_to_num(), y.nan_to_num())]
+    mutated = [p for (p, x), (_, y) in zip(pristine, after)
+               if x.shape != y.shape or not torch.equal(x.nan_to_num(), y.nan_to_num())]
     _, second = call(saved["inputs"])
     result: dict[str, Any] = {
         "inputs": [_stats(p, t) for p, t in _float_leaves(saved["inputs"])],
@@ -129,7 +136,8 @@ def _task_probe(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     leaves = _float_leaves(saved["inputs"])
     for i, (path, _) in enumerate(leaves[:MAX_INPUTS]):
         res, err = _guarded(lambda i=i: call(_perturbed(saved["inputs"], i, gen))[1])
-        result["input_probes"].append({"path": path, **(_diff(first, res, atol, rtol) if res is not None else {"error": err})})
+        numbers = _diff(first, res, atol, rtol) if res is not None else {"error": err}
+        result["input_probes"].append({"path": path, **numbers})
     result["not_probed"] += [p for p, _ in leaves[MAX_INPUTS:]]
     result["param_probes"], skipped = _param_probes(ref, case, data_of(saved["inputs"]), atol, rtol, gen)
     result["not_probed"] += skipped
@@ -144,7 +152,7 @@ def _param_probes(ref: Any, case: Case, data: Any, atol: float, rtol: float,
     if not isinstance(model, torch.nn.Module):
         return ([{"path": "(model)", "error": err}] if err else []), []
 
-    def run() -> list[tuple[str, torch.Tensor]]:
+    def run() -> Leaves:
         with torch.no_grad():
             return _float_leaves(model(*data.inputs))
 
@@ -155,7 +163,8 @@ def _param_probes(ref: Any, case: Case, data: Any, atol: float, rtol: float,
     probes = []
     for name, t in named[:MAX_PARAMS]:
         orig = t.detach().clone()
-        entry: dict[str, Any] = {"path": name, "shape": list(t.shape), "all_zero": bool(orig.numel()) and not bool(orig.any()),
+        entry: dict[str, Any] = {"path": name, "shape": list(t.shape),
+                                 "all_zero": bool(orig.numel()) and not bool(orig.any()),
                                  "constant": orig.numel() > 1 and bool((orig == orig.reshape(-1)[0]).all())}
         with torch.no_grad():
             t.add_((torch.randn(t.shape, generator=gen, dtype=torch.float64) * _scale(orig)).to(t.dtype).to(t.device))

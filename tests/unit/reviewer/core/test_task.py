@@ -23,7 +23,8 @@ def test_degenerate_is_any_degenerate_finding() -> None:
 def test_the_audit_is_found_in_a_reviews_evidence() -> None:
     audit = _audit(True)
     items = [Evidence(id="a-1", tool="a", criteria=[], outcome="pass", summary="x"),
-             Evidence(id="t-1", tool="t", criteria=[], outcome="info", summary="y", result={RESULT_KEY: audit.to_json()})]
+             Evidence(id="t-1", tool="t", criteria=[], outcome="info", summary="y",
+                      result={RESULT_KEY: audit.to_json()})]
     assert task_of(items) == audit
     assert task_of(items[:1]) is None
 

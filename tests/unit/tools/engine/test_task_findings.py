@@ -57,15 +57,17 @@ def test_partial_domain_traits_are_notes() -> None:
 
 
 def test_an_impostor_is_a_finding_when_any_check_accepts_it() -> None:
-    imps = [ImpostorResult(impostor="zeros", passes_task_check=True, passes_own_check=False, task_check="t", own_check="o"),
-            ImpostorResult(impostor="copy", passes_task_check=True, passes_own_check=True, task_check="t", own_check="o"),
-            ImpostorResult(impostor="stale", passes_task_check=False, passes_own_check=False, task_check="t", own_check="o")]
+    def imp(name: str, task: bool, own: bool) -> ImpostorResult:
+        return ImpostorResult(impostor=name, passes_task_check=task, passes_own_check=own, task_check="t", own_check="o")
+
+    imps = [imp("zeros", True, False), imp("copy", True, True), imp("stale", False, False)]
     audit = TaskAudit(path="p", task_check="allclose", impostors=imps)
     found = {f.impostor: f for f in impostor_findings(audit)}
     assert set(found) == {"zeros", "copy"}
     assert found["zeros"].passes_task_check and not found["zeros"].passes_own_check
     assert "cannot rest on that check alone" in found["copy"].detail
-    assert [f.impostor for f in audit.model_copy(update={"findings": list(found.values())}).own_check_fooled()] == ["copy"]
+    done = audit.model_copy(update={"findings": list(found.values())})
+    assert [f.impostor for f in done.own_check_fooled()] == ["copy"]
 
 
 def test_an_output_buffer_is_neither_mutation_nor_an_ignored_input() -> None:
