@@ -1,6 +1,7 @@
 """``kreview``: the command line. Each command group is a module that registers on ``app``."""
 # ruff: noqa: F401 - each command module registers its commands on import
 
+import reviewer.cli.audit as audit
 import reviewer.cli.batch as batch
 import reviewer.cli.calibrate as calibrate
 import reviewer.cli.compare as compare

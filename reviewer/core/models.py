@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewer.core.task import TaskAudit
+
 SCHEMA_VERSION = 1
 
 Outcome = Literal["pass", "fail", "unverified", "info"]
@@ -164,6 +166,8 @@ class Review(_Model):
     timings: dict[str, float] = Field(default_factory=dict)
     """wall seconds per tool"""
     run_dir: str = ""
+    task: TaskAudit | None = None
+    """What the audit of the task found (tools/task_audit; docs/task-audit.md), about the task, not the kernel."""
 
     def criterion(self, cid: str) -> CriterionResult:
         for c in self.criteria:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reviewer.drafting.escape import md_code, md_text
+from reviewer.drafting.task_section import task_lines
 from reviewer.core.models import Claim, Finding, Review
 from reviewer.formats.text import deciding, group, rerun_command, smallest_case, where
 
@@ -97,6 +98,7 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
         req = "" if c.required else " (optional)"
         lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(c.summary)} | {md_text(ev)} |")
     lines.append("")
+    lines += task_lines(review.task)
     if draft:
         for s in draft.sections:
             crit = next((c for c in review.criteria if c.id == s.criterion), None)

@@ -51,6 +51,8 @@ def to_junit(review: Review) -> str:
     for k, v in (("run_id", review.run_id), ("status", review.status), ("overall", review.overall),
                  ("overall_reason", review.overall_reason), ("seed", str(review.seed))):
         ET.SubElement(props, "property", name=k, value=v)
+    if review.task is not None:  # the task audit: a degenerate task is a note, never a failed test case
+        ET.SubElement(props, "property", name="task_degenerate", value=str(review.task.degenerate).lower())
     for c in review.criteria:
         case = ET.SubElement(suite, "testcase", name=c.id + ("" if c.required else " (optional)"),
                              classname=f"kreview.{review.submission.name}", time=f"{_seconds(review, c):.3f}")

@@ -87,4 +87,6 @@ def to_sarif(review: Review) -> dict[str, Any]:
                        "overall_reason": review.overall_reason, "seed": review.seed,
                        "submission": review.submission.name},
     }
+    if review.task is not None:  # the task audit's verdict on the task (its findings are results above)
+        run["properties"]["task"] = {"degenerate": review.task.degenerate, "check": review.task.task_check}
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}

@@ -147,6 +147,19 @@ def concerns(review: Review, *, verbose: bool = False) -> list[str]:
     return lines
 
 
+def _task(review: Review) -> list[str]:
+    """The task audit's findings (reviewer/core/task.py): about the task, never the kernel."""
+    task = getattr(review, "task", None)
+    if task is None:
+        return []
+    head = "degenerate: a wrong kernel can pass its check" if task.degenerate else "sound: its check rejected every impostor"
+    lines = ["", f"Task: {head} (check: {plain(task.task_check or 'none')}); these findings never fail the kernel"]
+    for f in task.findings:
+        cover = f" (covered by: {plain(f.covered_by)})" if f.covered_by else ""
+        lines.append(f"  {'degenerate' if f.degenerate else 'note'} {f.kind}: {plain(f.detail, 240)}{cover}")
+    return lines
+
+
 def _criteria(review: Review) -> list[str]:
     width = max((len(plain(c.title)) for c in review.criteria), default=0) + 11
     lines = []
@@ -205,6 +218,7 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     if idle:
         lines.append(f"{'unverified':<10}   no check ran for: {', '.join(plain(c.title) for c in idle)}")
     lines += ["", "Criteria:"] + _criteria(review)
+    lines += _task(review)
     found = concerns(review, verbose=verbose)
     if found:
         lines += ["", "Concerns (do not decide a verdict; act on them if they apply to your use):"] + found

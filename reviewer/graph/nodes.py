@@ -19,6 +19,7 @@ from reviewer.drafting.render import render_markdown
 from reviewer.graph.context import RunContext
 from reviewer.ingest import load_submission
 from reviewer.core.submission import Submission
+from reviewer.core.task import task_of
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 from tools.engine.registry import ordered_tools
@@ -207,6 +208,7 @@ def assemble(state: State, status: str) -> Review:
         llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
         timings=dict(state.get("timings") or {}),
         duration_s=round(time.time() - state["started"], 2), run_dir=str(run_dir_of(state)),
+        task=task_of(_evidence(state)),
     )
 
 

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from reviewer.core.config import FORMATS
 from reviewer.core.errors import IngestError, ManifestError, UnsafeSubmissionFile
 from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
-from reviewer.core.submission import Manifest, NominalCase, Submission, Target
+from reviewer.core.submission import Manifest, ManifestEntry, NominalCase, Submission, Target
 
 LOOKED_FOR = (
     "KernelBench: a reference .py defining Model, get_inputs and get_init_inputs, and submission.py "
@@ -182,11 +182,11 @@ def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]
     return scores[0][2], sorted(s[2] for s in scores)
 
 
-def _kernelbench(root: Path, facts: dict[str, PyFacts]) -> Submission | None:
+def _kernelbench(root: Path, facts: dict[str, PyFacts], task_only: bool = False) -> Submission | None:
     ref = _pick_reference(facts, ("get_inputs", "get_init_inputs"), ("Model",))
     if ref is None:
         return None
-    sub = _pick_submission(root, ref, r"class\s+ModelNew\b")
+    sub = _pick_submission(root, ref, r"class\s+ModelNew\b") or (ref if task_only else None)
     if sub is None:
         raise IngestError(f"{root}: found the KernelBench reference {ref} but no submission.py "
                           "(or a single other .py defining class ModelNew)")
@@ -196,11 +196,12 @@ def _kernelbench(root: Path, facts: dict[str, PyFacts]) -> Submission | None:
                       size_constants=facts[ref].constants)
 
 
-def _gpumode(root: Path, facts: dict[str, PyFacts], manifest: Manifest | None) -> Submission | None:
+def _gpumode(root: Path, facts: dict[str, PyFacts], manifest: Manifest | None,
+            task_only: bool = False) -> Submission | None:
     ref = _pick_reference(facts, ("generate_input", "ref_kernel"))
     if ref is None:
         return None
-    sub = _pick_submission(root, ref, r"def\s+custom_kernel\b")
+    sub = _pick_submission(root, ref, r"def\s+custom_kernel\b") or (ref if task_only else None)
     if sub is None:
         raise IngestError(f"{root}: found the GPU MODE reference {ref} but no submission.py defining custom_kernel")
     tests: list[NominalCase] = []
@@ -239,7 +240,10 @@ def _split_entry(spec: str, default_file: str) -> tuple[str, str]:
     return default_file, spec
 
 
-def _from_manifest(root: Path, m: Manifest) -> Submission:
+def _from_manifest(root: Path, m: Manifest, task_only: bool = False) -> Submission:
+    if task_only and m.reference is not None and (m.submission is None or not (root / m.submission.file).is_file()):
+        # the task alone (kreview audit): the reference stands in where the submission would be named
+        m = m.model_copy(update={"submission": ManifestEntry(file=m.reference.file, entry=m.reference.entry)})
     if m.submission is None or m.reference is None:
         raise ManifestError(f"{root}/kreview.toml: a manifest-format submission needs [submission] and [reference]")
     for label, entry in (("submission", m.submission), ("reference", m.reference)):
@@ -265,8 +269,10 @@ def _from_manifest(root: Path, m: Manifest) -> Submission:
 
 
 def load_submission(path: str | Path, hint: str | None = None, target_gpu: str | None = None,
-                    *, follow_port: bool = True) -> Submission:
+                    *, follow_port: bool = True, task_only: bool = False) -> Submission:
     """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for.
+    ``task_only`` (``kreview audit``): a task folder without a submission is read too, its reference
+    file standing in as the submission file (nothing runs it as one).
     ``target_gpu`` (``--target``) replaces the submission's own ``[target]``. ``follow_port``: read the
     original a ``[port]`` manifest names too (one level: an original's own ``[port]`` is not followed)."""
     root = Path(path).expanduser().resolve()
@@ -279,20 +285,21 @@ def load_submission(path: str | Path, hint: str | None = None, target_gpu: str |
     check_tree(root)
     manifest = _read_manifest(root)
     wanted = hint or (manifest.format if manifest else None)
-    if wanted is None and manifest is not None and manifest.submission is not None and manifest.reference is not None:
+    if wanted is None and manifest is not None and (manifest.submission is not None or task_only) \
+            and manifest.reference is not None:
         wanted = "manifest"
     facts = _facts(root)
     sub: Submission | None = None
     if wanted == "manifest":
         if manifest is None:
             raise IngestError(f"{root}: --format-hint manifest but no kreview.toml")
-        sub = _from_manifest(root, manifest)
+        sub = _from_manifest(root, manifest, task_only)
     elif wanted == "kernelbench":
-        sub = _kernelbench(root, facts)
+        sub = _kernelbench(root, facts, task_only)
     elif wanted == "gpumode":
-        sub = _gpumode(root, facts, manifest)
+        sub = _gpumode(root, facts, manifest, task_only)
     else:
-        sub = _kernelbench(root, facts) or _gpumode(root, facts, manifest)
+        sub = _kernelbench(root, facts, task_only) or _gpumode(root, facts, manifest, task_only)
     if sub is None:
         what = f" as {wanted}" if wanted else ""
         raise IngestError(f"{root} cannot be read{what}. Looked for: {LOOKED_FOR}")

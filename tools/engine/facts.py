@@ -110,6 +110,8 @@ class NominalCheck:
     case: dict[str, Any] | None
     duration_s: float | None
     error_budget: dict[str, Any] | None
+    basis: str | None = None
+    """What decided a judged item (tolerance, error_budget, ...: tools/engine/compare/judge.py), where recorded."""
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,8 @@ class NominalChecks:
     @classmethod
     def of(cls, items: list[Evidence]) -> NominalChecks:
         return cls(tuple(NominalCheck(outcome=e.outcome, case=(e.inputs or {}).get("case"), duration_s=e.duration_s,
-                                      error_budget=(e.result or {}).get("error_budget")) for e in items))
+                                      error_budget=(e.result or {}).get("error_budget"),
+                                      basis=(e.result or {}).get("basis")) for e in items))
 
     @property
     def failed(self) -> bool:

@@ -144,6 +144,8 @@ class SandboxSession:
         self._load_results: dict[str, CallResult] = {}
         self._ref_cache: dict[str, ReferenceRun] = {}
         self._counter = 0
+        self.paired: tuple[str, ...] = _PAIR
+        """The roles started together at first use; ``("reference",)`` where no submission runs (kreview audit)."""
 
     # -- workers -----------------------------------------------------------------------------
     def child_config(self) -> dict[str, Any]:
@@ -270,10 +272,10 @@ class SandboxSession:
 
     def _ensure_loaded(self, role: str) -> CallResult:
         """Start the role's child if needed and load its program; cached until the child dies."""
-        if role in _PAIR:
+        if role in self.paired:
             # Rationale: a review that runs the submission runs the reference too; the second child
             # starts while the first loads instead of after it (first start of each only).
-            self.prelaunch(_PAIR)
+            self.prelaunch(self.paired)
         w = self._worker(role)
         cached = self._load_results.get(role)
         if cached is not None and (w.alive or not (cached.answered and cached.ok)):

@@ -101,6 +101,9 @@ class KernelBenchReference(ReferenceProgram):
     def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
         return _bound_model(self.module_for(case.params).Model, case, data, self.device)
 
+    def model(self, case: Case, data: CaseData) -> Any:
+        return _build_model(self.module_for(case.params).Model, case, data, self.device)
+
 
 class KernelBenchSubmission(SubmissionProgram):
     format = "kernelbench"

@@ -156,5 +156,7 @@ def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any
 # start also arms the harness guard (baseline of watched functions, audit hook) before any user code
 # is loaded. Last, so that ``dispatch`` above exists when the guard takes its baseline.
 importlib.import_module("tools.engine.harness.integrity_probes")
+# the task audit's probes of the reference (tools/engine/task_audit.py), registered the same way
+importlib.import_module("tools.engine.harness.task_probes")
 # every other instrument too, before any user code (tools/engine/sandbox/own_modules.py)
 instruments.load_all()

@@ -44,6 +44,11 @@ class ReferenceProgram(ABC):
         is constructed once), the way a benchmark loop calls it. Default: ``run`` per call."""
         return lambda inputs: self.run(case, CaseData(init=data.init, inputs=inputs))
 
+    def model(self, case: Case, data: CaseData) -> Any:
+        """The object whose parameters the reference computes with (a KernelBench ``Model``), built
+        the way ``run`` builds it, for the task audit's parameter probes. None: the format has none."""
+        return None
+
 
 class SubmissionProgram(ABC):
     format: ClassVar[str]

@@ -111,3 +111,19 @@ def test_github_annotations_are_escaped(tmp_path: Path, monkeypatch: pytest.Monk
     assert not any("Performance" in ln for ln in lines)  # optional and unverified: no annotation
     assert lines[2].startswith("::error file=sub/submission.py,line=9,title=kreview finding%3A oob::")
     assert len(lines) == 3  # the unconfirmed finding is not annotated
+
+
+def test_the_task_audit_is_noted_in_sarif_and_junit(tmp_path: Path) -> None:
+    from reviewer.core.task import TaskAudit, TaskFinding
+
+    task = TaskAudit(path="t", task_check="allclose", findings=[
+        TaskFinding(kind="constant_output", detail="0 everywhere", degenerate=True)]).finished()
+    plain = _review(tmp_path)
+    assert "task" not in to_sarif(plain)["runs"][0]["properties"]
+    review = plain.model_copy(update={"task": task})
+    doc = to_sarif(review)
+    SARIF.validate(doc)
+    assert doc["runs"][0]["properties"]["task"] == {"degenerate": True, "check": "allclose"}
+    xml = to_junit(review)
+    JUNIT.validate(xml)
+    assert '<property name="task_degenerate" value="true"' in xml

@@ -1,0 +1,47 @@
+"""Finding the tasks ``kreview audit`` is given: a task folder, a submission folder (its task), or a
+benchmark folder holding task folders or KernelBench reference files side by side (level1/1_*.py ...)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reviewer.core.errors import IngestError, ManifestError
+from reviewer.core.submission import NominalCase, Submission
+from reviewer.ingest import LOOKED_FOR, _facts, check_tree, load_submission
+
+
+def tasks_in(path: str | Path) -> list[Submission]:
+    """The tasks in ``path``; ``IngestError`` (exit 2) when there is none."""
+    root = Path(path).expanduser().resolve()
+    if not root.is_dir():
+        raise IngestError(f"{path}: not a directory; give a task folder. Looked for: {LOOKED_FOR}")
+    try:
+        return [load_submission(root, task_only=True)]
+    except IngestError as first:
+        found = [*_reference_files(root), *_task_folders(root)]
+        if not found:
+            raise IngestError(f"{path}: no task here (nor in its sub-folders): {first}") from None
+        return found
+
+
+def _reference_files(root: Path) -> list[Submission]:
+    """Each KernelBench reference file of a folder that holds several (a benchmark level)."""
+    check_tree(root)
+    out = []
+    for name, f in sorted(_facts(root).items()):
+        if f.tree is not None and {"get_inputs", "get_init_inputs"} <= set(f.functions) and "Model" in f.classes \
+                and "ModelNew" not in f.classes:
+            out.append(Submission(root=str(root), name=Path(name).stem, format="kernelbench", framework="torch",
+                                  reference_file=name, submission_file=name, entries={"submission": "ModelNew"},
+                                  nominal_cases=[NominalCase(label="nominal")], size_constants=f.constants))
+    return out
+
+
+def _task_folders(root: Path) -> list[Submission]:
+    out = []
+    for sub in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        try:
+            out.append(load_submission(sub, task_only=True))
+        except (IngestError, ManifestError):
+            continue
+    return out
