@@ -108,6 +108,15 @@ def check_roofline(run: Reviewed) -> None:
         assert claim.outcome == "info" and claim.result["ratio_to_floor"] > 1
 
 
+def check_tiny_outputs(run: Reviewed) -> None:
+    """Every reference output below atol: the evidence says the absolute tolerance was vacuous, and the
+    relative comparison (or the float64 budget) decided."""
+    items = [e for e in run.review.evidence if e.tool == "correctness" and e.check.startswith("compare")]
+    assert items and all("vacuous" in e.summary for e in items), [e.summary for e in items]
+    outputs = [o for e in items for o in e.result["comparison"]["outputs"]]
+    assert outputs and all(o["atol_vacuous"] and o["given_atol"] == 1e-5 for o in outputs)
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -171,6 +180,7 @@ CORPORA: dict[str, Corpus] = {
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
+    "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",

@@ -184,8 +184,11 @@ class NumericsTool(Tool):
             lead = (f"the reference's {nonfinite} NaN/inf output position(s) are matched; "
                     if nonfinite and j.basis != "nonfinite" else "")
             advisory = None if j.ok else outside_contract(ctx.submission, ev.case)
-            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else "fail"),
-                                    defect=None if j.ok else probe.defect,
+            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else
+                                                                       "unverified" if j.unverified else "fail"),
+                                    defect=None if j.ok else (j.defect if j.unverified and not advisory
+                                                              else probe.defect),
+                                    reason=j.unverified if j.unverified and not advisory else None,
                                     summary=f"{probe.title}: {lead}{j.summary}" + (f" ({advisory})" if advisory else ""),
                                     **common)
             if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
