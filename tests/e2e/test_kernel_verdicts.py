@@ -117,6 +117,18 @@ def check_tiny_outputs(run: Reviewed) -> None:
     assert outputs and all(o["atol_vacuous"] and o["given_atol"] == 1e-5 for o in outputs)
 
 
+def check_upcast_reference(run: Reviewed) -> None:
+    """No float64 reference (it upcasts with .float()): a mismatch inside the rounding bound is unverified
+    with its numbers and the reason; one beyond it fails."""
+    items = [e for e in run.review.evidence if e.tool == "correctness" and e.check.startswith("compare")]
+    assert items
+    for e in items:
+        assert not e.result["error_budget"]["available"]
+        if run.want["correctness"] == "unverified":
+            assert e.outcome == "unverified" and e.defect == "float64_unavailable", e.summary
+            assert "rounding bound" in e.summary and e.result["basis"] == "rounding_bound"
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -180,6 +192,7 @@ CORPORA: dict[str, Corpus] = {
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
+    "upcast_reference": Corpus(("upcast_reference",), ["builds", "correctness"], check_upcast_reference, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
