@@ -129,6 +129,19 @@ def check_upcast_reference(run: Reviewed) -> None:
             assert "rounding bound" in e.summary and e.result["basis"] == "rounding_bound"
 
 
+def check_squares_band(run: Reviewed) -> None:
+    """rownorm_fp16: the float16 probe in the band where squares fit and their sums do not decides, judged
+    against float64, and confirms the static accumulator finding in every spelling."""
+    band = next(e for e in run.review.evidence
+                if e.tool == "numerics" and e.inputs.get("case", {}).get("id") == "numerics-float16_squares")
+    flagged = [f for f in run.review.findings if f.category == "low_precision_accumulator"]
+    if run.path.stem.startswith("good_"):
+        assert band.outcome == "pass" and not flagged, (band.summary, [f.message for f in flagged])
+        return
+    assert band.outcome == "fail" and band.defect == "low_precision_accumulation", band.summary
+    assert len(flagged) == 1 and band.id in flagged[0].confirmed_by
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -193,6 +206,8 @@ CORPORA: dict[str, Corpus] = {
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
     "upcast_reference": Corpus(("upcast_reference",), ["builds", "correctness"], check_upcast_reference, ONE_SEED),
+    "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
+                           marks=SLOW),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

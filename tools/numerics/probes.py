@@ -50,6 +50,14 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
     NumericsProbe("float16_range", "float16 inputs near the range",
           "inputs in float16 shifted so sums along a row approach 65504: an accumulator kept in fp16 overflows; "
           "error budget vs float64", "low_precision_accumulation"),
+    NumericsProbe("float16_squares", "float16 inputs, squares fit but their row sums do not",
+          "inputs in float16 scaled so every square fits in float16 while a row's sum of squares passes 65504 "
+          "(|x| about 100 over 64 terms): an fp16 accumulator of squares (a norm) overflows where the reference, "
+          "which accumulates wider, does not; error budget vs float64", "low_precision_accumulation"),
+    NumericsProbe("bfloat16_precision", "bfloat16 inputs, row sums past 2^8 terms",
+          "positive bfloat16 inputs (x + 4) over rows of 512 or more: a bfloat16 accumulator stops growing once "
+          "its partial sum passes 2^8 times a term (8 significant bits); error budget vs float64",
+          "low_precision_accumulation"),
     NumericsProbe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
 )}
 
@@ -88,6 +96,27 @@ def range_offset(base: NominalRun) -> float:
     return float(min(2048.0, max(1.0, round(_RANGE_SHARE * _FP16_MAX / n))))
 
 
+# Rationale: nominal inputs are of order one (randn: |x| up to about 5); a scale of at most 40 keeps every
+# square below 200^2 = 40,000, inside fp16's 65,504, while the factor makes a row's sum of squares reach
+# RANGE_SHARE times the range. Below a factor of 2 the plain float16 probe already sits in this band.
+_SQUARES_CAP, _SQUARES_MIN = 40.0, 2.0
+# Rationale: bfloat16 keeps 8 significant bits: a partial sum past 2^8 terms of similar size stops
+# growing in a bfloat16 accumulator; twice that many terms make the loss unmistakable.
+_BF16_TERMS = 512
+
+
+def _longest_dim(base: NominalRun) -> int:
+    dims = [max(d.get("shape") or [1]) for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
+    return max(dims or [1])
+
+
+def squares_scale(base: NominalRun) -> float | None:
+    """The input scale that puts sums of squares along the longest dimension past fp16's range while every
+    square fits; None where no such band exists at this size."""
+    f = min(_SQUARES_CAP, (_RANGE_SHARE * _FP16_MAX / _longest_dim(base)) ** 0.5)
+    return float(round(f, 1)) if f >= _SQUARES_MIN else None
+
+
 def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[NumericsProbe, Case]]:
     """The probe cases for this submission, in order (accuracy is judged separately)."""
     sub = ctx.submission
@@ -118,5 +147,12 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
         if native in ("float32", "float16"):
             shift = Transform(kind="shift", args={"offset": range_offset(base)})
             out.append(case("float16_range", [shift], dtype="float16" if native == "float32" else None))
+            if (factor := squares_scale(base)) is not None:
+                out.append(case("float16_squares", [Transform(kind="scale", args={"factor": factor})],
+                                dtype="float16" if native == "float32" else None))
+        if (native in ("float32", "bfloat16") and _longest_dim(base) >= _BF16_TERMS
+                and ctx.setup.unfaithful("bfloat16") is None):
+            out.append(case("bfloat16_precision", [Transform(kind="shift", args={"offset": 4.0})],
+                            dtype="bfloat16" if native == "float32" else None))
     out.append(case("determinism"))
     return out
