@@ -1,9 +1,9 @@
 """Correct row sum in the Triton tutorial's style: one program per row, a BLOCK-wide fp32 accumulator
 over the row, then tl.sum. Its summation order differs from torch's, so several of the row sums
 (those near zero, after cancellation) sit just outside the default fp32 tolerance, by about the
-reference's own error against float64. With no float64 reference to tell, that is unverified with the
-numbers, never a failure.
-Expect: builds=pass, correctness=unverified
+reference's own error against float64. The reference's `.float()` does not stop its float64 run, so
+the float64 judge decides: as accurate as the reference, a pass.
+Expect: builds=pass, correctness=pass
 """
 
 import torch
