@@ -146,6 +146,16 @@ def check_squares_band(run: Reviewed) -> None:
     assert len(flagged) == 1 and band.id in flagged[0].confirmed_by
 
 
+def check_domain_edge(run: Reviewed) -> None:
+    """kl_div: exact zeros, probed because the reference calls log/kl_div, decide t * log t against xlogy."""
+    probe = next(e for e in run.review.evidence
+                 if e.tool == "numerics" and e.inputs.get("case", {}).get("id") == "numerics-exact_zero")
+    if run.path.stem.startswith("good_"):
+        assert probe.outcome == "pass", probe.summary
+    else:
+        assert probe.outcome == "fail" and probe.defect == "domain_edge", probe.summary
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -213,6 +223,7 @@ CORPORA: dict[str, Corpus] = {
                                check_upcast_reference, ONE_SEED),
     "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
                            marks=SLOW),
+    "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

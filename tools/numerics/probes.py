@@ -10,7 +10,9 @@ inputs), identically for the reference and the submission.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun
@@ -42,6 +44,11 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
           "inf_handling", "correctness"),
     NumericsProbe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
     NumericsProbe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal",
+                  "correctness"),
+    NumericsProbe("exact_zero", "exact zeros at the edge of the reference's ops",
+                  "exact 0.0 at 1/8 of the elements, run where the reference uses an op whose domain ends at 0 "
+                  "(log, xlogy, kl_div, cross entropy, division, reciprocal, rsqrt): zero targets, one-hot or "
+                  "underflowed probabilities; NaN/inf positions must match the reference's", "domain_edge",
                   "correctness"),
     NumericsProbe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
           "reduced_precision"),
@@ -117,6 +124,23 @@ def squares_scale(base: NominalRun) -> float | None:
     return float(round(f, 1)) if f >= _SQUARES_MIN else None
 
 
+# Rationale: ops whose domain ends at exactly 0, where a kernel that writes the formula out (t * log t,
+# 1 / x) returns NaN/inf while the library op defines the limit (xlogy(0, y) = 0); derived from the
+# reference's own source, so the probe runs only where the reference gives such a zero its meaning.
+_EDGE_OPS = re.compile(r"\b(log|log2|log10|xlogy|special_xlogy|kl_div|cross_entropy|nll_loss|binary_cross_entropy"
+                       r"|entropy|reciprocal|rsqrt|div|true_divide)\b")
+
+
+def domain_edge_ops(ctx: ToolContext) -> list[str]:
+    """The ops with a domain edge at 0 that the reference's source calls (sorted, unique)."""
+    sub = ctx.submission
+    try:
+        text = (Path(sub.root) / sub.reference_file).read_text(errors="replace")
+    except OSError:
+        return []
+    return sorted(set(_EDGE_OPS.findall(text)))
+
+
 def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[NumericsProbe, Case]]:
     """The probe cases for this submission, in order (accuracy is judged separately)."""
     sub = ctx.submission
@@ -138,6 +162,9 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
         case("negative_zero", [Transform(kind="inject", args={"value": "-0", "count": share, "seed": seed})]),
         case("subnormal", [Transform(kind="inject", args={"value": "subnormal", "count": share, "seed": seed})]),
     ]
+    if domain_edge_ops(ctx):
+        out.append(case("exact_zero", [Transform(kind="inject", args={"value": "0", "count": share, "seed": seed,
+                                                                   "per_input": True})]))
     if sub.format != "gpumode":
         native = sub.dtype or _input_dtype(base) or "float32"
         if native == "float32":
