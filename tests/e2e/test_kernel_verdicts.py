@@ -108,6 +108,54 @@ def check_roofline(run: Reviewed) -> None:
         assert claim.outcome == "info" and claim.result["ratio_to_floor"] > 1
 
 
+def check_tiny_outputs(run: Reviewed) -> None:
+    """Every reference output below atol: the evidence says the absolute tolerance was vacuous, and the
+    relative comparison (or the float64 budget) decided."""
+    items = [e for e in run.review.evidence if e.tool == "correctness" and e.check.startswith("compare")]
+    assert items and all("vacuous" in e.summary for e in items), [e.summary for e in items]
+    outputs = [o for e in items for o in e.result["comparison"]["outputs"]]
+    assert outputs and all(o["atol_vacuous"] and o["given_atol"] == 1e-5 for o in outputs)
+
+
+def check_upcast_reference(run: Reviewed) -> None:
+    """A reference that upcasts with .float() still runs in float64 (the judge decides); one that computes in
+    NumPy float32 has no float64 run: there a mismatch inside the rounding bound is unverified with its
+    numbers and the reason, and one beyond it fails."""
+    items = [e for e in run.review.evidence if e.tool == "correctness" and e.check.startswith("compare")]
+    assert items
+    upcast = run.path.parent.name == "upcast_reference"
+    for e in items:
+        assert e.result["error_budget"]["available"] is upcast, e.result["error_budget"]
+        if upcast and run.want["correctness"] == "pass":
+            assert e.result["basis"] == "error_budget", e.summary
+        if run.want["correctness"] == "unverified":
+            assert e.outcome == "unverified" and e.defect == "float64_unavailable", e.summary
+            assert "rounding bound" in e.summary and e.result["basis"] == "rounding_bound"
+
+
+def check_squares_band(run: Reviewed) -> None:
+    """rownorm_fp16: the float16 probe in the band where squares fit and their sums do not decides, judged
+    against float64, and confirms the static accumulator finding in every spelling."""
+    band = next(e for e in run.review.evidence
+                if e.tool == "numerics" and e.inputs.get("case", {}).get("id") == "numerics-float16_squares")
+    flagged = [f for f in run.review.findings if f.category == "low_precision_accumulator"]
+    if run.path.stem.startswith("good_"):
+        assert band.outcome == "pass" and not flagged, (band.summary, [f.message for f in flagged])
+        return
+    assert band.outcome == "fail" and band.defect == "low_precision_accumulation", band.summary
+    assert len(flagged) == 1 and band.id in flagged[0].confirmed_by
+
+
+def check_domain_edge(run: Reviewed) -> None:
+    """kl_div: exact zeros, probed because the reference calls log/kl_div, decide t * log t against xlogy."""
+    probe = next(e for e in run.review.evidence
+                 if e.tool == "numerics" and e.inputs.get("case", {}).get("id") == "numerics-exact_zero")
+    if run.path.stem.startswith("good_"):
+        assert probe.outcome == "pass", probe.summary
+    else:
+        assert probe.outcome == "fail" and probe.defect == "domain_edge", probe.summary
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -171,6 +219,12 @@ CORPORA: dict[str, Corpus] = {
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
     "own_packages": Corpus(("own_packages",), ["builds", "correctness"]),
     "gpumode_task_files": Corpus(("gpumode_task_files",), ["builds", "correctness"], settings=ONE_SEED),
+    "upcast_reference": Corpus(("upcast_reference", "float32_reference"), ["builds", "correctness"],
+                               check_upcast_reference, ONE_SEED),
+    "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
+                           marks=SLOW),
+    "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
+    "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",

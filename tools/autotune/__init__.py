@@ -142,9 +142,10 @@ class AutotuneTool(Tool):
                              result={**ev.result_record(), "violations": violations[:10]}, rerun=rerun,
                              duration_s=ev.duration_s)
             return f"{len(violations)} out-of-bounds access(es)"
-        ctx.add_evidence(self, outcome="pass" if j.ok else "fail",
-                         defect=None if j.ok else "autotune_config_wrong",
-                         summary=f"{what}: {j.summary}", check=check, inputs=inputs,
+        outcome = "pass" if j.ok else ("unverified" if j.unverified else "fail")
+        ctx.add_evidence(self, outcome=outcome, defect=None if j.ok else (j.defect if j.unverified else
+                                                                         "autotune_config_wrong"),
+                         reason=j.unverified, summary=f"{what}: {j.summary}", check=check, inputs=inputs,
                          config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
                          duration_s=ev.duration_s)
-        return None if j.ok else j.summary[:160]
+        return None if outcome != "fail" else j.summary[:160]

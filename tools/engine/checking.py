@@ -38,8 +38,8 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str
         return None
     j = ev.judgement
     assert j is not None and ev.run is not None
-    ctx.add_evidence(tool, criteria=criteria, outcome="pass" if j.ok else "fail", defect=j.defect,
-                     summary=f"{case.label}: {j.summary}", check=check, inputs=inputs,
+    ctx.add_evidence(tool, criteria=criteria, outcome="pass" if j.ok else ("unverified" if j.unverified else "fail"),
+                     defect=j.defect, reason=j.unverified, summary=f"{case.label}: {j.summary}", check=check, inputs=inputs,
                      config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
                      duration_s=ev.duration_s)
     if sub.format == "gpumode":

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tools.engine.tool import ToolContext, failure_details, user_frame_line
+from tools.engine.cases import nominal_cases
 from tools.engine.compare import ErrorBudget, bitwise_equal, compare_outputs, error_budget, needs_budget
 import tools.engine.compare.judge as judge
 from tools.engine.compare.budget import unavailable
 from tools.engine.compare.compare import Comparison
-from tools.engine.compare.judge import Judgement, Mode
+from tools.engine.compare.judge import Judgement, Mode, RoundingBound
 from tools.engine.compare.reference_exact import describe as describe_inexact
 from tools.engine.compare.reference_exact import patch_inexact
 import tools.engine.harness.tensors as tensors
@@ -23,7 +24,7 @@ from tools.engine.harness.case import Case
 from tools.engine.outcomes import Classified, classify_failure, deliberate_rejection, input_elements
 from tools.engine.session import ReferenceRun, SubmissionRun
 
-Status = Literal["reference_failed", "rejected", "failed", "wrong", "ok"]
+Status = Literal["reference_failed", "rejected", "failed", "undecided", "wrong", "ok"]
 
 
 def tolerance_config(ctx: ToolContext) -> dict[str, Any]:
@@ -65,6 +66,8 @@ class Evaluation:
         if self.classified is not None:
             return "failed"
         assert self.judgement is not None
+        if self.judgement.unverified is not None:
+            return "undecided"
         return "ok" if self.judgement.ok else "wrong"
 
     @property
@@ -179,17 +182,51 @@ def evaluate(ctx: ToolContext, case: Case, *, mode: Mode = "correctness", instru
         return ev
     atol, rtol = ctx.tolerance()
     dflt = default_tolerance(ctx)
-    if case.dtype is not None and case.dtype != ctx.submission.dtype:
-        # Rationale: a task's explicit tolerance was chosen for its own dtype; a probe in another
-        # dtype is judged by that dtype's defaults and the error budget, or 1 ULP of fp16 "fails".
+    if not dflt and case.dtype is not None and case.dtype != ctx.submission.dtype \
+            and _output_dtypes(ref.outputs) != _nominal_output_dtypes(ctx):
+        # Rationale: a task's explicit tolerance was chosen for its own output dtype; a probe whose
+        # outputs are in another dtype is judged by that dtype's defaults and the error budget, or 1 ULP
+        # of fp16 "fails". A probe that only changes the input dtype (float16 inputs into a matmul
+        # that still returns float32) keeps the task's tolerance.
         atol, rtol, dflt = None, None, True
     ev.comparison = compare_outputs(run.outputs, ref.outputs, atol=atol, rtol=rtol, nan_strict=nan_strict)
     if want_budget or needs_budget(ev.comparison, mode, dflt):
         ev.budget = budget_for(ctx, case, run.outputs, ref.outputs)
-    ev.judgement = judge(ev.comparison, ev.budget, mode=mode, default_tolerance=dflt)
+    bound = RoundingBound.of(ev.comparison, reduction_length(ref.meta.get("inputs", []), ref.outputs))
+    ev.judgement = judge(ev.comparison, ev.budget, mode=mode, default_tolerance=dflt, bound=bound)
     if not ev.judgement.ok and ev.judgement.basis == "nonfinite":
         _judge_by_float64(ctx, ev, mode, atol, rtol, dflt, nan_strict)
     return ev
+
+
+def _output_dtypes(outputs: Any) -> list[str]:
+    leaves = tensors.flatten(outputs if isinstance(outputs, (list, tuple)) else [outputs])
+    return [str(getattr(v, "dtype", type(v).__name__)) for _, v in leaves]
+
+
+def _nominal_output_dtypes(ctx: ToolContext) -> list[str] | None:
+    """The output dtypes of the reference on the first nominal case (the dtype the task's tolerance is
+    for); None when it fails."""
+    nominal = ctx.session.reference(nominal_cases(ctx, 1)[0])
+    return _output_dtypes(nominal.outputs) if nominal.ok else None
+
+
+def reduction_length(inputs: list[dict[str, Any]], outputs: Any) -> int:
+    """The longest sum an output element can be, generously: the largest dimension of any input, or the
+    input elements per output element (a full reduction to a scalar), whichever is larger."""
+    shapes = [[int(d) for d in (i.get("shape") or [])] for i in inputs if isinstance(i, dict)]
+    dims = [d for s in shapes for d in s]
+    numel_in = max((_prod(s) for s in shapes), default=1)
+    leaves = tensors.flatten(outputs if isinstance(outputs, (list, tuple)) else [outputs])
+    numel_out = min((int(v.numel()) for _, v in leaves if hasattr(v, "numel") and v.numel()), default=1)
+    return max(max(dims, default=1), numel_in // max(numel_out, 1), 1)
+
+
+def _prod(shape: list[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def _judge_by_float64(ctx: ToolContext, ev: Evaluation, mode: Mode, atol: float | None, rtol: float | None,

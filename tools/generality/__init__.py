@@ -328,6 +328,9 @@ class GeneralityTool(Tool):
             assert ev.classified is not None
             verdict = "inconclusive" if ev.classified.outcome == "unverified" else "fail"
             return Trial(cfg, verdict, note=ev.classified.reason, costly=costly, payload=ev)
+        if status == "undecided":
+            assert ev.judgement is not None
+            return Trial(cfg, "inconclusive", note=ev.judgement.summary, payload=ev)
         return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
 
     def _search(self, ctx: ToolContext, base: NominalRun, axis: Axis, blocks: set[int], budget: WorkBudget,
@@ -547,7 +550,9 @@ class GeneralityTool(Tool):
             self._report_failure(ctx, base, axis, result, blocks, search_rec)
         for t in [t for t in tried if t.verdict == "inconclusive"][:1]:
             ev = t.payload
-            ctx.add_evidence(self, outcome="unverified", defect="timeout", reason=t.note,
+            undecided = ev.judgement is not None and ev.judgement.unverified is not None
+            ctx.add_evidence(self, outcome="unverified", defect=ev.judgement.defect if undecided else "timeout",
+                             reason=ev.judgement.unverified if undecided else t.note,
                              summary=f"{axis.name}: {axis.describe(t.config)} could not be concluded: {t.note}",
                              check=f"generality search over {axis.name}", inputs=ev.inputs_record(),
                              config=config, result={**ev.result_record(), "search": search_rec},
@@ -729,12 +734,15 @@ class GeneralityTool(Tool):
                              **common)
         else:
             why = self._why(ctx, ev, blocks | launch_blocks(launches_of(ev)))
-            outcome = ev.classified.outcome if ev.classified is not None else "fail"
+            undecided = status == "undecided"
+            outcome = ev.classified.outcome if ev.classified is not None else ("unverified" if undecided else "fail")
             if outcome == "fail" and (advisory := outside_contract(ctx.submission, ev.case)):
                 outcome, why = "info", [*why, advisory]
             defect = ev.classified.defect if ev.classified is not None else (ev.judgement.defect if ev.judgement else None)
+            reason = (ev.classified.reason if ev.classified else
+                      (ev.judgement.unverified if ev.judgement else None)) if outcome == "unverified" else None
             ctx.add_evidence(self, outcome=outcome, defect=defect or "mismatch",
                              summary=f"{label}: {ev.short_summary()[:400]}" + (" — " + "; ".join(why) if why else ""),
-                             reason=ev.classified.reason if outcome == "unverified" and ev.classified else None,
+                             reason=reason,
                              result={**ev.result_record(), "why": why},
                              spans=ctx.submission_span(ev.error_line(ctx)), **common)

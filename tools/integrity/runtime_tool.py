@@ -35,6 +35,16 @@ _FORMAT_WORDS = {"tf32": "TF32 (10-bit mantissa)", "float16": "float16", "bfloat
                  "float8": "float8 e4m3"}
 
 
+def second_content(case: Case, seed: int, label: str) -> Case:
+    """``case``'s inputs under another seed for the same bound model: the reference for them is built
+    under ``case``'s model seed (its random parameters), as the submission bound once on ``case`` is; a
+    model with ``nn.Linear`` weights otherwise differs from the reference on every element."""
+    return case.model_copy(update={"id": f"{case.id}-b", "seed": seed, "label": label,
+                                   "model_seed": case.weights_seed,
+                                   "params": {**case.params, "seed": seed} if "seed" in case.params
+                                   else dict(case.params)})
+
+
 class IntegrityRuntimeTool(Tool):
     name = "integrity_runtime"
     criteria = ("integrity",)
@@ -83,9 +93,7 @@ class IntegrityRuntimeTool(Tool):
             return
         inputs["tensors"] = ref_a.meta.get("inputs", [])
         seed_b = ctx.seeds(1, "integrity-second-content")[0]
-        case_b = case.model_copy(update={"id": f"{case.id}-b", "seed": seed_b, "label": f"{case.label} (secret)",
-                                         "params": {**case.params, "seed": seed_b} if "seed" in case.params
-                                         else dict(case.params)})
+        case_b = second_content(case, seed_b, f"{case.label} (secret)")
         ref_b = session.reference(case_b)
         inputs["second_seed"] = seed_b
         assert ref_a.inputs_path is not None
@@ -188,9 +196,7 @@ class IntegrityRuntimeTool(Tool):
                                                 "label": f"{sizes}, seed {seed}"})
         rerun = ctx.rerun(self.name, case)
         seed_b = ctx.seeds(1, "integrity-many-calls-second")[0]
-        case_b = case.model_copy(update={"id": f"{case.id}-b", "seed": seed_b,
-                                         "params": {**case.params, "seed": seed_b} if "seed" in case.params
-                                         else dict(case.params)})
+        case_b = second_content(case, seed_b, case.label)
         ref_a, ref_b = ctx.session.reference(case), ctx.session.reference(case_b)
         if not (ref_a.ok and ref_b.ok):
             not_run(f"the reference failed on {case.label}", "reference_failed")

@@ -162,7 +162,8 @@ class NumericsTool(Tool):
                              f"fails on these inputs ({ev.ref.call.failure_text()[:200]})", **common)
         elif status == "rejected":
             ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: {ev.summary()}", **common)
-        elif (status == "failed" and probe.name in ("float16", "bfloat16", "float16_range")
+        elif (status == "failed" and probe.name in ("float16", "bfloat16", "float16_range", "float16_squares",
+                                                                   "bfloat16_precision")
               and ev.case.dtype is not None and ev.case.dtype != (ctx.submission.dtype or "float32")
               and refuses_dtype(ev.classified)):
             c = ev.classified
@@ -184,11 +185,15 @@ class NumericsTool(Tool):
             lead = (f"the reference's {nonfinite} NaN/inf output position(s) are matched; "
                     if nonfinite and j.basis != "nonfinite" else "")
             advisory = None if j.ok else outside_contract(ctx.submission, ev.case)
-            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else "fail"),
-                                    defect=None if j.ok else probe.defect,
+            item = ctx.add_evidence(self, outcome="pass" if j.ok else ("info" if advisory else
+                                                                       "unverified" if j.unverified else "fail"),
+                                    defect=None if j.ok else (j.defect if j.unverified and not advisory
+                                                              else probe.defect),
+                                    reason=j.unverified if j.unverified and not advisory else None,
                                     summary=f"{probe.title}: {lead}{j.summary}" + (f" ({advisory})" if advisory else ""),
                                     **common)
-            if not j.ok and probe.name in ("float16", "float16_range", "large_magnitude"):
+            if not j.ok and probe.name in ("float16", "float16_range", "float16_squares",
+                                                        "bfloat16_precision", "large_magnitude"):
                 self._confirm_accumulators(ctx, item.id)
 
     def _determinism(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: NominalRun | None) -> None:

@@ -10,7 +10,9 @@ inputs), identically for the reference and the submission.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun
@@ -43,6 +45,11 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
     NumericsProbe("negative_zero", "-0 inputs", "-0.0 at 1/8 of the elements", "signed_zero", "correctness"),
     NumericsProbe("subnormal", "subnormal inputs", "subnormal values at 1/8 of the elements", "subnormal",
                   "correctness"),
+    NumericsProbe("exact_zero", "exact zeros at the edge of the reference's ops",
+                  "exact 0.0 at 1/8 of the elements, run where the reference uses an op whose domain ends at 0 "
+                  "(log, xlogy, kl_div, cross entropy, division, reciprocal, rsqrt): zero targets, one-hot or "
+                  "underflowed probabilities; NaN/inf positions must match the reference's", "domain_edge",
+                  "correctness"),
     NumericsProbe("float16", "float16 inputs (model cast)", "inputs and model in float16, error budget vs float64",
           "reduced_precision"),
     NumericsProbe("bfloat16", "bfloat16 inputs (model cast)", "inputs and model in bfloat16, error budget vs float64",
@@ -50,6 +57,14 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
     NumericsProbe("float16_range", "float16 inputs near the range",
           "inputs in float16 shifted so sums along a row approach 65504: an accumulator kept in fp16 overflows; "
           "error budget vs float64", "low_precision_accumulation"),
+    NumericsProbe("float16_squares", "float16 inputs, squares fit but their row sums do not",
+          "inputs in float16 scaled so every square fits in float16 while a row's sum of squares passes 65504 "
+          "(|x| about 100 over 64 terms): an fp16 accumulator of squares (a norm) overflows where the reference, "
+          "which accumulates wider, does not; error budget vs float64", "low_precision_accumulation"),
+    NumericsProbe("bfloat16_precision", "bfloat16 inputs, row sums past 2^8 terms",
+          "positive bfloat16 inputs (x + 4) over rows of 512 or more: a bfloat16 accumulator stops growing once "
+          "its partial sum passes 2^8 times a term (8 significant bits); error budget vs float64",
+          "low_precision_accumulation"),
     NumericsProbe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
 )}
 
@@ -88,6 +103,44 @@ def range_offset(base: NominalRun) -> float:
     return float(min(2048.0, max(1.0, round(_RANGE_SHARE * _FP16_MAX / n))))
 
 
+# Rationale: nominal inputs are of order one (randn: |x| up to about 5); a scale of at most 40 keeps every
+# square below 200^2 = 40,000, inside fp16's 65,504, while the factor makes a row's sum of squares reach
+# RANGE_SHARE times the range. Below a factor of 2 the plain float16 probe already sits in this band.
+_SQUARES_CAP, _SQUARES_MIN = 40.0, 2.0
+# Rationale: bfloat16 keeps 8 significant bits: a partial sum past 2^8 terms of similar size stops
+# growing in a bfloat16 accumulator; twice that many terms make the loss unmistakable.
+_BF16_TERMS = 512
+
+
+def _longest_dim(base: NominalRun) -> int:
+    dims = [max(d.get("shape") or [1]) for d in base.evaluation.ref.meta.get("inputs", []) if "shape" in d]
+    return max(dims or [1])
+
+
+def squares_scale(base: NominalRun) -> float | None:
+    """The input scale that puts sums of squares along the longest dimension past fp16's range while every
+    square fits; None where no such band exists at this size."""
+    f = min(_SQUARES_CAP, (_RANGE_SHARE * _FP16_MAX / _longest_dim(base)) ** 0.5)
+    return float(round(f, 1)) if f >= _SQUARES_MIN else None
+
+
+# Rationale: ops whose domain ends at exactly 0, where a kernel that writes the formula out (t * log t,
+# 1 / x) returns NaN/inf while the library op defines the limit (xlogy(0, y) = 0); derived from the
+# reference's own source, so the probe runs only where the reference gives such a zero its meaning.
+_EDGE_OPS = re.compile(r"\b(log|log2|log10|xlogy|special_xlogy|kl_div|cross_entropy|nll_loss|binary_cross_entropy"
+                       r"|entropy|reciprocal|rsqrt|div|true_divide)\b")
+
+
+def domain_edge_ops(ctx: ToolContext) -> list[str]:
+    """The ops with a domain edge at 0 that the reference's source calls (sorted, unique)."""
+    sub = ctx.submission
+    try:
+        text = (Path(sub.root) / sub.reference_file).read_text(errors="replace")
+    except OSError:
+        return []
+    return sorted(set(_EDGE_OPS.findall(text)))
+
+
 def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[NumericsProbe, Case]]:
     """The probe cases for this submission, in order (accuracy is judged separately)."""
     sub = ctx.submission
@@ -109,6 +162,9 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
         case("negative_zero", [Transform(kind="inject", args={"value": "-0", "count": share, "seed": seed})]),
         case("subnormal", [Transform(kind="inject", args={"value": "subnormal", "count": share, "seed": seed})]),
     ]
+    if domain_edge_ops(ctx):
+        out.append(case("exact_zero", [Transform(kind="inject", args={"value": "0", "count": share, "seed": seed,
+                                                                   "per_input": True})]))
     if sub.format != "gpumode":
         native = sub.dtype or _input_dtype(base) or "float32"
         if native == "float32":
@@ -118,5 +174,12 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
         if native in ("float32", "float16"):
             shift = Transform(kind="shift", args={"offset": range_offset(base)})
             out.append(case("float16_range", [shift], dtype="float16" if native == "float32" else None))
+            if (factor := squares_scale(base)) is not None:
+                out.append(case("float16_squares", [Transform(kind="scale", args={"factor": factor})],
+                                dtype="float16" if native == "float32" else None))
+        if (native in ("float32", "bfloat16") and _longest_dim(base) >= _BF16_TERMS
+                and ctx.setup.unfaithful("bfloat16") is None):
+            out.append(case("bfloat16_precision", [Transform(kind="shift", args={"offset": 4.0})],
+                            dtype="bfloat16" if native == "float32" else None))
     out.append(case("determinism"))
     return out

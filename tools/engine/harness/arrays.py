@@ -107,12 +107,44 @@ def map_leaves(value: Any, fn: Any, prefix: str = "") -> Any:
 @contextlib.contextmanager
 def wide_floats(dtype: str | None) -> Iterator[None]:
     """While the reference runs for the float64 judge: JAX with x64 enabled, so a JAX reference's
-    float64 inputs stay float64 (without it JAX silently computes, and returns, float32). Torch and
-    NumPy need nothing: their float64 inputs compute in float64."""
-    jax = sys.modules.get("jax")
-    if dtype != "float64" or jax is None or not hasattr(jax, "enable_x64"):
+    float64 inputs stay float64 (without it JAX silently computes, and returns, float32); and a torch
+    reference's own upcast to float32 (``x.float()``, ``x.to(torch.float32)``, written to widen fp16
+    inputs) leaves a float64 tensor float64 instead of rounding it back, so the same function is
+    evaluated with less rounding. NumPy needs nothing for float64 inputs (an ``astype(np.float32)``
+    there cannot be intercepted: that reference has no float64 run)."""
+    if dtype != "float64":
         yield
         return
-    with jax.enable_x64(True):
+    with _torch_upcasts_keep_float64():
+        jax = sys.modules.get("jax")
+        if jax is None or not hasattr(jax, "enable_x64"):
+            yield
+            return
+        with jax.enable_x64(True):
+            yield
+
+
+def _f32_to_f64(value: Any) -> Any:
+    return torch.float64 if value is torch.float32 else value
+
+
+@contextlib.contextmanager
+def _torch_upcasts_keep_float64() -> Iterator[None]:
+    original_float, original_to = torch.Tensor.float, torch.Tensor.to
+
+    def float_(self: torch.Tensor, *args: Any, **kwargs: Any) -> torch.Tensor:
+        return self if self.dtype == torch.float64 and not args and not kwargs else original_float(self, *args, **kwargs)
+
+    def to(self: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        if self.dtype == torch.float64:
+            args = tuple(_f32_to_f64(a) for a in args)
+            if "dtype" in kwargs:
+                kwargs["dtype"] = _f32_to_f64(kwargs["dtype"])
+        return original_to(self, *args, **kwargs)
+
+    torch.Tensor.float, torch.Tensor.to = float_, to  # type: ignore[method-assign]
+    try:
         yield
+    finally:
+        torch.Tensor.float, torch.Tensor.to = original_float, original_to  # type: ignore[method-assign]
 

@@ -33,6 +33,15 @@ class Case(BaseModel):
     function evaluated with less rounding."""
     transforms: list[Transform] = Field(default_factory=list)
     label: str = ""
+    model_seed: int | None = None
+    """The seed a KernelBench ``Model``/``ModelNew`` is constructed under (its random parameters) and the
+    reference's and submission's own random draws are made under; ``None``: ``seed``. A second input
+    content for the same bound model (the integrity probes) sets it to the first case's seed, so the
+    reference it is compared with has the same weights as the submission bound once."""
+
+    @property
+    def weights_seed(self) -> int:
+        return self.seed if self.model_seed is None else self.model_seed
 
     def spec(self) -> str:
         """The compact JSON a user pastes into ``kreview rerun --case``."""

@@ -46,7 +46,7 @@ class GpuModeReference(ReferenceProgram):
         return CaseData(inputs=[data])
 
     def run(self, case: Case, data: CaseData) -> Any:
-        torch.manual_seed(case.seed)
+        torch.manual_seed(case.weights_seed)
         value = tensors.clone(data.inputs[0])
         wide = dtype_of(case.reference_dtype)
         if wide is not None:
@@ -57,7 +57,7 @@ class GpuModeReference(ReferenceProgram):
         """Like ``run`` but on the given inputs themselves (no clone), so that what the reference
         writes into its inputs (output buffers) can be observed."""
         def call(inputs: list[Any]) -> Any:
-            torch.manual_seed(case.seed)
+            torch.manual_seed(case.weights_seed)
             return self.module.ref_kernel(inputs[0])
 
         return call
@@ -90,7 +90,7 @@ class GpuModeSubmission(SubmissionProgram):
         self.fn = getattr(self.module, name)
 
     def run(self, case: Case, data: CaseData) -> Any:
-        torch.manual_seed(case.seed)
+        torch.manual_seed(case.weights_seed)
         return self.fn(data.inputs[0])
 
 

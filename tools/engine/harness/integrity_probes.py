@@ -89,6 +89,18 @@ def _changed(before: list[Any], after: list[Any]) -> list[str]:
     return out
 
 
+def _returned_inputs(out: Any, inputs: list[Any]) -> list[str]:
+    """The input paths whose storage an output shares: buffers the call wrote its answer into and returned."""
+    def storage(t: Any) -> int | None:
+        try:
+            return int(t.untyped_storage().data_ptr()) if isinstance(t, torch.Tensor) and t.numel() else None
+        except (RuntimeError, NotImplementedError):
+            return None
+
+    outs = {storage(leaf) for _, leaf in tensors.flatten(out if isinstance(out, (list, tuple)) else [out])} - {None}
+    return [path for path, leaf in tensors.flatten(inputs) if storage(leaf) in outs]
+
+
 @op("integrity_reference")
 def _integrity_reference(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
     if state.reference is None:
@@ -160,7 +172,8 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
             sync(state.device)
         first = {"label": "nominal", "error": None, "seconds": time.perf_counter() - t0,
                  "launches": recorder.data["launches"], "derived_from_launch": recorder.derived_from_launch(out),
-                 "outputs": tensors.describe(out), "outputs_file": "call-1.pt"}
+                 "outputs": tensors.describe(out), "outputs_file": "call-1.pt",
+                 "returned_inputs": _returned_inputs(out, data_a.inputs)}
         _save(out, out_dir / "call-1.pt")
     first["torch_cost"] = sum(e["cost"] for e in recorder.data["ops"] if e["kind"] == "compute")
     recorder.data = merge_into(recorder.data, jax_recorder.data)

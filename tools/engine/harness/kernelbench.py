@@ -2,7 +2,7 @@
 submission.
 
 Seeding follows KernelBench's eval: the same seed before constructing ``Model`` and ``ModelNew`` so
-their parameters agree, and a seed before ``get_inputs``. Size constants are rebound by rewriting
+their parameters agree (``Case.weights_seed``), and a seed before ``get_inputs``. Size constants are rebound by rewriting
 the reference module before it runs (``loader.import_file``), so derived constants follow.
 """
 
@@ -34,7 +34,7 @@ def dtype_of(name: str | None) -> torch.dtype | None:
 def _build_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
     """Construct under the case's seed. ``widen`` (reference only): after the cast to the case's
     dtype, up-cast the model exactly, so only the arithmetic gets wider."""
-    torch.manual_seed(case.seed)
+    torch.manual_seed(case.weights_seed)
     model = cls(*data.init)
     dt = dtype_of(case.dtype)
     if isinstance(model, torch.nn.Module):
@@ -85,7 +85,7 @@ class KernelBenchReference(ReferenceProgram):
 
     def make_case(self, case: Case) -> CaseData:
         mod = self.module_for(case.params)
-        torch.manual_seed(case.seed)
+        torch.manual_seed(case.weights_seed)
         init = list(mod.get_init_inputs())
         torch.manual_seed(case.seed + 1)
         inputs = list(mod.get_inputs())

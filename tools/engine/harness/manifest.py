@@ -46,7 +46,7 @@ class ManifestProgram(ReferenceProgram):
         return CaseData(inputs=args)
 
     def run(self, case: Case, data: CaseData) -> Any:
-        torch.manual_seed(case.seed)
+        torch.manual_seed(case.weights_seed)
         args = tensors.clone(data.inputs)
         wide = dtype_of(case.reference_dtype)
         if wide is not None:
@@ -56,7 +56,7 @@ class ManifestProgram(ReferenceProgram):
     def bind(self, case: Case, data: CaseData) -> Callable[[list[Any]], Any]:
         """Like ``run`` but on the given inputs themselves (no clone): their mutation is observable."""
         def call(inputs: list[Any]) -> Any:
-            torch.manual_seed(case.seed)
+            torch.manual_seed(case.weights_seed)
             return self.fn(*inputs)
 
         return call
@@ -74,7 +74,7 @@ class ManifestSubmission(SubmissionProgram):
             self.fn = _entry(path, "submission", spec["entry"])
 
     def run(self, case: Case, data: CaseData) -> Any:
-        torch.manual_seed(case.seed)
+        torch.manual_seed(case.weights_seed)
         return self.fn(*data.inputs)
 
 

@@ -10,6 +10,8 @@ touches by index (``inputs: [0, 2]``); without ``inputs`` it touches every float
 
 from __future__ import annotations
 
+import zlib
+
 from collections.abc import Callable
 from typing import Any
 
@@ -82,20 +84,29 @@ def _special(value: str, dtype: torch.dtype) -> float:
         return float("-inf")
     if value == "-0":
         return -0.0
+    if value == "0":
+        return 0.0
     if value == "subnormal":
         return float(torch.finfo(dtype).tiny) / 4
-    raise ValueError(f"unknown special value {value!r}; known: nan, inf, -inf, -0, subnormal")
+    raise ValueError(f"unknown special value {value!r}; known: nan, inf, -inf, -0, 0, subnormal")
 
 
 @transform("inject")
 def _inject(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
-    """Set ``count`` elements (chosen by ``seed``) to a special value: nan, inf, -inf, -0 or
+    """Set ``count`` elements (chosen by ``seed``) to a special value: nan, inf, -inf, -0, 0 or
     subnormal (a quarter of the dtype's smallest normal, sign kept from the element)."""
     if not t.is_floating_point() or t.numel() == 0:
         return t
     value = str(args.get("value", "nan"))
     count = min(int(args.get("count", 1)), t.numel())
-    gen = torch.Generator().manual_seed(int(args.get("seed", 0)))
+    seed = int(args.get("seed", 0))
+    if args.get("per_input"):
+        # Rationale: inputs of one shape would otherwise get zeros at the same positions (a target and
+        # a prediction both 0 there, which hides what either alone does); the positions follow the
+        # tensor's own first values, so they are still a function of the case.
+        head = t.detach().reshape(-1)[:16].double().cpu().abs().sum().item()
+        seed += int(zlib.crc32(repr(round(head, 6)).encode()))
+    gen = torch.Generator().manual_seed(seed)
     where = torch.randperm(t.numel(), generator=gen)[:count].to(t.device)
     out = t.detach().clone().contiguous()
     flat = out.view(-1)

@@ -16,7 +16,8 @@ def _matmul(seed: int, k: int = 8192) -> tuple[torch.Tensor, torch.Tensor, torch
 
 def test_spread_facts_flag_a_zero_output_inside_a_loose_tolerance() -> None:
     expected = torch.randn(64) * 0.01
-    cmp = compare_outputs([torch.zeros(64)], [expected], atol=0.1, rtol=0.1)
+    expected[0] = 0.5  # not every element below atol (that atol would be vacuous: test_judge.py)
+    cmp = compare_outputs([torch.zeros(64)], [expected], atol=0.1, rtol=1.0)
     out = cmp.outputs[0]
     assert cmp.ok and out.actual_all_zero and out.actual_constant and out.expected_constant is False
     assert out.spread_ratio == 0.0 and out.expected_std > 0
