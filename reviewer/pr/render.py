@@ -77,10 +77,32 @@ def _target(r: TargetReport, review: Review | None) -> list[str]:
             lines.append(f"| {m.tool} {m.check} `{m.key}` | {m.old:g} | {m.new:g} | {ratio} |")
         lines.append("")
     if review is not None:
+        lines += task_block(review)
         failing = [e for e in review.evidence if e.outcome == "fail"][:8]
         if failing:
             lines += ["Failing evidence:", ""] + [f"- {md_code(e.id)}: {md_text(e.summary)}" for e in failing] + [""]
     return lines
+
+
+# findings shown per task in the comment; the rest are in the full review and its JSON
+_TASK_FINDINGS = 8
+
+
+def task_block(review: Review) -> list[str]:
+    """The task audit (reviewer/core/task.py) in a target's summary: degenerate or sound, each finding
+    one line, every text of the audit escaped (a finding's detail quotes what the reference printed)."""
+    task = review.task
+    if task is None:
+        return []
+    head = ("**degenerate**: a wrong kernel can pass its check" if task.degenerate
+            else "sound: its check rejected every impostor")
+    lines = [f"Task: {head} (check: {md_text(task.task_check or 'none')}). About the task; never fails the kernel.", ""]
+    for f in task.findings[:_TASK_FINDINGS]:
+        mark = "**degenerate**" if f.degenerate else "note"
+        lines.append(f"- {mark} {md_code(f.kind)}: {md_text(f.detail[:300])}")
+    if len(task.findings) > _TASK_FINDINGS:
+        lines.append(f"- … {len(task.findings) - _TASK_FINDINGS} more in the full review")
+    return lines + ([""] if task.findings else [])
 
 
 def render_summary(dr: DiffReview, reviews: dict[str, Review], *, status: str, inline: Iterable[PlannedComment] = (),
