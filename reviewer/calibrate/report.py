@@ -26,6 +26,17 @@ class Disagreement(BaseModel):
     run_dir: str | None = None
 
 
+class DegenerateTask(BaseModel):
+    """A case whose task a wrong kernel can pass (the review's task audit; docs/task-audit.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case: str
+    path: str
+    findings: list[str] = Field(default_factory=list)
+    run_dir: str | None = None
+
+
 class Calibration(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -41,6 +52,9 @@ class Calibration(BaseModel):
     """graded cases the reviewer left unverified / not_applicable: reported, never agreement"""
     wall_time_s: float | None = None
     workers: int = 1
+    tasks_audited: int = 0
+    """cases whose review audited the task"""
+    degenerate_tasks: list[DegenerateTask] = Field(default_factory=list)
 
 
 def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], results: list[CaseResult], *,
@@ -85,10 +99,13 @@ def summarize(set_path: Path, cases: list[EvalCase], bad: list[Malformed], resul
                          for k in baseline_criteria()],
             "missed_defects": [c.name for c, b in base_rows if c.grades.overall == "reject" and b["overall"] == "accept"],
         }
+    audited = [(c, r) for c, r in ok if r.task is not None]
+    degenerate = [DegenerateTask(case=c.name, path=r.task.path, findings=r.task.findings, run_dir=r.run_dir)
+                  for c, r in audited if r.task.degenerate]
     return Calibration(eval_set=str(set_path), cases=len(cases),
                        malformed=[{"case": m.name, "why": m.why} for m in bad], errors=errors, criteria=agreements,
                        overall=overall_agreement(overall_rows), baseline=baseline, disagreements=disagreements,
-                       undecided=undecided,
+                       undecided=undecided, tasks_audited=len(audited), degenerate_tasks=degenerate,
                        wall_time_s=wall_time_s, workers=workers)
 
 
@@ -129,6 +146,12 @@ def to_markdown(cal: Calibration) -> str:
         missed = cal.baseline["missed_defects"]
         lines += ["", f"Defective cases the baseline accepts: {len(missed)}"
                       + (f" ({', '.join(missed)})" if missed else ""), ""]
+    if cal.tasks_audited:
+        lines += ["## Degenerate tasks (a wrong kernel can pass their check; never a kernel's failure)", "",
+                  f"{len(cal.degenerate_tasks)} of {cal.tasks_audited} audited tasks are degenerate"
+                  + (":" if cal.degenerate_tasks else "."), ""]
+        lines += [f"- {t.case}: {', '.join(t.findings) or 'degenerate'} ({t.path})" for t in cal.degenerate_tasks]
+        lines += [""] if cal.degenerate_tasks else []
     if cal.disagreements:
         lines += ["## Disagreements", "", "| case | criterion | human | reviewer | reviewer's reason | run |",
                   "|---|---|---|---|---|---|"]

@@ -15,7 +15,26 @@ from reviewer.batch.executors import Executor, LocalExecutor, Resources, Task
 from reviewer.batch.task import node_name, pack_run, runs_dir_for, unpack_run
 from reviewer.calibrate.evalset import EvalCase
 from reviewer.core.config import ReviewConfig
+from reviewer.core.task import TaskAudit
 from reviewer.runs import write_atomic
+
+
+class CaseTask(BaseModel):
+    """What the review's task audit said of the case's task (reviewer/core/task.py), in brief."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    path: str
+    degenerate: bool
+    findings: list[str] = Field(default_factory=list)
+    """The degenerate findings, each as its kind (and impostor): what lets a wrong kernel pass."""
+
+    @classmethod
+    def of(cls, task: TaskAudit | None) -> CaseTask | None:
+        if task is None:
+            return None
+        found = [f.kind + (f" ({f.impostor})" if f.impostor else "") for f in task.findings if f.degenerate]
+        return cls(path=task.path, degenerate=task.degenerate, findings=found)
 
 
 class CaseResult(BaseModel):
@@ -34,6 +53,8 @@ class CaseResult(BaseModel):
     cache_key: str | None = None
     """What the verdicts depend on (see ``cache_key``); a stored result with another key is redone."""
     node: str | None = None
+    task: CaseTask | None = None
+    """The review's task audit, in brief (None: the review ran no audit)."""
 
 
 _PACKAGES = ("torch", "triton", "jax", "jaxlib", "numpy", "langgraph")
@@ -106,6 +127,7 @@ def review_case(case_path: str, name: str, config_json: str, baseline: bool, shi
         out.summaries = {c.id: c.summary for c in review.criteria}
         out.evidence = {c.id: c.evidence for c in review.criteria}
         out.run_id, out.run_dir = review.run_id, review.run_dir
+        out.task = CaseTask.of(review.task)
     except Exception as exc:  # noqa: BLE001 - recorded per case; calibration goes on
         out.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()[-2000:]}"
     if baseline:

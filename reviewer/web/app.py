@@ -55,7 +55,8 @@ class Workbench:
         if not _RUN_ID.match(ref):
             raise RunNotFound(f"{ref!r} is not a run id")
         if cal is not None:
-            for d in self._calibration(cal).get("disagreements", []) + self._calibration(cal).get("undecided", []):
+            data = self._calibration(cal)
+            for d in [*data.get("disagreements", []), *data.get("undecided", []), *data.get("degenerate_tasks", [])]:
                 rd = d.get("run_dir")
                 if rd and Path(rd).name == ref and (Path(rd) / "review.json").exists():
                     return Path(rd)

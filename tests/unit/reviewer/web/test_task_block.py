@@ -72,3 +72,26 @@ def test_task_text_is_escaped(tmp_path: Path) -> None:
     html = _page(tmp_path, task)
     assert "<script>window.__pwned" not in html and "<img src=x" not in html and "<b>check" not in html
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in html
+
+
+def test_the_served_calibration_lists_degenerate_tasks_and_links_their_runs(tmp_path: Path) -> None:
+    from reviewer.calibrate.report import summarize
+    from reviewer.calibrate.runner import CaseResult, CaseTask
+    from tests.unit.reviewer.calibrate.test_degenerate_tasks import SOFTMAX, _case
+
+    run = tmp_path / "cal" / "runs" / RUN  # a calibration's run, outside the workbench's runs folder
+    run.mkdir(parents=True)
+    review = _review().model_copy(update={"task": SOFTMAX, "run_dir": str(run)})
+    (run / "review.json").write_text(review.model_dump_json())
+    cal = summarize(Path("/set"), [_case("softmax_wide")], [], [
+        CaseResult(name="softmax_wide", overall="accept", criteria={"correctness": "pass"}, run_dir=str(run),
+                   task=CaseTask.of(SOFTMAX))], criteria=["correctness"])
+    (tmp_path / "cal" / "calibration.json").write_text(cal.model_dump_json())
+    (tmp_path / "runs").mkdir()
+    app = create_app(tmp_path / "runs", calibrations=[tmp_path / "cal"])
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    html = client.get("/calibrations/0").text
+    table = html.split('id="degenerate-tasks"')[1].split("</table>")[0]
+    assert f'<a href="/runs/{RUN}?cal=0">softmax_wide</a>' in table
+    page = client.get(f"/runs/{RUN}?cal=0")
+    assert page.status_code == 200 and 'id="task-verdict">degenerate<' in page.text
