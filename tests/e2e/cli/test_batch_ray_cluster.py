@@ -143,7 +143,7 @@ def _config() -> ReviewConfig:
 
 def _batch(cluster: Cluster, s: Path, out: Path, address: str) -> subprocess.Popen[str]:
     cmd = [sys.executable, "-m", "reviewer.cli", "batch", str(s), "--executor", "ray", "--address", address,
-           "--out", str(out), "--seed", "7", "--only", "builds", "--only", "correctness", "--format", "json"]
+           "--out", str(out), "--runs-dir", str(out / "runs"), "--seed", "7", "--only", "builds", "--only", "correctness", "--format", "json"]
     return subprocess.Popen(cmd, env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -176,5 +176,5 @@ def test_batch_on_a_running_cluster_by_auto_and_by_ray_client(tmp_path: Path) ->
         for name, row in rows.items():
             assert row["status"] == "reviewed" and row["executor"] == "ray", (how, row)
             assert (row["criteria"], row["overall"]) == (local[name].criteria, local[name].overall), (how, name)
-            # the run came back to the driver's store
+            # the run came back to the driver's run store (--runs-dir: batch runs join the one store)
             assert (tmp_path / how / "runs" / row["run_id"] / "review.json").is_file(), (how, name)
