@@ -135,5 +135,7 @@ def test_hostile_stored_text_shows_as_text_in_chromium(server, page) -> None:
     assert "</textarea><script>" in page.locator("#draft").input_value()
     assert "<!-- kreview:state" in page.locator("#draft").input_value()
     assert page.locator("iframe").count() == 0 and page.locator("img").count() == 0
+    # passing criteria start collapsed: open them, as a reviewer would, to reach the copy button
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.locator("button.copy").first.click()
     assert page.evaluate("() => window.__kreview_pwned") is None
