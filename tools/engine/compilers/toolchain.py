@@ -135,23 +135,13 @@ def _limit(cpu_seconds: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
 
 
-def _toolkits() -> list[Path]:
-    """The CUDA toolkit folders outside /usr (every child sees /usr): nvcc needs its whole tree
-    (include/, nvvm/, lib64/), not only bin/."""
-    out = []
-    for b in _toolkit_bins():
-        root = b.resolve().parent
-        if root.is_dir() and not str(root).startswith("/usr/") and root not in out:
-            out.append(root)
-    return out
-
-
 def _in_sandbox(cmd: list[str], cwd: Path, etc: Path) -> tuple[list[str], tuple[int, ...]]:
     """``cmd`` under the submission sandbox's bubblewrap command line and seccomp filter, seeing only
     ``cwd`` (writable), the toolchains and the Python environment: a compiler reads the submission's
     source, and an ``#include "/home/you/.ssh/id_rsa"`` must find nothing to quote into its error
     log. Where no sandbox can be set up and the user allowed running without one, the plain command."""
     from tools.engine.sandbox import bwrap
+    from tools.engine.sandbox.gpu import toolkit_dirs
     from tools.engine.sandbox.isolation import require
     from tools.engine.sandbox.seccomp_filter import filter_fd
 
@@ -159,7 +149,7 @@ def _in_sandbox(cmd: list[str], cwd: Path, etc: Path) -> tuple[list[str], tuple[
         return cmd, ()
     fd = filter_fd()
     prefix = bwrap.command(writable=[cwd], chdir=cwd, etc_dir=bwrap.passwd_file(etc), seccomp_fd=fd, gpu=None,
-                           wrapper=cmd[:1], readonly=_toolkits())
+                           wrapper=cmd[:1], readonly=[Path(d) for d in toolkit_dirs()])
     return [*prefix, *cmd], (fd,)
 
 

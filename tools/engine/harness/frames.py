@@ -12,6 +12,8 @@ import sysconfig
 from pathlib import Path
 from types import FrameType
 
+from tools.engine.sandbox.libraries import holds_distributions
+
 _HARNESS = str(Path(__file__).resolve().parents[2]) + os.sep  # the ``tools`` package
 
 
@@ -30,16 +32,10 @@ def _library_roots() -> tuple[str, ...]:
     # are libraries too: typing_extensions or pydantic walking the stack there is not the submission.
     # Read when this module is imported, before the submission's folder is on the path.
     for entry in sys.path:
-        if entry and _holds_distributions(entry):
+        if entry and holds_distributions(entry):
             roots.add(os.path.realpath(entry))
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r))
 
-
-def _holds_distributions(folder: str) -> bool:
-    try:
-        return any(n.endswith((".dist-info", ".egg-info")) for n in os.listdir(folder))
-    except OSError:
-        return False
 
 
 # Rationale: code generated into the child's private caches (Inductor's modules, Triton's launchers)

@@ -30,7 +30,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from tools.engine.sandbox.gpu import GpuAccess, bind_args
+from tools.engine.sandbox.gpu import GpuAccess
 from tools.engine.sandbox.libraries import library_paths
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
@@ -143,7 +143,9 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
     args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group"]
     args += ["--proc", "/proc", "--dev", "/dev", *_tmpfs("/dev/shm"), *_tmpfs("/tmp")]
     if gpu is not None:
-        args += bind_args(gpu)
+        for node in gpu.nodes:
+            args += ["--dev-bind", node, node]
+        args += _ro([*gpu.sys_paths, *gpu.readonly])
     else:
         args += _ro(_SYS)
     args += _ro([*_python_roots(), *(_PACKAGE_ROOT / n for n in _PACKAGES), *_extra_readonly(wrapper),

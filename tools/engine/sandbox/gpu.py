@@ -18,7 +18,6 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,14 +183,3 @@ def child_env(workdir: Path, gpu: GpuAccess) -> dict[str, str]:
     cache = workdir / "cuda-cache"
     cache.mkdir(parents=True, exist_ok=True)
     return {"CUDA_CACHE_PATH": str(cache), "CUDA_DEVICE_ORDER": "PCI_BUS_ID", **dict(gpu.env)}
-
-
-def bind_args(gpu: GpuAccess, ro: Iterable[str] = ()) -> list[str]:
-    """bubblewrap arguments binding the GPU's nodes (device binds) and folders (read-only)."""
-    args: list[str] = []
-    for node in gpu.nodes:
-        args += ["--dev-bind", node, node]
-    for p in (*gpu.sys_paths, *gpu.readonly, *ro):
-        if os.path.lexists(p):
-            args += ["--ro-bind", p, p]
-    return args

@@ -19,7 +19,7 @@ import os
 LIBRARIES = ("torch", "triton", "numpy", "jax", "jaxlib")
 
 
-def _holds_distributions(folder: str) -> bool:
+def holds_distributions(folder: str) -> bool:
     try:
         return any(n.endswith((".dist-info", ".egg-info")) for n in os.listdir(folder))
     except OSError:
@@ -30,7 +30,7 @@ def library_paths() -> list[str]:
     """The ``PYTHONPATH`` folders (resolved, in order) that hold installed distributions."""
     out: list[str] = []
     for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
-        if entry and os.path.isdir(entry) and _holds_distributions(entry):
+        if entry and os.path.isdir(entry) and holds_distributions(entry):
             real = os.path.realpath(entry)
             if real not in out:
                 out.append(real)
