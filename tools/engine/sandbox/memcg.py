@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import time
 import uuid
 from pathlib import Path
 
-from tools.engine.sandbox.pids import PidsCgroup, oom_kills
+from tools.engine.sandbox.pids import Cgroup, PidsCgroup, oom_kills
 
 
 def _v1_dirs() -> list[Path]:
@@ -49,11 +47,11 @@ def memory_limit_kind() -> str:
     return "RLIMIT_AS per process only (no writable memory cgroup)"
 
 
-class MemoryCgroup:
+class MemoryCgroup(Cgroup):
     """A fresh v1 memory cgroup with a limit; ``enter()`` (in the child, before exec) joins it."""
 
     def __init__(self, path: Path, limit: int) -> None:
-        self.path = path
+        super().__init__(path)
         self.limit = limit
 
     @classmethod
@@ -79,28 +77,5 @@ class MemoryCgroup:
                     path.rmdir()
         return None
 
-    def enter(self) -> None:
-        """Runs in the forked child before exec (one write)."""
-        fd = os.open(str(self.path / "cgroup.procs"), os.O_WRONLY)
-        try:
-            os.write(fd, b"0")
-        finally:
-            os.close(fd)
-
     def oom_kills(self) -> int:
         return oom_kills(self.path)
-
-    def kill_and_remove(self) -> None:
-        for _ in range(20):
-            try:
-                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-            except OSError:
-                return
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.05)
-        with contextlib.suppress(OSError):
-            self.path.rmdir()

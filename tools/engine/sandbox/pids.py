@@ -35,11 +35,44 @@ def _own_cgroup_dirs() -> list[Path]:
     return out
 
 
-class PidsCgroup:
+class Cgroup:
+    """A cgroup the reviewer made for one sandbox child: the child joins it, the parent empties and
+    removes it (the pids cgroup here, the memory cgroup of tools/engine/sandbox/memcg.py)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def enter(self) -> None:
+        """Runs in the forked child before exec: async-signal-safe enough (one write)."""
+        fd = os.open(str(self.path / "cgroup.procs"), os.O_WRONLY)
+        try:
+            os.write(fd, b"0")
+        finally:
+            os.close(fd)
+
+    def kill_and_remove(self) -> None:
+        for _ in range(20):
+            try:
+                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
+            except OSError:
+                return
+            if not pids:
+                break
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            import time
+
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            self.path.rmdir()
+
+
+class PidsCgroup(Cgroup):
     """A fresh cgroup with ``pids.max``; ``enter()`` (in the child, before exec) joins it."""
 
     def __init__(self, path: Path, memory: bool = False) -> None:
-        self.path = path
+        super().__init__(path)
         self.memory = memory  # memory.max set as well (cgroup v2: one cgroup for every controller)
 
     @classmethod
@@ -72,33 +105,10 @@ class PidsCgroup:
                     path.rmdir()
         return None
 
-    def enter(self) -> None:
-        """Runs in the forked child before exec: async-signal-safe enough (one write)."""
-        fd = os.open(str(self.path / "cgroup.procs"), os.O_WRONLY)
-        try:
-            os.write(fd, b"0")
-        finally:
-            os.close(fd)
-
     def oom_kills(self) -> int:
         return oom_kills(self.path) if self.memory else 0
 
-    def kill_and_remove(self) -> None:
-        for _ in range(20):
-            try:
-                pids = [int(p) for p in (self.path / "cgroup.procs").read_text().split()]
-            except OSError:
-                return
-            if not pids:
-                break
-            for pid in pids:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            import time
 
-            time.sleep(0.05)
-        with contextlib.suppress(OSError):
-            self.path.rmdir()
 
 
 def oom_kills(path: Path) -> int:
