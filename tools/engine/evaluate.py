@@ -140,6 +140,18 @@ def budget_for(ctx: ToolContext, case: Case, actual: Any, expected: Any) -> Erro
     return error_budget(actual, expected, exact)
 
 
+def judge_outputs(ctx: ToolContext, case: Case, actual: Any, expected: Any,
+                  ) -> tuple[Comparison, ErrorBudget | None, Judgement]:
+    """kreview's correctness judgement of ``actual`` against ``expected`` on ``case`` (a run under a
+    sanitizer, the interpreter's outputs, a task-audit impostor): the task's or the per-dtype
+    tolerance, and the float64 error budget where the comparison needs it."""
+    atol, rtol = ctx.tolerance()
+    dflt = default_tolerance(ctx)
+    cmp = compare_outputs(actual, expected, atol=atol, rtol=rtol)
+    budget = budget_for(ctx, case, actual, expected) if needs_budget(cmp, "correctness", dflt) else None
+    return cmp, budget, judge(cmp, budget, mode="correctness", default_tolerance=dflt)
+
+
 def _timed_out(run: SubmissionRun) -> bool:
     return run.call.crash is not None and run.call.crash.kind == "timeout"
 

@@ -22,9 +22,9 @@ import torch
 
 import tools.engine.harness.tensors as tensors
 from reviewer.core.task import ImpostorResult, TaskAudit, TaskFinding
-from tools.engine.compare import bitwise_equal, compare_outputs, judge, needs_budget
+from tools.engine.compare import bitwise_equal
 from tools.engine.compare.compare import tolerance_for
-from tools.engine.evaluate import budget_for, default_tolerance
+from tools.engine.evaluate import judge_outputs
 from tools.engine.harness.case import Case
 from tools.engine.session import ReferenceRun
 from tools.engine.task_findings import probe_findings
@@ -184,11 +184,7 @@ def impostors(ctx: ToolContext, case: Case, ref: ReferenceRun, other_seed: int) 
 
 def own_judgement(ctx: ToolContext, case: Case, ref: ReferenceRun, candidate: Any) -> Verdict:
     """kreview's correctness judgement of ``candidate`` as if a submission had returned it."""
-    atol, rtol = ctx.tolerance()
-    dflt = default_tolerance(ctx)
-    cmp = compare_outputs(candidate, ref.outputs, atol=atol, rtol=rtol)
-    budget = budget_for(ctx, case, candidate, ref.outputs) if needs_budget(cmp, "correctness", dflt) else None
-    j = judge(cmp, budget, mode="correctness", default_tolerance=dflt)
+    _, _, j = judge_outputs(ctx, case, candidate, ref.outputs)
     return Verdict(j.ok, j.summary[:300], j.basis)
 
 

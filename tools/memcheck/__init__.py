@@ -20,9 +20,7 @@ from tools.memcheck.cases import block_sizes, boundary_cases, is_nominal
 from tools.memcheck.evidence import emit_case, emit_violations
 from tools.memcheck.devices import compare_verdicts
 from tools.memcheck.sanitized_runs import CaseRun, run_case
-from tools.engine.compare import compare_outputs, needs_budget
-from tools.engine.compare.judge import judge as judge_outputs
-from tools.engine.evaluate import budget_for, default_tolerance
+from tools.engine.evaluate import judge_outputs
 from tools.engine.session import SandboxSession
 
 _INTERPRET = ("TRITON_INTERPRET", "1")
@@ -73,12 +71,8 @@ class MemcheckTool(Tool):
         nominal = ctx.facts.get(NominalChecks)
         if nominal is None or not nominal.checks:
             return
+        cmp, _, verdict = judge_outputs(ctx, run.case, run.outputs, run.expected)
         atol, rtol = ctx.tolerance()
-        cmp = compare_outputs(run.outputs, run.expected, atol=atol, rtol=rtol)
-        dflt = default_tolerance(ctx)
-        budget = budget_for(ctx, run.case, run.outputs, run.expected) if needs_budget(cmp, "correctness", dflt) \
-            else None
-        verdict = judge_outputs(cmp, budget, mode="correctness", default_tolerance=dflt)
         found = compare_verdicts(ctx.device.name, nominal.failed, verdict.ok, verdict.summary, run.case.label)
         if found is None:
             return

@@ -14,9 +14,7 @@ from tools.engine.registry import backend_for
 from tools.engine.backends.base import CheckMode, ModeRun
 from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
 from tools.engine.cases import nominal_cases
-from tools.engine.compare import compare_outputs, needs_budget
-import tools.engine.compare.judge as judge
-from tools.engine.evaluate import budget_for, default_tolerance
+from tools.engine.evaluate import judge_outputs
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import classify_failure, input_elements
 
@@ -101,13 +99,10 @@ class SanitizersTool(Tool):
                              result={"defects": defects, "data": data}, **common)
             return
         atol, rtol = ctx.tolerance()
-        cmp = compare_outputs(got.outputs, expected, atol=atol, rtol=rtol)
-        result = {"comparison": cmp.model_dump(), "data": data}
         # Rationale: the same rule as correctness (tools/engine/compare/judge.py): outside the default
         # element-wise table but as accurate as the reference against float64 is correct.
-        dflt = default_tolerance(ctx)
-        budget = budget_for(ctx, case, got.outputs, expected) if needs_budget(cmp, "correctness", dflt) else None
-        verdict = judge(cmp, budget, mode="correctness", default_tolerance=dflt)
+        cmp, budget, verdict = judge_outputs(ctx, case, got.outputs, expected)
+        result = {"comparison": cmp.model_dump(), "data": data}
         if budget is not None:
             result["error_budget"] = budget.model_dump()
         ctx.add_evidence(self, outcome="pass" if verdict.ok else "fail", defect=verdict.defect,
