@@ -4,6 +4,7 @@ per-process limit. Expected: a tmpfs write stops at its size cap (ENOSPC), and t
 together are stopped by the sandbox's memory budget (the call ends as an "oom" crash, not a pass)."""
 
 import os
+import time
 
 
 def _fill(path: str, limit_mb: int) -> int:
@@ -38,6 +39,8 @@ def attack(t: dict) -> dict:
                     chunks = [bytearray(2**20) for _ in range(int(t["fork_mb"]))]
                     for c in chunks:
                         c[::4096] = b"\1" * len(c[::4096])
+                    # hold it until every sibling holds its share: together, not one after another
+                    time.sleep(float(t.get("hold_s", 4)))
                     os._exit(0)
                 except MemoryError:
                     os._exit(3)
