@@ -148,13 +148,13 @@ def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
     nothing and still exit 0)."""
     if not values:
         return values
-    from reviewer.core.errors import ToolError
-    from tools.engine.registry import tools
+    # names from the entry points alone (importing every tool would import torch: seconds for a typo);
+    # a broken plugin is named when the review loads it
+    from tools.engine.plugin_names import registered_names
 
-    try:
-        known = sorted(tools())
-    except ToolError as exc:  # an installed plugin is broken: say which, not a traceback
-        raise typer.BadParameter(f"the installed tools cannot be listed: {exc}") from None
+    known = registered_names()
+    if not known:
+        raise typer.BadParameter("no tools registered: is kernel-reviewer installed (pip install .)?")
     bad = [v for v in values if v not in known]
     if bad:
         import difflib

@@ -81,7 +81,7 @@ class RepoConfig(_Strict):
             review["target"] = known_gpu(review["target"])
         if review.get("rubric") is not None and not isinstance(review["rubric"], str):
             raise ValueError("rubric must be a path relative to the repository root")
-        from tools.engine.registry import registered_names
+        from tools.engine.plugin_names import registered_names
 
         known = registered_names()  # a typo (``only = ["corectness"]``) would otherwise run nothing
         unknown = [n for n in [*(review.get("only") or []), *(review.get("skip") or [])] if n not in known]

@@ -16,13 +16,7 @@ from tools.engine.backends.base import Backend
 from tools.engine.backends.frameworks import UnknownBackend
 from tools.engine.tool import Tool
 
-TOOLS_GROUP = "kreview.tools"
-
-
-def registered_names() -> list[str]:
-    """The registered tools' names, read from their entry points without importing any tool (a
-    configuration file's tool names are checked against them)."""
-    return sorted({ep.name for ep in entry_points(group=TOOLS_GROUP)})
+from tools.engine.plugin_names import TOOLS_GROUP, registered_names  # noqa: F401  (names without imports)
 
 
 @functools.cache

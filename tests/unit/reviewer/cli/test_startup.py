@@ -52,6 +52,7 @@ def test_importing_the_cli_loads_no_framework(tmp_path: Path) -> None:
     (["review", "no/such/submission"], 2),
     (["review", str(EXAMPLES / "softmax_triton"), "--seeds", "0"], 2),
     (["review", str(EXAMPLES / "softmax_triton"), "--device", "tpu"], 2),
+    (["review", str(EXAMPLES / "softmax_triton"), "--only", "corectness"], 2),
     (["show", "19990101-000000-000000"], 2),
     (["runs"], 0),
     (["signoff", "19990101-000000-000000", "--approve", "--by", "x"], 2),
