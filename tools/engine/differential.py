@@ -138,12 +138,16 @@ class PairReport(_M):
 def cases_in(evidence: list[Evidence], tools: Sequence[str] | None = None) -> list[Case]:
     """The configurations the tools whose cases are replayed ran (``tools``, default
     ``registry.case_sources()``: those with ``Tool.replays_cases``): their evidence's ``inputs.case``
-    and a search's tried cases, de-duplicated, tool by tool in that order, in recorded order."""
+    and a search's tried cases, de-duplicated, tool by tool in that order, in recorded order.
+
+    A configuration the tool ran only in part (``config.windowed``: a window of a large grid's programs
+    under the interpreter, tools/engine/harness/instruments/grid_window.py) is not replayed: its outputs
+    were never an answer, and running it whole costs a minute a side under the interpreter."""
     found: list[Case] = []
     seen: set[str] = set()
     for tool in (case_sources() if tools is None else tools):
         for e in evidence:
-            if e.tool != tool:
+            if e.tool != tool or (e.config or {}).get("windowed"):
                 continue
             raw = [(e.inputs or {}).get("case")]
             raw += [t.get("case") for t in ((e.result or {}).get("search") or {}).get("tried", [])

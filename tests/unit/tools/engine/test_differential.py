@@ -123,7 +123,11 @@ def test_cases_in_reads_correctness_and_generality_cases_once() -> None:
                        {"config": {"dim": 5}, "verdict": "skipped"},
                        {"config": {"dim": 3}, "verdict": "pass", "case": sized.spec()}]}}),
           Evidence(id="numerics-1", tool="numerics", criteria=["numerics"], outcome="pass", summary="s",
-                   inputs={"case": Case(id="n", seed=9).model_dump()})]
+                   inputs={"case": Case(id="n", seed=9).model_dump()}),
+          # a large grid run only in a window of its programs (interpreter): never an answer, not replayed
+          Evidence(id="generality-2", tool="generality", criteria=["generality"], outcome="pass", summary="s",
+                   inputs={"case": Case(id="g", seed=7, params={"batch": 65537}).model_dump()},
+                   config={"windowed": True})]
     got = cases_in(ev)
     assert [(c.seed, c.params) for c in got] == [(7, {}), (7, {"dim": 3})]
 
