@@ -158,8 +158,9 @@ def check_domain_edge(run: Reviewed) -> None:
 
 def hang_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # an endless loop: a shorter call limit (the backstop a timed-out call is retried under) is enough
-    # evidence of the hang, which would otherwise wait out the 60 s default twice
-    return {"limits": base.limits.model_copy(update={"call_timeout_s": 15.0})} if "hang" in path.stem else {}
+    # evidence of the hang (no retry: it equals the shortest scaled limit), which would otherwise wait
+    # out a scaled limit and then the 60 s default on every hanging size
+    return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if "hang" in path.stem else {}
 
 
 def softmax_plan_tools(path: Path) -> list[str]:
