@@ -16,6 +16,9 @@ class SandboxLimits(BaseModel):
     memory_mb: int = Field(6144, ge=3072, description="address-space limit (RLIMIT_AS)")
     threads: int = Field(2, ge=1, description="intra-op threads for torch / OpenMP in the child")
     file_size_mb: int = Field(2048, ge=1, description="largest file the child may write")
+    # Rationale: RLIMIT_FSIZE bounds one file; many files each under it filled 2.4 GB of a host disk.
+    # Twice the largest file: an output file and its copy for the other side fit.
+    disk_mb: int = Field(8192, ge=64, description="all files a sandbox child keeps on disk together")
 
     def describe(self) -> str:
         return (

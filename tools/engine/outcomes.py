@@ -97,6 +97,8 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
             return Classified("unverified", "sandbox_start", f"the sandbox child could not start: {crash.message}")
         if crash.kind == "oom":
             return Classified("fail", "out_of_memory", f"{stage} ran out of memory: {crash.message}")
+        if crash.kind == "disk":
+            return Classified("fail", "disk_budget", f"{stage} filled the sandbox's disk budget: {crash.message}")
         if crash.kind == "signal":
             return Classified("fail", "crash", f"{stage} crashed the process: {crash.message}")
         if crash.kind == "protocol":

@@ -35,6 +35,7 @@ from tools.engine.harness.case import Case
 import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
 import tools.engine.sandbox.safe_files as safe_files
+import tools.engine.sandbox.disk as disk
 from tools.engine.sandbox.worker import LOG_KEEP
 
 _COPY_LIMIT = 64 * 2**20
@@ -141,6 +142,9 @@ class SandboxSession:
         for d in (self.xfer, self.sub_xfer, self.parent_dir):
             d.mkdir(parents=True, exist_ok=True)
         self._workers: dict[str, SandboxWorker] = {}
+        # the files in the children's folders that are the parent's (staged inputs, outputs taken):
+        # out of every child's disk budget (tools/engine/sandbox/disk.py)
+        self.owned: set[tuple[int, int]] = set()
         self._load_results: dict[str, CallResult] = {}
         self._ref_cache: dict[str, ReferenceRun] = {}
         self._counter = 0
@@ -179,7 +183,7 @@ class SandboxSession:
         env.update(env_extra or {})
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper, gpu=gpu.for_device(self.device),
-                             writable=writable)
+                             writable=writable, owned=self.owned)
 
     def xfer_for(self, role: str) -> Path:
         return self.xfer if role == "reference" else self.sub_xfer
@@ -203,7 +207,12 @@ class SandboxSession:
                 src = self._parent_copy(path) or path
                 # a link or FIFO the submission left there is replaced, not followed
                 safe_files.write_bytes(dst, safe_files.read_bytes(src, anchor=self.root), anchor=self.root)
+                self._own(dst)
         return dst
+
+    def _own(self, path: Path) -> None:
+        if (ident := disk.identity(path)) is not None:
+            self.owned.add(ident)
 
     def _is_dir(self, path: Path) -> bool:
         try:
@@ -249,6 +258,7 @@ class SandboxSession:
                     safe_files.write_bytes(target, data, anchor=self.root, replace=False)
                 except OSError:  # a file there already, or a link where the caller's folder was
                     continue
+                self._own(target)
 
     def _worker(self, role: str) -> SandboxWorker:
         w = self._workers.get(role)
@@ -320,6 +330,7 @@ class SandboxSession:
         run = ReferenceRun(case=case, call=call)
         if call.answered and call.ok:
             run.inputs_path = inputs_path
+            self._own(inputs_path)
             run.outputs = self.load_tensors(out_path)
             run.meta = call.result
             run.parent_inputs = self.parent_dir / key / "inputs.pt"
@@ -363,6 +374,7 @@ class SandboxSession:
             try:
                 run.outputs = self.load_tensors(out_path)
                 run.outputs_path = out_path
+                self._own(out_path)
                 if keep_inputs_after:
                     run.inputs_after = self.load_tensors(after_path)
             except Exception as exc:  # noqa: BLE001 - a forged/corrupt file is the submission's failure

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
+from tools.engine.sandbox import disk
 from tools.engine.sandbox.env import scrubbed_env
 from tools.engine.sandbox.gpu import GpuAccess, child_env
 from tools.engine.sandbox.libraries import library_paths, mismatches, origins
@@ -48,7 +49,7 @@ LOG_KEEP = 1 * 2**20
 # can read its ancestors' /proc/<pid>/environ (tools/engine/sandbox/isolation.py).
 _SECRETS = secret_values()
 
-CrashKind = Literal["timeout", "signal", "exit", "protocol", "startup", "oom"]
+CrashKind = Literal["timeout", "signal", "exit", "protocol", "startup", "oom", "disk"]
 
 _OOM_MARKERS = ("std::bad_alloc", "MemoryError", "can't allocate memory", "Cannot allocate memory",
                 "out of memory")
@@ -175,6 +176,9 @@ class SandboxWorker:
     kernels on (its nodes, driver libraries and device selection: tools/engine/sandbox/gpu.py), or None.
     A GPU child has no RLIMIT_AS: CUDA reserves virtual address space for all host and device memory
     (UVM), so an address-space limit makes CUDA initialisation fail; the device bounds kernel memory.
+    ``owned``: the (device, inode) of files in the writable folders that are the parent's (staged
+    inputs, outputs already taken), left out of the disk budget (``limits.disk_mb``, all the rest
+    of the writable folders together: tools/engine/sandbox/disk.py); shared by a session's workers.
     """
 
     def __init__(
@@ -190,8 +194,10 @@ class SandboxWorker:
         wrapper: list[str] | None = None,
         writable: list[Path] | None = None,
         gpu: GpuAccess | None = None,
+        owned: set[tuple[int, int]] | None = None,
     ) -> None:
         self.name = name
+        self.owned = owned if owned is not None else set()
         self.workdir = Path(workdir)
         self.limits = limits
         self.env_extra = dict(env_extra or {})
@@ -483,6 +489,9 @@ class SandboxWorker:
             return CallResult(answered=False, crash=crash, duration_s=dt,
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         assert msg is not None
+        if (over := self._disk_over()) is not None:
+            return CallResult(answered=False, crash=self._disk_crash(over, out_tail, err_tail), duration_s=dt,
+                              stdout_tail=out_tail, stderr_tail=err_tail)
         if self._budget_oom_kills() > oom_before:
             # Rationale: a process of the sandbox was killed for its memory budget during this call (a
             # forked helper, say) even though the child answered: the breach is the verdict, and the
@@ -531,6 +540,8 @@ class SandboxWorker:
                 )
             ready, _, _ = select.select([self._resp_r], [], [], min(remaining, 1.0))
             if not ready:
+                if (over := self._disk_over()) is not None:
+                    return None, self._disk_crash(over, _tail(self._out, out_start), _tail(self._err, err_start))
                 continue
             chunk = os.read(self._resp_r, 1 << 16)
             if not chunk:
@@ -551,6 +562,20 @@ class SandboxWorker:
             self._kill()
             return None, self._protocol_crash(f"unexpected answer: {str(msg)[:200]}", out_start, err_start)
         return msg, None
+
+    def _disk_over(self) -> disk.DiskUse | None:
+        """The writable folders' use when it is over the disk budget (None while within it)."""
+        use = disk.usage(self.writable, skip=self.owned)
+        return use if use.truncated or use.bytes > self.limits.disk_mb * 2**20 else None
+
+    def _disk_crash(self, use: disk.DiskUse, out_tail: str, err_tail: str) -> ChildCrash:
+        # Rationale: the breach is the verdict, and the child is not trusted with the next request
+        self._kill()
+        what = (f"more than {disk.MAX_ENTRIES:,} files and folders" if use.truncated
+                else f"{use.bytes / 2**20:.0f} MiB")
+        return ChildCrash(kind="disk", message=f"the sandbox's disk budget of {self.limits.disk_mb} MiB (every file "
+                          f"its processes keep in their folders on the reviewer's disk) was exceeded: {what}; the "
+                          "child was stopped", stdout_tail=out_tail, stderr_tail=err_tail)
 
     @property
     def budget_mb(self) -> int:

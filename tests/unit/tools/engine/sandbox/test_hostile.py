@@ -412,3 +412,35 @@ def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_ex
     assert shown.returncode == 0, shown.stderr[-2000:]
     review = json.loads(shown.stdout)
     assert review["status"] == "failed" and "SIGTERM" in review["overall_reason"]
+
+
+def test_many_files_each_under_the_file_limit_are_stopped_by_the_disk_budget(tmp_path, config) -> None:
+    from tools.engine.outcomes import classify_failure
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "disk_fill.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"files": 8, "file_mb": 16}))
+    limits = config.limits.model_copy(update={"disk_mb": 64, "file_size_mb": 16})
+    ctx = make_tool_context(load_submission(d), config.model_copy(update={"limits": limits}), tmp_path / "run", 7,
+                            detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        # the staged inputs and the reference's outputs are the parent's: not charged to the child
+        assert ctx.session.owned
+        run = ctx.session.run_submission(case, ref)
+        assert not run.call.answered and run.call.crash is not None, run.call
+        assert run.call.crash.kind == "disk" and "disk budget of 64 MiB" in run.call.crash.message
+        got = classify_failure(run.call, interpreted=True, input_numel=1, on_cpu=True, stage="the call")
+        assert (got.outcome, got.defect) == ("fail", "disk_budget")
+        # within the budget (4 files of 8 MiB) the call answers as usual
+        targets = ctx.session.root / "submission" / "src" / "targets.json"
+        for f in (ctx.session.root / "submission").glob("fill-*.bin"):
+            f.unlink()
+        targets.write_text(json.dumps({"files": 4, "file_mb": 8}))
+        run = ctx.session.run_submission(case, ref)
+        assert run.call.answered and json.loads(run.call.error["message"].split(MARK, 1)[1]) == {"written_mb": 32}
+    finally:
+        ctx.session.close()
