@@ -176,6 +176,7 @@ def test_first_screen_is_the_verdict_the_failure_its_rerun_and_line(server, page
     assert line.inner_text().strip() == cited and on_first_screen(line)
     # the unverified criteria are one line each, also on the first screen
     assert on_first_screen(page.locator("#focus-idle"))
+    _shot(page, "workbench-review.png")
     # passing criteria start collapsed: their evidence is not drawn until opened
     builds = page.locator("details#crit-builds")
     assert builds.get_attribute("open") is None and not builds.locator("article.evidence").first.is_visible()
@@ -188,7 +189,6 @@ def test_first_screen_is_the_verdict_the_failure_its_rerun_and_line(server, page
     assert facts.count() >= 2
     labels = facts.first.locator("th").all_inner_texts()
     assert any("max abs err" in t for t in labels) and not any("_" in t for t in labels)
-    _shot(page, "workbench-review.png")
 
 
 def test_draft_preview_renders_markdown_and_never_raw_html(server, page) -> None:
