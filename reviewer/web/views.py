@@ -1,5 +1,7 @@
-"""What the review page shows, computed from a stored run: the cited source lines, the evidence
-grouped per criterion with its key numbers. Plain data for the templates; nothing here runs code."""
+"""What the review page shows, computed from a stored run: the first screen (failed and unverified
+criteria, their deciding items, rerun commands and cited lines), the cited source lines, the evidence
+grouped per criterion with its result, inputs and configuration as tables. Plain data for the
+templates; nothing here runs code."""
 
 from __future__ import annotations
 
@@ -125,7 +127,6 @@ class FactTable(BaseModel):
 
 class EvidenceView(BaseModel):
     ev: Evidence
-    numbers: list[tuple[str, str]]
     detail: str
     shown: str = ""
     """The label drawn: the outcome, or ``concern`` for an item that found something without deciding the
@@ -138,11 +139,10 @@ def evidence_view(e: Evidence, verdict: str = "") -> EvidenceView:
     from reviewer.formats.text import rerun_command
 
     concern = bool(e.defect) and (e.outcome == "pass" or (e.outcome == "fail" and verdict not in ("", "fail")))
-    numbers = _scalars(e.result)
     tables = [FactTable(title=title, rows=[(_label(k), v) for k, v in rows]) for title, rows in
-              (("result", numbers), ("inputs", _scalars(e.inputs, strings=True, limit=10)),
+              (("result", _scalars(e.result)), ("inputs", _scalars(e.inputs, strings=True, limit=10)),
                ("configuration", _scalars(e.config, strings=True, limit=10))) if rows]
-    return EvidenceView(ev=e, numbers=numbers, shown="concern" if concern else e.outcome, tables=tables,
+    return EvidenceView(ev=e, shown="concern" if concern else e.outcome, tables=tables,
                         rerun=rerun_command(e) if e.rerun else "",
                         detail=json.dumps({"inputs": e.inputs, "config": e.config, "result": e.result}, indent=2,
                                           default=str)[:60000])
