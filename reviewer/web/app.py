@@ -26,7 +26,8 @@ from reviewer.runstore import RunSummary, list_runs
 from reviewer.web.plots import charts_for
 from reviewer.web.security import Guard, is_loopback, session_of
 from reviewer.web.templating import environment
-from reviewer.web.views import change_view, criteria_views, source_files
+from reviewer.web.markdown import render_markdown_html
+from reviewer.web.views import change_view, criteria_views, focus_views, source_files
 
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 PAGE_SIZE = 100
@@ -125,10 +126,12 @@ class Workbench:
         if ref != review.run_id and not cal and request.method == "GET":
             return RedirectResponse(f"/runs/{review.run_id}", 303)
         draft = review.draft.markdown if review.draft else ""
-        return self.render(request, "review.html", status, review=review, criteria=criteria_views(review),
-                           sources=source_files(review, run_dir), charts=charts_for(review), run_dir=str(run_dir),
-                           change=change_view(run_dir),
-                           message=message, draft_text=draft if draft_text is None else draft_text,
+        shown_draft = draft if draft_text is None else draft_text
+        criteria, sources = criteria_views(review), source_files(review, run_dir)
+        return self.render(request, "review.html", status, review=review, criteria=criteria, sources=sources,
+                           focus=focus_views(review, criteria, sources), charts=charts_for(review),
+                           run_dir=str(run_dir), change=change_view(run_dir), message=message,
+                           draft_text=shown_draft, draft_html=render_markdown_html(shown_draft),
                            signed=request.query_params.get("signed") == "1", readonly=cal is not None)
 
     async def review_json(self, request: Request) -> Response:
@@ -177,6 +180,17 @@ class Workbench:
             lock.release()
         return RedirectResponse(f"/runs/{review.run_id}?signed=1", 303)
 
+    async def preview(self, request: Request) -> Response:
+        """The draft being edited, as the HTML it will read as (the sign-off form's preview pane)."""
+        assert self.guard is not None
+        form = await request.form()
+        if not self.guard.csrf_ok(request, str(form.get("csrf", ""))):
+            return HTMLResponse("<p>the form's CSRF token is missing or stale: reload the page</p>", 403)
+        draft = str(form.get("draft", "")).replace("\r\n", "\n")
+        if len(draft) > DRAFT_LIMIT:
+            return HTMLResponse("<p>the draft is too long to preview</p>", 413)
+        return HTMLResponse(str(render_markdown_html(draft)))
+
     async def calibration_list(self, request: Request) -> Response:
         cals = []
         for i in range(len(self.calibrations)):
@@ -214,6 +228,7 @@ def create_app(runs_dir: Path, *, host: str = "127.0.0.1", port: int = 8765, tok
         Route("/runs/{run_id}", wb.review_page),
         Route("/runs/{run_id}/review.json", wb.review_json),
         Route("/runs/{run_id}/signoff", wb.signoff, methods=["POST"]),
+        Route("/runs/{run_id}/preview", wb.preview, methods=["POST"]),
         Route("/calibrations", wb.calibration_list),
         Route("/calibrations/{index}", wb.calibration_page),
         Mount("/static", StaticFiles(directory=static), name="static"),

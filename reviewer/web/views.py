@@ -1,5 +1,7 @@
-"""What the review page shows, computed from a stored run: the cited source lines, the evidence
-grouped per criterion with its key numbers. Plain data for the templates; nothing here runs code."""
+"""What the review page shows, computed from a stored run: the first screen (failed and unverified
+criteria, their deciding items, rerun commands and cited lines), the cited source lines, the evidence
+grouped per criterion with its result, inputs and configuration as tables. Plain data for the
+templates; nothing here runs code."""
 
 from __future__ import annotations
 
@@ -85,35 +87,63 @@ def source_files(review: Review, run_dir: Path) -> list[SourceListing]:
     return out
 
 
-def _scalars(data: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, limit: int = 16) -> list[tuple[str, str]]:
+def _scalars(data: Any, prefix: str = "", out: list[tuple[str, str]] | None = None, limit: int = 16,
+             strings: bool = False) -> list[tuple[str, str]]:
+    """Leaf values of a result as (path, value) rows; ``strings`` keeps short texts and short lists too
+    (a case's id, a dtype, a shape), which inputs and configuration are mostly made of."""
     out = [] if out is None else out
     if len(out) >= limit:
         return out
     if isinstance(data, dict):
         for k, v in data.items():
-            _scalars(v, f"{prefix}.{k}" if prefix else str(k), out, limit)
+            _scalars(v, f"{prefix}.{k}" if prefix else str(k), out, limit, strings)
     elif isinstance(data, list) and data and all(isinstance(x, dict) for x in data[:3]):
         for i, item in enumerate(data[:3]):
-            _scalars(item, f"{prefix}[{i}]", out, limit)
+            _scalars(item, f"{prefix}[{i}]", out, limit, strings)
     elif isinstance(data, bool) or data is None:
-        pass
+        if strings and isinstance(data, bool):
+            out.append((prefix, "yes" if data else "no"))
     elif isinstance(data, (int, float)):
         out.append((prefix, f"{data:.4g}" if isinstance(data, float) else str(data)))
+    elif strings and isinstance(data, str) and data and len(data) <= 160:
+        out.append((prefix, data))
+    elif strings and isinstance(data, list) and data and len(data) <= 8 \
+            and all(isinstance(x, (int, float, str)) and not isinstance(x, bool) for x in data):
+        out.append((prefix, "[" + ", ".join(str(x) for x in data) + "]"))
     return out[:limit]
+
+
+def _label(path: str) -> str:
+    """``result.outputs[0].max_abs_error`` -> ``outputs[0] › max abs error``: a row label a reader scans."""
+    return " › ".join(part.replace("_", " ") for part in path.split("."))
+
+
+class FactTable(BaseModel):
+    """One table of an evidence item: its result, inputs or configuration, as labelled rows."""
+
+    title: str
+    rows: list[tuple[str, str]]
 
 
 class EvidenceView(BaseModel):
     ev: Evidence
-    numbers: list[tuple[str, str]]
     detail: str
     shown: str = ""
     """The label drawn: the outcome, or ``concern`` for an item that found something without deciding the
     verdict (a passing item naming a defect, a failing one its criterion does not fail on)."""
+    tables: list[FactTable] = Field(default_factory=list)
+    rerun: str = ""
 
 
 def evidence_view(e: Evidence, verdict: str = "") -> EvidenceView:
+    from reviewer.formats.text import rerun_command
+
     concern = bool(e.defect) and (e.outcome == "pass" or (e.outcome == "fail" and verdict not in ("", "fail")))
-    return EvidenceView(ev=e, numbers=_scalars(e.result), shown="concern" if concern else e.outcome,
+    tables = [FactTable(title=title, rows=[(_label(k), v) for k, v in rows]) for title, rows in
+              (("result", _scalars(e.result)), ("inputs", _scalars(e.inputs, strings=True, limit=10)),
+               ("configuration", _scalars(e.config, strings=True, limit=10))) if rows]
+    return EvidenceView(ev=e, shown="concern" if concern else e.outcome, tables=tables,
+                        rerun=rerun_command(e) if e.rerun else "",
                         detail=json.dumps({"inputs": e.inputs, "config": e.config, "result": e.result}, indent=2,
                                           default=str)[:60000])
 
@@ -132,6 +162,75 @@ def criteria_views(review: Review) -> list[CriterionView]:
     return [CriterionView(id=c.id, title=c.title, verdict=c.verdict, summary=c.summary, required=c.required,
                           evidence=[evidence_view(by_id[i], c.verdict) for i in c.evidence if i in by_id])
             for c in review.criteria]
+
+
+class Excerpt(BaseModel):
+    """A few lines of a source file around a cited span (the cited ones flagged), for the first screen."""
+
+    file: str
+    lines: list[SourceLine]
+
+
+class FocusItem(BaseModel):
+    """One group of items reporting the same defect at the same place: the smallest case shown in full."""
+
+    view: EvidenceView
+    excerpts: list[Excerpt] = Field(default_factory=list)
+    like_it: list[str] = Field(default_factory=list)
+    """The group's other item ids."""
+    case: str = ""
+
+
+class FocusCriterion(BaseModel):
+    """A failed or unverified criterion as the first screen shows it: the items that decide it, grouped as
+    the text report groups them, each with its rerun command and the source lines it (or a finding it
+    confirms) cites."""
+
+    criterion: CriterionView
+    items: list[FocusItem]
+    more: int = 0
+
+
+_CONTEXT, _EXCERPT_MAX = 1, 9
+_SHOWN_GROUPS = 3
+
+
+def _excerpts(spans: list, by_file: dict[str, SourceListing]) -> list[Excerpt]:
+    out: list[Excerpt] = []
+    for s in spans[:3]:
+        listing = by_file.get(s.file)
+        if listing is None or not listing.lines:
+            continue
+        first = max(1, s.start_line - _CONTEXT)
+        last = min(len(listing.lines), s.end_line + _CONTEXT, first + _EXCERPT_MAX - 1)
+        lines = listing.lines[first - 1:last]
+        if lines and all(e.file != s.file or e.lines[0].no != first for e in out):
+            out.append(Excerpt(file=s.file, lines=lines))
+    return out
+
+
+def focus_views(review: Review, criteria: list[CriterionView], sources: list[SourceListing]) -> list[FocusCriterion]:
+    """Required criteria first, failed before unverified; per criterion its deciding items grouped (same
+    tool, defect and place), each group's smallest case with the lines it cites, else the lines of a
+    finding it confirms."""
+    from reviewer.formats.text import deciding, group, smallest_case
+
+    by_file = {s.name: s for s in sources}
+    by_id = review.evidence_by_id()
+    results = {c.id: c for c in review.criteria}
+    order = {"fail": 0, "unverified": 1}
+    out = []
+    for c in sorted((c for c in criteria if c.verdict in order), key=lambda c: (not c.required, order[c.verdict])):
+        views = {v.ev.id: v for v in c.evidence}
+        groups = group(deciding(results[c.id], by_id), review.findings)
+        items = []
+        for g in groups[:_SHOWN_GROUPS]:
+            e = g.first
+            spans = list(e.spans) or [s for f in review.findings if e.id in f.confirmed_by for s in f.spans]
+            items.append(FocusItem(view=views.get(e.id) or evidence_view(e, c.verdict), case=smallest_case(e),
+                                   excerpts=_excerpts(spans, by_file), like_it=[x.id for x in g.items if x.id != e.id]))
+        out.append(FocusCriterion(criterion=c, items=items, more=max(0, len(groups) - _SHOWN_GROUPS)))
+    return out
 
 
 class DiffRow(BaseModel):

@@ -114,6 +114,22 @@ def test_signoff_on_the_page_is_the_cli_signoff_and_twice_is_refused(store, tmp_
     assert json.loads((runs / run_id / "review.json").read_text())["signoff"]["by"] == "Ada"
 
 
+def test_draft_preview_is_rendered_on_the_server_without_raw_html(store) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    html = c.get(f"/runs/{run_id}").text
+    assert '<div class="preview" id="preview"' in html and "<h1>Kernel review:" in html  # the stored draft
+    csrf = _csrf(html)
+    draft = "## Fix\n\n*tanh* is wrong\n\n<script>window.x=1</script>\n\n[a](javascript:alert(1))\n"
+    r = c.post(f"/runs/{run_id}/preview", data={"csrf": csrf, "draft": draft})
+    assert r.status_code == 200
+    assert "<h2>Fix</h2>" in r.text and "<em>tanh</em>" in r.text
+    assert "<script>" not in r.text and "&lt;script&gt;" in r.text and 'href="javascript' not in r.text
+    assert c.post(f"/runs/{run_id}/preview", data={"draft": draft}).status_code == 403
+    assert c.post(f"/runs/{run_id}/preview", data={"csrf": csrf, "draft": "x" * 400_001}).status_code == 413
+    assert json.loads((runs / run_id / "review.json").read_text())["status"] == "awaiting_signoff"
+
+
 def test_forms_need_csrf_and_same_origin(store) -> None:
     runs, run_id = store
     c = _client(runs)

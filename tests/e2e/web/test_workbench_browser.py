@@ -87,7 +87,9 @@ def test_review_edit_and_approve_in_chromium(server, page, tmp_path) -> None:
     page.wait_for_url(f"**/runs/{run_id}")
     assert page.locator("#overall").inner_text() == "reject"
     # the resources evidence cites the kernel's decorator line: highlighted, and it is the real line
-    cited = page.locator("table.source tr.cited")
+    # (the full listing starts collapsed: its cited lines of failing items are on the first screen)
+    page.locator("details.srcfile > summary").first.click()
+    cited = page.locator("details.srcfile table.source tr.cited")
     assert cited.count() >= 1
     assert "triton.jit" in cited.first.locator("td.code").inner_text()
     assert cited.first.evaluate("r => getComputedStyle(r).backgroundColor") != "rgba(0, 0, 0, 0)"
@@ -95,7 +97,6 @@ def test_review_edit_and_approve_in_chromium(server, page, tmp_path) -> None:
     chart = page.locator("#chart-error svg.plot")
     assert chart.is_visible() and chart.locator("rect.submission").count() >= 1
     assert chart.bounding_box()["width"] > 300
-    _shot(page, "workbench-review.png", full_page=False)
     page.locator("#plots").screenshot(path=str(tmp_path / "plots.png"))
     if os.environ.get("KREVIEW_SCREENSHOTS") == "1":
         shutil.copy(tmp_path / "plots.png", DOCS / "workbench-plots.png")
@@ -130,7 +131,7 @@ def test_hostile_stored_text_shows_as_text_in_chromium(server, page) -> None:
     page.goto(url + "/")
     assert page.get_by_text("<script>window.__kreview_pwned = 2</script>").count() >= 1
     page.goto(f"{url}/runs/{bad}")
-    assert page.locator("h1").inner_text().startswith("<script>window.__kreview_pwned = 2</script>")
+    assert page.locator("main > h1").inner_text().startswith("<script>window.__kreview_pwned = 2</script>")
     assert page.get_by_text("## not a heading <b>bold?</b>").count() >= 1
     assert "</textarea><script>" in page.locator("#draft").input_value()
     assert "<!-- kreview:state" in page.locator("#draft").input_value()
@@ -139,3 +140,98 @@ def test_hostile_stored_text_shows_as_text_in_chromium(server, page) -> None:
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
     page.locator("button.copy").first.click()
     assert page.evaluate("() => window.__kreview_pwned") is None
+
+
+def _cite_failing_item(runs: Path, run_id: str) -> str:
+    """Give the first failing correctness item of the stored run a span on the kernel's tanh line (a mismatch
+    names no line by itself; a crash's traceback or a finding does): the first screen must show that line."""
+    path = runs / run_id / "review.json"
+    data = json.loads(path.read_text())
+    source = (runs / run_id / "source" / "submission.py").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, start=1) if "tanh_u =" in text)
+    failing = next(e for e in data["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
+    failing["spans"] = [{"file": "submission.py", "start_line": line, "end_line": line, "quote": source[line - 1].strip()}]
+    path.write_text(json.dumps(data))
+    return source[line - 1].strip()
+
+
+def test_first_screen_is_the_verdict_the_failure_its_rerun_and_line(server, page) -> None:
+    url, runs, run_id = server
+    cited = _cite_failing_item(runs, run_id)
+    page.goto(f"{url}/runs/{run_id}")
+    height = page.viewport_size["height"]
+
+    def on_first_screen(locator) -> bool:
+        box = locator.bounding_box()
+        return box is not None and box["y"] + box["height"] <= height
+
+    # verdict, the failed criterion, its item's rerun command with a copy button, and the cited line
+    assert page.locator("#overall").inner_text() == "reject" and on_first_screen(page.locator("#overall"))
+    focus = page.locator("#focus-correctness")
+    assert focus.locator(".verdict").first.inner_text() == "fail" and on_first_screen(focus.locator("h2"))
+    rerun = focus.locator(".rerun code").first
+    assert rerun.inner_text().startswith("kreview rerun ") and on_first_screen(rerun)
+    assert on_first_screen(focus.locator("button.copy").first)
+    line = focus.locator("table.excerpt tr.cited td.code").first
+    assert line.inner_text().strip() == cited and on_first_screen(line)
+    # the unverified criteria are one line each, also on the first screen
+    assert on_first_screen(page.locator("#focus-idle"))
+    _shot(page, "workbench-review.png")
+    # passing criteria start collapsed: their evidence is not drawn until opened
+    builds = page.locator("details#crit-builds")
+    assert builds.get_attribute("open") is None and not builds.locator("article.evidence").first.is_visible()
+    assert page.locator("details#crit-correctness").get_attribute("open") is not None
+    # a link into a collapsed section opens it
+    page.locator("#passed-line a[href='#crit-builds']").click()
+    assert builds.locator("article.evidence").first.is_visible()
+    # evidence as tables of labelled rows, not a key/value dump
+    facts = page.locator(f"#ev-{page.locator('#focus-correctness .focus-item code').first.inner_text()} table.facts")
+    assert facts.count() >= 2
+    labels = facts.first.locator("th").all_inner_texts()
+    assert any("max abs err" in t for t in labels) and not any("_" in t for t in labels)
+
+
+def test_draft_preview_renders_markdown_and_never_raw_html(server, page) -> None:
+    url, runs, run_id = server
+    bad = add_hostile_run(runs, run_id, "20990101-000000-badbad")
+    page.goto(f"{url}/runs/{bad}")
+    preview = page.locator("#preview")
+    # the stored draft, rendered by the server: its heading is a heading, its markup is text
+    assert preview.locator("h1").inner_text() == "Draft"
+    assert "</textarea><script>" in preview.inner_text()
+    assert preview.locator("script, iframe, img").count() == 0
+    # typing updates the preview (server-side rendering), tables and emphasis included, raw HTML as text
+    page.locator("#draft").fill("## Added by the reviewer\n\n**bold** and `code`\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+                                "<img src=x onerror=\"window.__kreview_pwned=6\"> [link](javascript:alert(1))\n")
+    page.wait_for_selector("#preview h2:has-text('Added by the reviewer')")
+    assert preview.locator("strong").inner_text() == "bold" and preview.locator("table td").count() == 2
+    assert preview.locator("img").count() == 0 and "<img src=x" in preview.inner_text()
+    assert preview.locator("a[href^='javascript']").count() == 0
+    assert page.evaluate("() => window.__kreview_pwned") is None
+    page.locator("#signoff").scroll_into_view_if_needed()
+    _shot(page, "workbench-draft-preview.png")
+
+
+def test_signoff_buttons_are_disabled_while_signing(server, page) -> None:
+    url, runs, run_id = server
+    page.goto(f"{url}/runs/{run_id}")
+    # hold the sign-off where the browser would wait for the server (a resume takes seconds): a listener
+    # that runs after the page's own stops the form from leaving, so the state of the wait stays on screen
+    page.evaluate("() => window.addEventListener('submit', e => e.preventDefault(), {once: true})")
+    page.fill("#by", "Grace")
+    page.click("#approve")
+    assert page.locator("#approve").is_disabled() and page.locator("#reject").is_disabled()
+    assert page.locator("#approve").inner_text() == "Signing…"
+    assert "signing" in page.locator("#signing").inner_text()
+    assert page.locator("#signoff-form").get_attribute("aria-busy") == "true"
+    page.locator("#signoff").scroll_into_view_if_needed()
+    _shot(page, "workbench-signing.png")
+    # a second try sends nothing (the form is busy), then the held submission goes: the pressed button's
+    # choice travels although disabled buttons are left out of a form's data
+    sent = []
+    page.on("request", lambda r: sent.append(r) if r.method == "POST" else None)
+    page.evaluate("() => document.getElementById('signoff-form').requestSubmit()")
+    assert sent == [] and json.loads((runs / run_id / "review.json").read_text())["status"] == "awaiting_signoff"
+    page.evaluate("() => document.getElementById('signoff-form').submit()")
+    page.wait_for_selector("#signed-message")
+    assert page.locator("#status").inner_text() == "approved"
