@@ -7,14 +7,14 @@ from pathlib import Path
 
 from reviewer.core.errors import IngestError, ManifestError
 from reviewer.core.submission import NominalCase, Submission
-from reviewer.ingest import LOOKED_FOR, _facts, check_tree, load_submission
+from reviewer.ingest import _facts, check_tree, load_submission, looked_for
 
 
 def tasks_in(path: str | Path) -> list[Submission]:
     """The tasks in ``path``; ``IngestError`` (exit 2) when there is none."""
     root = Path(path).expanduser().resolve()
     if not root.is_dir():
-        raise IngestError(f"{path}: not a directory; give a task folder. Looked for: {LOOKED_FOR}")
+        raise IngestError(f"{path}: not a directory; give a task folder. Looked for: {looked_for()}")
     try:
         return [load_submission(root, task_only=True)]
     except IngestError as first:
