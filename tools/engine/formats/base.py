@@ -16,12 +16,37 @@ are module-level constants of the reference).
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from reviewer.core.submission import Manifest, NominalCase, Submission
 from tools.engine.harness.case import Case
 from tools.engine.pysource import PyFacts
+
+
+@dataclass(frozen=True)
+class InitRequest:
+    """What ``kreview init`` was given: the two files, the top-level names each defines, and the options."""
+
+    kernel: Path
+    reference: Path
+    kernel_names: set[str]
+    ref_names: set[str]
+    task: Path | None = None
+    extra: list[Path] = field(default_factory=list)
+    entry: str | None = None
+    ref_entry: str | None = None
+    inputs: str | None = None
+    cases: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Scaffold:
+    """A submission directory to write: file name -> the file copied there, and kreview.toml lines."""
+
+    files: dict[str, Path]
+    toml: list[str] = field(default_factory=list)
 
 
 def _int_sizes(params: dict[str, Any]) -> dict[str, int]:
@@ -77,6 +102,19 @@ class SubmissionFormat(ABC):
 
     def apply_manifest(self, sub: Submission, manifest: Manifest) -> None:
         """What a kreview.toml beside the format's own files adds to it besides the common facts."""
+
+    # -- kreview init -----------------------------------------------------------------------------
+    init_order: ClassVar[int | None] = None
+    """Place among the formats ``kreview init`` asks whether two files are written for them (lower
+    first; None: init does not write this format)."""
+
+    def written_for(self, req: InitRequest) -> bool:
+        """Whether ``req``'s files (or options) are written for this format."""
+        return False
+
+    def scaffold(self, req: InitRequest) -> Scaffold:
+        """The submission directory for ``req``, or ``UsageError`` saying what the files lack."""
+        raise NotImplementedError(f"kreview init does not write the {self.name} format")
 
     # -- the child ---------------------------------------------------------------------------------
     def child_spec(self, sub: Submission, root: Path) -> dict[str, Any]:

@@ -8,11 +8,14 @@ from pathlib import Path
 
 import yaml
 
-from reviewer.core.errors import IngestError
+from reviewer.core.errors import IngestError, UsageError
 from reviewer.core.submission import Manifest, NominalCase, Submission
-from tools.engine.formats.base import SubmissionFormat, pick_reference, pick_submission
+from tools.engine.formats.base import InitRequest, Scaffold, SubmissionFormat, pick_reference, pick_submission
 from tools.engine.harness.case import Case
 from tools.engine.pysource import PyFacts, call_keywords
+
+
+REFERENCE_NAMES = {"generate_input", "ref_kernel", "check_implementation"}
 
 
 def _with_seed(params: dict, seed: int) -> dict:
@@ -31,6 +34,27 @@ class GpuModeFormat(SubmissionFormat):
     own_check = "check_implementation"
     submission_names = ("custom_kernel",)
     reference_names = ("ref_kernel",)
+
+    init_order = 1
+
+    def written_for(self, req: InitRequest) -> bool:
+        return REFERENCE_NAMES <= req.ref_names or "custom_kernel" in req.kernel_names
+
+    def scaffold(self, req: InitRequest) -> Scaffold:
+        missing_ref = REFERENCE_NAMES - req.ref_names
+        if missing_ref or "custom_kernel" not in req.kernel_names:
+            what = [*sorted(missing_ref), *([] if "custom_kernel" in req.kernel_names
+                                            else [f"custom_kernel in {req.kernel}"])]
+            raise UsageError(f"a GPU MODE submission lacks {what}",
+                             hint="the reference defines generate_input, ref_kernel and check_implementation; the "
+                                  "kernel file defines custom_kernel(data)")
+        if req.task is None:
+            raise UsageError("a GPU MODE submission needs its task.yml (--task): its tests and benchmarks are "
+                             "the sizes the review runs")
+        files = {"submission.py": req.kernel, "reference.py": req.reference, "task.yml": req.task}
+        for p in req.extra:
+            files[p.name] = p
+        return Scaffold(files)
 
     def read(self, root: Path, facts: dict[str, PyFacts], manifest: Manifest | None,
              task_only: bool = False) -> Submission | None:

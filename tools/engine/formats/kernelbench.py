@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.errors import IngestError
+from reviewer.core.errors import IngestError, UsageError
 from reviewer.core.submission import Manifest, NominalCase, Submission
-from tools.engine.formats.base import SubmissionFormat, pick_reference, pick_submission
+from tools.engine.formats.base import InitRequest, Scaffold, SubmissionFormat, pick_reference, pick_submission
 from tools.engine.pysource import PyFacts
 
 # KernelBench's eval: allclose with atol = rtol = this per precision (its first release used 1e-2 for every
 # dtype, the tolerance of the public zeros report; the stricter fp32 value is the one judged here).
+REFERENCE_NAMES = {"Model", "get_inputs", "get_init_inputs"}
 TOLERANCE = {"float32": 1e-4, "float16": 1e-2, "bfloat16": 1e-2}
 
 
@@ -42,6 +43,24 @@ class KernelBenchFormat(SubmissionFormat):
                           reference_file=ref, submission_file=sub, entries={"submission": "ModelNew"},
                           nominal_cases=[NominalCase(label="nominal")],
                           size_constants=facts[ref].constants)
+
+    init_order = 2
+
+    def written_for(self, req: InitRequest) -> bool:
+        return True  # the last one asked: what is neither a manifest nor GPU MODE is read as KernelBench
+
+    def scaffold(self, req: InitRequest) -> Scaffold:
+        missing_ref = REFERENCE_NAMES - req.ref_names
+        if missing_ref:
+            raise UsageError(f"{req.reference} lacks {sorted(missing_ref)}",
+                             hint="a KernelBench reference defines class Model(nn.Module), get_inputs() and "
+                                  "get_init_inputs() at module level; a GPU MODE one generate_input, ref_kernel and "
+                                  "check_implementation; for any other pair of functions pass --entry (a manifest)")
+        if "ModelNew" not in req.kernel_names:
+            raise UsageError(f"{req.kernel} defines no ModelNew",
+                             hint="wrap the kernel's launcher in class ModelNew(nn.Module) whose forward takes the "
+                                  "same inputs as Model.forward (see docs/bring-your-own-kernel.md)")
+        return Scaffold({"submission.py": req.kernel, "reference.py": req.reference})
 
     def apply_manifest(self, sub: Submission, manifest: Manifest) -> None:
         if manifest.cases:

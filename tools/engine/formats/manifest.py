@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reviewer.core.errors import IngestError, ManifestError
+from reviewer.core.errors import IngestError, ManifestError, UsageError
 from reviewer.core.submission import Manifest, ManifestEntry, NominalCase, Submission
-from tools.engine.formats.base import SubmissionFormat
+from tools.engine.formats.base import InitRequest, Scaffold, SubmissionFormat
 from tools.engine.pysource import PyFacts
 
 
@@ -34,6 +34,38 @@ class ManifestFormat(SubmissionFormat):
     title = "manifest"
     looked_for = "a kreview.toml manifest with [submission] and [reference] tables"
     programs = "tools.engine.harness.manifest"
+
+    init_order = 0
+
+    def written_for(self, req: InitRequest) -> bool:
+        return bool(req.entry)
+
+    def scaffold(self, req: InitRequest) -> Scaffold:
+        import json
+
+        if req.entry not in req.kernel_names:
+            raise UsageError(f"{req.kernel} defines no {req.entry!r} (--entry)")
+        if not req.ref_entry or req.ref_entry not in req.ref_names:
+            raise UsageError(f"{req.reference} defines no {req.ref_entry!r} (--ref-entry)",
+                             hint="name the reference function with --ref-entry")
+        if not req.inputs or req.inputs not in req.ref_names:
+            raise UsageError(f"{req.reference} defines no {req.inputs!r} (--inputs)",
+                             hint="--inputs names a function of the reference file: make_inputs(seed=..., **params) "
+                                  "-> list of inputs")
+        files = {"kernel.py": req.kernel, "ref.py": req.reference}
+        for p in req.extra:
+            files[p.name] = p
+        toml = ["[submission]", 'file = "kernel.py"', f'entry = "{req.entry}"', "[reference]", 'file = "ref.py"',
+                f'entry = "{req.ref_entry}"', f'inputs = "{req.inputs}"']
+        for c in req.cases:
+            try:
+                params = json.loads(c)
+                assert isinstance(params, dict)
+            except (ValueError, AssertionError):
+                raise UsageError(f"--case {c!r} is not a JSON object of parameters, e.g. '{{\"n\": 4096}}'") from None
+            inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items())
+            toml += ["[[cases]]", f"params = {{ {inline} }}"]
+        return Scaffold(files, toml)
 
     def claims(self, manifest: Manifest | None, task_only: bool) -> bool:
         return manifest is not None and (manifest.submission is not None or task_only) \
