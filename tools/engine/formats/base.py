@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from reviewer.core.submission import Manifest, NominalCase, Submission
 from tools.engine.harness.case import Case
 from tools.engine.pysource import PyFacts
+from tools.engine.sizes import int_kwargs
 
 
 @dataclass(frozen=True)
@@ -146,8 +147,6 @@ class SubmissionFormat(ABC):
 
     def size_knobs(self, sub: Submission, reference_source: str, params: dict[str, Any]) -> dict[str, int]:
         """The integer size knobs of a case with ``params``, with their nominal values."""
-        from tools.engine.sizes import int_kwargs
-
         return int_kwargs(params)
 
     def size_parameters(self, sub: Submission) -> dict[str, int]:

@@ -11,6 +11,7 @@ from reviewer.core.errors import IngestError, UsageError
 from reviewer.core.submission import Manifest, NominalCase, Submission
 from tools.engine.formats.base import InitRequest, Scaffold, SubmissionFormat, pick_reference, pick_submission
 from tools.engine.pysource import PyFacts
+from tools.engine.sizes import int_kwargs, size_knobs
 
 # KernelBench's eval: allclose with atol = rtol = this per precision (its first release used 1e-2 for every
 # dtype, the tolerance of the public zeros report; the stricter fp32 value is the one judged here).
@@ -70,8 +71,6 @@ class KernelBenchFormat(SubmissionFormat):
         return dict(sub.size_constants)
 
     def size_knobs(self, sub: Submission, reference_source: str, params: dict[str, Any]) -> dict[str, int]:
-        from tools.engine.sizes import int_kwargs, size_knobs
-
         knobs = {k: v for k, v in size_knobs(reference_source).items() if k not in params}
         return knobs | int_kwargs(params)
 
