@@ -97,6 +97,11 @@ class SubmissionFormat(ABC):
         """``root`` read as this format, or None when it is not one (raise ``IngestError`` when it is
         one but incomplete). ``facts``: the parsed top-level Python files; ``manifest``: kreview.toml."""
 
+    def task_files(self, root: Path, facts: dict[str, PyFacts]) -> list[Submission]:
+        """The tasks of a folder holding several task files side by side, each read alone (``kreview
+        audit`` of a benchmark level); [] when the format has no such layout."""
+        return []
+
     def claims(self, manifest: Manifest | None, task_only: bool) -> bool:
         """Whether a kreview.toml without ``format =`` makes the directory this format."""
         return False

@@ -63,6 +63,17 @@ class KernelBenchFormat(SubmissionFormat):
                                   "same inputs as Model.forward (see docs/bring-your-own-kernel.md)")
         return Scaffold({"submission.py": req.kernel, "reference.py": req.reference})
 
+    def task_files(self, root: Path, facts: dict[str, PyFacts]) -> list[Submission]:
+        """Each reference file of a KernelBench level (level1/1_*.py ...): Model, get_inputs, get_init_inputs."""
+        out = []
+        for name, f in sorted(facts.items()):
+            if f.tree is not None and {"get_inputs", "get_init_inputs"} <= set(f.functions) and "Model" in f.classes \
+                    and "ModelNew" not in f.classes:
+                out.append(Submission(root=str(root), name=Path(name).stem, format=self.name, framework="torch",
+                                      reference_file=name, submission_file=name, entries={"submission": "ModelNew"},
+                                      nominal_cases=[NominalCase(label="nominal")], size_constants=f.constants))
+        return out
+
     def apply_manifest(self, sub: Submission, manifest: Manifest) -> None:
         if manifest.cases:
             sub.nominal_cases = self.cases_from(manifest.cases)
