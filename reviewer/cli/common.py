@@ -18,7 +18,6 @@ from rich.markup import escape
 from rich.text import Text
 
 from reviewer.core.config import (
-    FORMATS,
     OPTION_PATHS,
     Provider,
     ReviewConfig,
@@ -27,6 +26,7 @@ from reviewer.core.config import (
 )
 from reviewer.core.errors import KReviewError, ReviewTerminated, UsageError
 from reviewer.core.limits import SandboxLimits
+from tools.engine.formats import format_names
 
 err = Console(stderr=True)
 
@@ -117,8 +117,8 @@ class OutFormat(str, Enum):
     junit = "junit"
 
 
-# the command line's choices, made from the core's one list of each
-FormatHint = Enum("FormatHint", {name: name for name in FORMATS}, type=str)  # type: ignore[misc]
+# the command line's choices, made from the one list of each (formats: the registered plugins)
+FormatHint = Enum("FormatHint", {name: name for name in format_names()}, type=str)  # type: ignore[misc]
 LLMProvider = Enum("LLMProvider", {name: name for name in get_args(Provider)}, type=str)  # type: ignore[misc]
 
 

@@ -13,6 +13,8 @@ import typer
 
 from reviewer.cli.common import _guard, app, err, examples
 from reviewer.core.errors import UsageError
+from tools.engine.formats import formats
+from tools.engine.formats.base import InitRequest, SubmissionFormat
 
 
 def _top_names(path: Path) -> set[str]:
@@ -31,17 +33,15 @@ def _top_names(path: Path) -> set[str]:
     return names
 
 
-_KERNELBENCH_REF = {"Model", "get_inputs", "get_init_inputs"}
-_GPUMODE_REF = {"generate_input", "ref_kernel", "check_implementation"}
-
-
-def _kind(kernel_names: set[str], ref_names: set[str], entry: str | None) -> str:
-    """Which format the two files are written for: GPU MODE, KernelBench, or (``--entry``) a manifest."""
-    if entry:
-        return "manifest"
-    if _GPUMODE_REF <= ref_names or "custom_kernel" in kernel_names:
-        return "gpumode"
-    return "kernelbench"
+def _format_for(req: InitRequest) -> SubmissionFormat:
+    """The format the two files are written for: the first registered format ``kreview init`` writes
+    (``SubmissionFormat.init_order``: a manifest with ``--entry``, GPU MODE, then KernelBench) that says so."""
+    table = formats()
+    writers = sorted((f for f in table.values() if f.init_order is not None), key=lambda f: (f.init_order, f.name))
+    for fmt in writers:
+        if fmt.written_for(req):
+            return fmt
+    raise UsageError("no registered format is written for these files")
 
 
 def init_submission(dest: Path, kernel: Path, reference: Path, *, gpu: str | None = None,
@@ -58,64 +58,16 @@ def init_submission(dest: Path, kernel: Path, reference: Path, *, gpu: str | Non
     - manifest (``--entry``): ``kernel.py``, ``ref.py`` and a ``kreview.toml`` naming ``--entry``,
       ``--ref-entry``, ``--inputs`` and each ``--case`` (JSON parameters).
 
-    Every file is copied unchanged; ``gpu`` adds ``[target] gpu`` to a ``kreview.toml``."""
-    import json
-
+    Each format writes its own (``SubmissionFormat.scaffold``). Every file is copied unchanged; ``gpu``
+    adds ``[target] gpu`` to a ``kreview.toml``."""
     for p in (kernel, reference, *([task] if task else []), *(extra or [])):
         if not p.is_file():
             raise UsageError(f"{p} is not a file")
-    knames, rnames = _top_names(kernel), _top_names(reference)
-    kind = _kind(knames, rnames, entry)
-    files: dict[str, Path] = {}
-    toml: list[str] = []
-    if kind == "kernelbench":
-        missing_ref = _KERNELBENCH_REF - rnames
-        if missing_ref:
-            raise UsageError(f"{reference} lacks {sorted(missing_ref)}",
-                             hint="a KernelBench reference defines class Model(nn.Module), get_inputs() and "
-                                  "get_init_inputs() at module level; a GPU MODE one generate_input, ref_kernel and "
-                                  "check_implementation; for any other pair of functions pass --entry (a manifest)")
-        if "ModelNew" not in knames:
-            raise UsageError(f"{kernel} defines no ModelNew",
-                             hint="wrap the kernel's launcher in class ModelNew(nn.Module) whose forward takes the "
-                                  "same inputs as Model.forward (see docs/bring-your-own-kernel.md)")
-        files = {"submission.py": kernel, "reference.py": reference}
-    elif kind == "gpumode":
-        missing_ref = _GPUMODE_REF - rnames
-        if missing_ref or "custom_kernel" not in knames:
-            what = [*sorted(missing_ref), *([] if "custom_kernel" in knames else [f"custom_kernel in {kernel}"])]
-            raise UsageError(f"a GPU MODE submission lacks {what}",
-                             hint="the reference defines generate_input, ref_kernel and check_implementation; the "
-                                  "kernel file defines custom_kernel(data)")
-        if task is None:
-            raise UsageError("a GPU MODE submission needs its task.yml (--task): its tests and benchmarks are "
-                             "the sizes the review runs")
-        files = {"submission.py": kernel, "reference.py": reference, "task.yml": task}
-        for p in extra or []:
-            files[p.name] = p
-    else:
-        if entry not in knames:
-            raise UsageError(f"{kernel} defines no {entry!r} (--entry)")
-        if not ref_entry or ref_entry not in rnames:
-            raise UsageError(f"{reference} defines no {ref_entry!r} (--ref-entry)",
-                             hint="name the reference function with --ref-entry")
-        if not inputs or inputs not in rnames:
-            raise UsageError(f"{reference} defines no {inputs!r} (--inputs)",
-                             hint="--inputs names a function of the reference file: make_inputs(seed=..., **params) "
-                                  "-> list of inputs")
-        files = {"kernel.py": kernel, "ref.py": reference}
-        for p in extra or []:
-            files[p.name] = p
-        toml += ["[submission]", 'file = "kernel.py"', f'entry = "{entry}"', "[reference]", 'file = "ref.py"',
-                 f'entry = "{ref_entry}"', f'inputs = "{inputs}"']
-        for c in cases or []:
-            try:
-                params = json.loads(c)
-                assert isinstance(params, dict)
-            except (ValueError, AssertionError):
-                raise UsageError(f"--case {c!r} is not a JSON object of parameters, e.g. '{{\"n\": 4096}}'") from None
-            inline = ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items())
-            toml += ["[[cases]]", f"params = {{ {inline} }}"]
+    req = InitRequest(kernel=kernel, reference=reference, kernel_names=_top_names(kernel),
+                      ref_names=_top_names(reference), task=task, extra=list(extra or []), entry=entry,
+                      ref_entry=ref_entry, inputs=inputs, cases=list(cases or []))
+    scaffold = _format_for(req).scaffold(req)
+    files, toml = scaffold.files, list(scaffold.toml)
     if gpu:
         toml += ["[target]", f'gpu = "{gpu}"']
     if dest.exists() and any(dest.iterdir()) and not force:

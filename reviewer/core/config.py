@@ -18,15 +18,12 @@ import os
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
 from reviewer.core.limits import SandboxLimits
 from reviewer.core.models import Format
-
-FORMATS: tuple[str, ...] = get_args(Format)
-"""The submission formats (``--format-hint``), listed once: ``Format`` in reviewer/core/models.py."""
 
 DEVICE_PATTERN = r"^(auto|cpu|cuda(:[0-9]+)?)$"
 DeviceChoice = Annotated[str, StringConstraints(pattern=DEVICE_PATTERN)]

@@ -25,7 +25,10 @@ measurement without a judgement (register count, duration)."""
 Verdict = Literal["pass", "fail", "unverified", "not_applicable"]
 Overall = Literal["accept", "reject", "needs_human"]
 RunStatus = Literal["awaiting_signoff", "approved", "rejected", "completed", "failed"]
-Format = Literal["kernelbench", "gpumode", "manifest"]
+Format = str
+"""A registered submission format's name (``kreview.formats`` entry points: kernelbench, gpumode, manifest,
+and whatever a plugin adds); ingest refuses a name nobody registered, so adding a format is a format
+class and its entry point, with no list to edit here."""
 Framework = str
 """A registered backend's name (``kreview.backends`` entry points: triton, pallas, cuda, nki, torch, and
 whatever a plugin adds) or ``unknown``; ingest checks a manifest's ``framework`` against the registry, so

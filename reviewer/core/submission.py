@@ -119,16 +119,3 @@ class Submission(_Strict):
         return SubmissionInfo(root=self.root, format=self.format, framework=self.framework,
                               reference_file=self.reference_file, submission_file=self.submission_file,
                               name=self.name)
-
-    def child_spec(self, root: Path) -> dict[str, Any]:
-        """Paths and entry names for the sandbox child, whose copy of the files lives at ``root``."""
-        spec: dict[str, Any] = {
-            "reference_path": str(root / self.reference_file),
-            "submission_path": str(root / self.submission_file),
-            "entry": self.entries.get("submission"),
-        }
-        if self.format == "manifest":
-            spec["reference_entry"] = self.entries["reference"]
-            spec["inputs_entry"] = self.entries["inputs"]
-            spec["inputs_path"] = str(root / (self.inputs_file or self.reference_file))
-        return spec

@@ -6,24 +6,25 @@ Nothing here executes submission code; files are only read and parsed.
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
-from reviewer.core.config import FORMATS
 from reviewer.core.errors import IngestError, ManifestError, UnsafeSubmissionFile
-from reviewer.ingest.pysource import PyFacts, call_keywords, read_facts
-from reviewer.core.submission import Manifest, ManifestEntry, NominalCase, Submission, Target
+from reviewer.core.submission import Manifest, Submission, Target
+from tools.engine.formats.base import python_files
+from tools.engine.pysource import PyFacts, read_facts
+from tools.engine.formats import format_names, formats
 
-LOOKED_FOR = (
-    "KernelBench: a reference .py defining Model, get_inputs and get_init_inputs, and submission.py "
-    "defining ModelNew; GPU MODE: reference.py defining generate_input and ref_kernel, submission.py "
-    "defining custom_kernel, and task.yml with tests:; or a kreview.toml manifest with [submission] "
-    "and [reference] tables"
-)
+
+
+def looked_for() -> str:
+    """What a submission directory may hold: each registered format's ``looked_for``, in detection order."""
+    table = formats()
+    parts = [table[n].looked_for for n in format_names()]
+    return "; ".join(parts[:-1]) + ("; or " if len(parts) > 1 else "") + parts[-1]
+
 # folders never read nor copied into the sandbox (tools/engine/session.py:_copy_tree skips the same)
 SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
@@ -120,15 +121,6 @@ def _check_not_binary(p: Path, rel: Path) -> None:
                                    hint="ship the source instead (a .py, .cu, .cpp file), or leave the file out")
 
 
-def _confined(root: Path, rel: str, what: str) -> str:
-    """A manifest path: relative, inside the submission directory, no '..'."""
-    pure = Path(rel)
-    if pure.is_absolute() or ".." in pure.parts or not rel.strip():
-        raise ManifestError(f"{root}/kreview.toml: {what} {rel!r} must be a relative path inside the submission "
-                            "directory (no absolute path, no '..')")
-    return rel
-
-
 def _read_manifest(root: Path) -> Manifest | None:
     path = root / "kreview.toml"
     if not path.exists():
@@ -140,30 +132,8 @@ def _read_manifest(root: Path) -> Manifest | None:
         raise ManifestError(f"{path} is not a valid kreview manifest:\n{exc}") from exc
 
 
-def _python_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.iterdir() if p.suffix == ".py" and p.is_file())
-
-
 def _facts(root: Path) -> dict[str, PyFacts]:
-    return {p.name: read_facts(p) for p in _python_files(root)}
-
-
-def _pick_reference(facts: dict[str, PyFacts], needs: tuple[str, ...], classes: tuple[str, ...] = ()) -> str | None:
-    def ok(f: PyFacts) -> bool:
-        return f.tree is not None and all(n in f.functions for n in needs) and all(c in f.classes for c in classes)
-
-    if "reference.py" in facts and ok(facts["reference.py"]):
-        return "reference.py"
-    hits = [name for name, f in facts.items() if ok(f) and name != "submission.py"]
-    return hits[0] if len(hits) == 1 else None
-
-
-def _pick_submission(root: Path, reference: str, marker: str) -> str | None:
-    if (root / "submission.py").exists():
-        return "submission.py"
-    hits = [p.name for p in _python_files(root)
-            if p.name != reference and re.search(marker, p.read_text(errors="replace"))]
-    return hits[0] if len(hits) == 1 else None
+    return {p.name: read_facts(p) for p in python_files(root)}
 
 
 def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]:
@@ -182,92 +152,6 @@ def _detect_framework(root: Path, submission_file: str) -> tuple[str, list[str]]
     return scores[0][2], sorted(s[2] for s in scores)
 
 
-def _kernelbench(root: Path, facts: dict[str, PyFacts], task_only: bool = False) -> Submission | None:
-    ref = _pick_reference(facts, ("get_inputs", "get_init_inputs"), ("Model",))
-    if ref is None:
-        return None
-    sub = _pick_submission(root, ref, r"class\s+ModelNew\b") or (ref if task_only else None)
-    if sub is None:
-        raise IngestError(f"{root}: found the KernelBench reference {ref} but no submission.py "
-                          "(or a single other .py defining class ModelNew)")
-    return Submission(root=str(root), name=root.name, format="kernelbench", framework="unknown",
-                      reference_file=ref, submission_file=sub, entries={"submission": "ModelNew"},
-                      nominal_cases=[NominalCase(label="nominal")],
-                      size_constants=facts[ref].constants)
-
-
-def _gpumode(root: Path, facts: dict[str, PyFacts], manifest: Manifest | None,
-            task_only: bool = False) -> Submission | None:
-    ref = _pick_reference(facts, ("generate_input", "ref_kernel"))
-    if ref is None:
-        return None
-    sub = _pick_submission(root, ref, r"def\s+custom_kernel\b") or (ref if task_only else None)
-    if sub is None:
-        raise IngestError(f"{root}: found the GPU MODE reference {ref} but no submission.py defining custom_kernel")
-    tests: list[NominalCase] = []
-    benchmarks: list[NominalCase] = []
-    task = root / "task.yml"
-    if task.exists():
-        try:
-            data = yaml.safe_load(task.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise IngestError(f"{task} is not valid YAML: {exc}") from exc
-        for key, dest in (("tests", tests), ("benchmarks", benchmarks)):
-            for i, entry in enumerate(data.get(key) or []):
-                if not isinstance(entry, dict):
-                    raise IngestError(f"{task}: {key}[{i}] is not a mapping of generate_input kwargs")
-                dest.append(NominalCase(params=dict(entry), seed=entry.get("seed"), label=f"{key}[{i}]"))
-    if not tests and manifest is not None and manifest.cases:
-        tests = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
-                 for i, c in enumerate(manifest.cases)]
-    if not tests:
-        raise IngestError(f"{root}: GPU MODE task without test cases: task.yml with a 'tests:' list "
-                          "(or [[cases]] in kreview.toml) is needed to call generate_input")
-    s = Submission(root=str(root), name=root.name, format="gpumode", framework="unknown",
-                   reference_file=ref, submission_file=sub, entries={"submission": "custom_kernel"},
-                   nominal_cases=tests, benchmarks=benchmarks)
-    tol = call_keywords(facts[ref].tree, "make_match_reference") if facts[ref].tree else {}
-    if tol:
-        s.tolerance = s.tolerance.model_copy(update={k: float(v) for k, v in tol.items() if k in ("atol", "rtol")})
-        s.tolerance_source = f"{ref}: make_match_reference({', '.join(f'{k}={v}' for k, v in tol.items())})"
-    return s
-
-
-def _split_entry(spec: str, default_file: str) -> tuple[str, str]:
-    if ":" in spec:
-        f, name = spec.split(":", 1)
-        return f, name
-    return default_file, spec
-
-
-def _from_manifest(root: Path, m: Manifest, task_only: bool = False) -> Submission:
-    if task_only and m.reference is not None and (m.submission is None or not (root / m.submission.file).is_file()):
-        # the task alone (kreview audit): the reference stands in where the submission would be named
-        m = m.model_copy(update={"submission": ManifestEntry(file=m.reference.file, entry=m.reference.entry)})
-    if m.submission is None or m.reference is None:
-        raise ManifestError(f"{root}/kreview.toml: a manifest-format submission needs [submission] and [reference]")
-    for label, entry in (("submission", m.submission), ("reference", m.reference)):
-        _confined(root, entry.file, f"[{label}] file")
-        if not (root / entry.file).is_file():
-            raise ManifestError(f"{root}/kreview.toml: [{label}] file {entry.file!r} does not exist")
-        if not entry.entry:
-            raise ManifestError(f"{root}/kreview.toml: [{label}] needs entry = \"function name\"")
-    if not m.reference.inputs:
-        raise ManifestError(f"{root}/kreview.toml: [reference] needs inputs = \"function making the inputs\"")
-    inputs_file, inputs_entry = _split_entry(m.reference.inputs, m.reference.file)
-    _confined(root, inputs_file, "inputs file")
-    if not (root / inputs_file).is_file():
-        raise ManifestError(f"{root}/kreview.toml: inputs file {inputs_file!r} does not exist")
-    cases = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
-             for i, c in enumerate(m.cases)] or [NominalCase(label="nominal")]
-    return Submission(root=str(root), name=m.name or root.name, format="manifest", framework="unknown",
-                      reference_file=m.reference.file, submission_file=m.submission.file,
-                      inputs_file=inputs_file,
-                      entries={"submission": m.submission.entry or "", "reference": m.reference.entry or "",
-                               "inputs": inputs_entry},
-                      nominal_cases=cases)
-
-
 def load_submission(path: str | Path, hint: str | None = None, target_gpu: str | None = None,
                     *, follow_port: bool = True, task_only: bool = False) -> Submission:
     """Read ``path`` as a submission. Raises ``IngestError`` naming what was looked for.
@@ -279,30 +163,33 @@ def load_submission(path: str | Path, hint: str | None = None, target_gpu: str |
     if not root.exists():
         raise IngestError(f"{path}: no such directory")
     if not root.is_dir():
-        raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {LOOKED_FOR}")
-    if hint is not None and hint not in FORMATS:
-        raise IngestError(f"unknown format {hint!r}; known: {', '.join(FORMATS)}")
+        raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {looked_for()}")
+    table = formats()
+    if hint is not None and hint not in table:
+        raise IngestError(f"unknown format {hint!r}; known: {', '.join(format_names())}")
     check_tree(root)
     manifest = _read_manifest(root)
     wanted = hint or (manifest.format if manifest else None)
-    if wanted is None and manifest is not None and (manifest.submission is not None or task_only) \
-            and manifest.reference is not None:
-        wanted = "manifest"
+    if wanted is not None and wanted not in table:
+        raise ManifestError(f"{root / 'kreview.toml'}: format {wanted!r} is not a registered submission format; "
+                            f"one of {', '.join(format_names())}")
+    if wanted is None:
+        wanted = next((n for n in format_names() if table[n].claims(manifest, task_only)), None)
     facts = _facts(root)
     sub: Submission | None = None
-    if wanted == "manifest":
-        if manifest is None:
-            raise IngestError(f"{root}: --format-hint manifest but no kreview.toml")
-        sub = _from_manifest(root, manifest, task_only)
-    elif wanted == "kernelbench":
-        sub = _kernelbench(root, facts, task_only)
-    elif wanted == "gpumode":
-        sub = _gpumode(root, facts, manifest, task_only)
+    if wanted is not None:
+        sub = table[wanted].read(root, facts, manifest, task_only)
     else:
-        sub = _kernelbench(root, facts, task_only) or _gpumode(root, facts, manifest, task_only)
+        for name in format_names():
+            if table[name].sniff_order is not None:
+                sub = table[name].read(root, facts, manifest, task_only)
+                if sub is not None:
+                    break
     if sub is None:
         what = f" as {wanted}" if wanted else ""
-        raise IngestError(f"{root} cannot be read{what}. Looked for: {LOOKED_FOR}")
+        raise IngestError(f"{root} cannot be read{what}. Looked for: {looked_for()}")
+    if sub.format != (wanted or sub.format) or sub.format not in table:
+        raise IngestError(f"{root}: the {wanted or sub.format} format read it as {sub.format!r}")
     sub = _finish(root, sub, manifest, facts)
     if target_gpu:
         sub.target = Target(gpu=target_gpu)
@@ -351,7 +238,5 @@ def _finish(root: Path, sub: Submission, manifest: Manifest | None, facts: dict[
         sub.target = manifest.target
         sub.claims = manifest.claims
         sub.determinism_required = manifest.determinism_required
-        if manifest.cases and sub.format == "kernelbench":
-            sub.nominal_cases = [NominalCase(params=c.params, seed=c.seed, label=c.label or f"cases[{i}]")
-                                 for i, c in enumerate(manifest.cases)]
+        formats()[sub.format].apply_manifest(sub, manifest)
     return sub

@@ -6,15 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from reviewer.core.errors import IngestError, ManifestError
-from reviewer.core.submission import NominalCase, Submission
-from reviewer.ingest import LOOKED_FOR, _facts, check_tree, load_submission
+from reviewer.core.submission import Submission
+from reviewer.ingest import _facts, check_tree, load_submission, looked_for
+from tools.engine.formats import format_names, formats
 
 
 def tasks_in(path: str | Path) -> list[Submission]:
     """The tasks in ``path``; ``IngestError`` (exit 2) when there is none."""
     root = Path(path).expanduser().resolve()
     if not root.is_dir():
-        raise IngestError(f"{path}: not a directory; give a task folder. Looked for: {LOOKED_FOR}")
+        raise IngestError(f"{path}: not a directory; give a task folder. Looked for: {looked_for()}")
     try:
         return [load_submission(root, task_only=True)]
     except IngestError as first:
@@ -25,16 +26,11 @@ def tasks_in(path: str | Path) -> list[Submission]:
 
 
 def _reference_files(root: Path) -> list[Submission]:
-    """Each KernelBench reference file of a folder that holds several (a benchmark level)."""
+    """Each task file of a folder that holds several side by side (a KernelBench level), as each
+    registered format finds them (``SubmissionFormat.task_files``)."""
     check_tree(root)
-    out = []
-    for name, f in sorted(_facts(root).items()):
-        if f.tree is not None and {"get_inputs", "get_init_inputs"} <= set(f.functions) and "Model" in f.classes \
-                and "ModelNew" not in f.classes:
-            out.append(Submission(root=str(root), name=Path(name).stem, format="kernelbench", framework="torch",
-                                  reference_file=name, submission_file=name, entries={"submission": "ModelNew"},
-                                  nominal_cases=[NominalCase(label="nominal")], size_constants=f.constants))
-    return out
+    facts = _facts(root)
+    return [task for name in format_names() for task in formats()[name].task_files(root, facts)]
 
 
 def _task_folders(root: Path) -> list[Submission]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from reviewer.core.submission import Submission
 from reviewer.core.models import CriterionResult, Evidence, Finding
+from tools.engine.formats import format_of
 from tools.engine.harness.transforms import TRANSFORMS
 from tools.engine.probe_requests import DTYPES, MAX_SIZE_FACTOR, MAX_VALUE_MAGNITUDE, MIN_SIZE_CAP
 
@@ -57,17 +58,10 @@ def shown_files(sub: Submission) -> list[ShownFile]:
 
 def knobs(sub: Submission) -> str:
     """What a probe may change, in words the planner can follow."""
-    lines = []
-    if sub.format == "kernelbench":
-        sizes = {k: v for k, v in sub.size_constants.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-        lines.append("params: the reference's module-level size constants (both sides are rebuilt with them): "
-                     + (", ".join(f"{k}={v}" for k, v in sizes.items()) or "none"))
-    else:
-        for nc in sub.nominal_cases:
-            shown = {k: v for k, v in nc.params.items() if k != "seed"}
-            lines.append(f"params: generator arguments of {nc.label or 'a nominal case'}: {shown}")
+    fmt = format_of(sub)
+    lines = fmt.knobs_text(sub)
     lines.append(f"integer sizes: 1 .. max({MAX_SIZE_FACTOR} x nominal, {MIN_SIZE_CAP})")
-    if sub.format != "gpumode":
+    if fmt.casts_dtype:
         lines.append(f"dtype: one of {', '.join(DTYPES)} (casts every floating input; nominal: {sub.dtype or 'as generated'})")
     lines.append("transforms (applied to the generated inputs of both the reference and the submission):")
     helps = {"transpose_layout": "same values, column-major strides in the last two dims",

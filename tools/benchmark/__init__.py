@@ -22,6 +22,7 @@ import tools.benchmark.stats as stats
 from tools.benchmark.verdicts import judge_timings
 from tools.engine.cases import nominal_cases
 from tools.engine.facts import NominalChecks
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound
 import tools.engine.sandbox.gpu as gpu
@@ -81,9 +82,8 @@ class BenchmarkTool(Tool):
 
     def _time(self, ctx: ToolContext, worker: SandboxWorker, role: str, case: Case, paths: list[str],
               mode: str, stop: stats.StopRule, nvtx: bool = False) -> tuple[dict[str, Any] | None, str]:
-        spec = ctx.submission.child_spec(worker.workdir / "src")
-        load = worker.call("load", {"format": ctx.submission.format, "role": role, "spec": spec},
-                           timeout=ctx.options.limits.startup_timeout_s)
+        request = format_of(ctx.submission).load_request(ctx.submission, role, worker.workdir / "src")
+        load = worker.call("load", request, timeout=ctx.options.limits.startup_timeout_s)
         # each role reads its inputs from its own transfer folder (tools/engine/session.py)
         paths = [str(ctx.session.for_role(Path(p), role)) for p in paths]
         if not (load.answered and load.ok):

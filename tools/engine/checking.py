@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 from tools.engine.tool import Tool, ToolContext, failure_details
 
@@ -42,14 +43,15 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str
                      defect=j.defect, reason=j.unverified, summary=f"{case.label}: {j.summary}", check=check, inputs=inputs,
                      config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
                      duration_s=ev.duration_s)
-    if sub.format == "gpumode":
+    own_check = format_of(sub).own_check
+    if own_check is not None:
         checked = ctx.session.task_check(case, ev.ref, ev.run)
         if checked is not None and checked.answered and checked.ok and checked.result.get("checker"):
             verdict = checked.result["checker"]
             ok = bool(verdict.get("ok"))
             ctx.add_evidence(tool, criteria=criteria, outcome="pass" if ok else "fail", defect=None if ok else "task_check",
-                             summary=f"{case.label}: the task's own check_implementation "
+                             summary=f"{case.label}: the task's own {own_check} "
                                      + ("accepts the output" if ok else f"rejects it: {verdict.get('message', '')[:300]}"),
-                             check="reference.py check_implementation(data, output)", inputs=inputs,
+                             check=f"reference.py {own_check}(data, output)", inputs=inputs,
                              config=env, result={"checker": verdict}, rerun=rerun)
     return ev

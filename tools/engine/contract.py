@@ -15,14 +15,15 @@ rejected for strided layouts its ``generate_input`` never produces).
 from __future__ import annotations
 
 from reviewer.core.submission import Submission
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
-
-GENERATOR_FORMATS = ("gpumode", "manifest")
 
 
 def outside_contract(sub: Submission, case: Case) -> str | None:
-    """Why ``case`` is outside what ``sub``'s task generates (None: in scope)."""
-    if sub.format not in GENERATOR_FORMATS:
+    """Why ``case`` is outside what ``sub``'s task generates (None: in scope). The format says whether
+    a generator is the contract (``SubmissionFormat.generator``)."""
+    gen = format_of(sub).generator
+    if gen is None:
         return None
     what = []
     if case.transforms:
@@ -31,6 +32,5 @@ def outside_contract(sub: Submission, case: Case) -> str | None:
         what.append(f"dtype {case.dtype}")
     if not what:
         return None
-    gen = "generate_input" if sub.format == "gpumode" else "input generator"
     return (f"advisory: the task's {gen} never produces these inputs ({'; '.join(what)}); for a {sub.format} "
             f"task only what its generator produces is in scope")

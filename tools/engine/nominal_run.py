@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools.engine.tool import Tool, ToolContext
+from tools.engine.formats import format_of
 from tools.engine.registry import backend_for
 from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.facts import NominalChecks
@@ -153,13 +154,7 @@ def measure(ctx: ToolContext, purpose: str, *, extra_instruments: list[str] | No
 
 def size_knobs_of(ctx: ToolContext, params: dict[str, Any]) -> dict[str, int]:
     """The size knobs of the submission's format with their nominal values (tools/engine/sizes.py)."""
-    from tools.engine.sizes import int_kwargs, size_knobs
-
-    sub = ctx.submission
-    if sub.format == "kernelbench":
-        knobs = {k: v for k, v in size_knobs(ctx.source.reference).items() if k not in params}
-        return knobs | int_kwargs(params)
-    return int_kwargs(params)
+    return format_of(ctx.submission).size_knobs(ctx.submission, ctx.source.reference, params)
 
 
 def knob_ratios(nominal: dict[str, int], chosen: dict[str, Any]) -> list[float]:

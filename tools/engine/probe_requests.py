@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewer.core.submission import Submission
 from reviewer.core.models import SourceSpan
 from reviewer.core.spans import check_span
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case, Transform
 from tools.engine.harness.transforms import TRANSFORMS
 from tools.engine.review_plan import PlannedProbe
@@ -98,16 +99,7 @@ def _check_transform(tr: Transform) -> str | None:
 
 def _nominal_params(sub: Submission, keys: set[str]) -> tuple[dict[str, Any], dict[str, Any]] | str:
     """(base params the probe starts from, nominal value per probe-able key) or why not."""
-    if sub.format == "kernelbench":
-        unknown = sorted(keys - set(sub.size_constants))
-        if unknown:
-            return f"{', '.join(unknown)} not among the reference's size constants {sorted(sub.size_constants)}"
-        return {}, dict(sub.size_constants)
-    for nc in sub.nominal_cases:
-        if keys <= set(nc.params) - {"seed"}:
-            return dict(nc.params), dict(nc.params)
-    known = sorted({k for nc in sub.nominal_cases for k in nc.params} - {"seed"})
-    return f"{', '.join(sorted(keys))} not all generator arguments of one nominal case (known: {known})"
+    return format_of(sub).probe_base(sub, keys)
 
 
 def leaves_nominal(case: Case, sub: Submission) -> bool:
@@ -115,11 +107,7 @@ def leaves_nominal(case: Case, sub: Submission) -> bool:
     nominal input under another seed. The probes tool maps the two to its own criteria."""
     if case.transforms or (case.dtype or sub.dtype) != sub.dtype:
         return True
-    if sub.format == "kernelbench":
-        return any(sub.size_constants.get(k) != v for k, v in case.params.items())
-    strip = {k: v for k, v in case.params.items() if k != "seed"}
-    nominal = [{k: v for k, v in nc.params.items() if k != "seed"} for nc in sub.nominal_cases]
-    return strip not in nominal
+    return not format_of(sub).is_nominal_size(sub, case.params)
 
 
 def to_case(req: ProbeRequest, sub: Submission, *, seed: int, index: int, interpreted: bool) -> Case | str:
@@ -136,8 +124,9 @@ def to_case(req: ProbeRequest, sub: Submission, *, seed: int, index: int, interp
     if "seed" in params:
         params["seed"] = seed
     if req.dtype is not None:
-        if sub.format == "gpumode":
-            return "GPU MODE inputs come from generate_input: its arguments set the dtype, not a cast"
+        fmt = format_of(sub)
+        if not fmt.casts_dtype:
+            return f"{fmt.title} inputs come from {fmt.generator}: its arguments set the dtype, not a cast"
         if req.dtype not in DTYPES:
             return f"dtype {req.dtype!r} is not one of {', '.join(DTYPES)}"
         # Rationale: the CPU interpreters compute bf16 on raw bits (wrong results), so such a probe
@@ -155,7 +144,7 @@ def to_case(req: ProbeRequest, sub: Submission, *, seed: int, index: int, interp
 
 def describe(case: Case, sub: Submission) -> str:
     """The probe's input in concrete terms (the planner's reasoning stays out of evidence summaries)."""
-    nominal = sub.size_constants if sub.format == "kernelbench" else {}
+    nominal = format_of(sub).nominal_sizes(sub)
     parts = [f"{k}={v}" for k, v in case.params.items() if k != "seed" and nominal.get(k) != v]
     if case.dtype and case.dtype != sub.dtype:
         parts.append(f"dtype {case.dtype}")

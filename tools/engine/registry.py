@@ -1,8 +1,8 @@
-"""Discovery of tools and backends through entry points, built-ins included.
+"""Discovery of tools, backends and submission formats through entry points, built-ins included.
 
-Built-in tools and backends are declared in this project's ``pyproject.toml`` under the same
-entry-point groups a third-party package would use (``kreview.tools``, ``kreview.backends``), so
-there is one way in; the reviewer finds plugins only here.
+Built-in tools, backends and formats are declared in this project's ``pyproject.toml`` under the same
+entry-point groups a third-party package would use (``kreview.tools``, ``kreview.backends``,
+``kreview.formats``), so there is one way in; the reviewer finds plugins only here.
 """
 
 from __future__ import annotations
@@ -14,6 +14,10 @@ from importlib.metadata import entry_points
 from reviewer.core.errors import ToolError
 from tools.engine.backends.base import Backend
 from tools.engine.backends.frameworks import UnknownBackend
+# the formats' own registry (light: the sandbox session asks it without importing every tool class)
+from tools.engine.formats import (  # noqa: F401
+    BUILTIN_FORMATS, FORMATS_GROUP, format_names, format_of, formats, register_format, unregister_format,
+)
 from tools.engine.tool import Tool
 
 from tools.engine.plugin_names import TOOLS_GROUP, registered_names  # noqa: F401  (names without imports)
@@ -130,3 +134,4 @@ def backend_for(framework: str) -> Backend:
 @functools.cache
 def _unknown() -> Backend:
     return UnknownBackend()
+

@@ -31,6 +31,7 @@ from reviewer.core.submission import Submission
 from tools.engine.runsetup import DeviceInfo, RunSetup
 import tools.engine.harness.tensors as tensors
 import tools.engine.harness.virtual_gpu as virtual_gpu
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
@@ -290,9 +291,8 @@ class SandboxSession:
         cached = self._load_results.get(role)
         if cached is not None and (w.alive or not (cached.answered and cached.ok)):
             return cached
-        spec = self.submission.child_spec(w.workdir / "src")
-        res = w.call("load", {"format": self.submission.format, "role": role, "spec": spec},
-                     timeout=self.limits.startup_timeout_s)
+        request = format_of(self.submission).load_request(self.submission, role, w.workdir / "src")
+        res = w.call("load", request, timeout=self.limits.startup_timeout_s)
         self._load_results[role] = res
         return res
 
@@ -396,9 +396,8 @@ class SandboxSession:
         limits = limits or self.limits
         worker = self._new_worker(role, limits=limits, wrapper=wrapper, env_extra=env_extra)
         try:
-            spec = self.submission.child_spec(worker.workdir / "src")
-            load = worker.call("load", {"format": self.submission.format, "role": "submission", "spec": spec},
-                               timeout=limits.startup_timeout_s)
+            request = format_of(self.submission).load_request(self.submission, "submission", worker.workdir / "src")
+            load = worker.call("load", request, timeout=limits.startup_timeout_s)
             if not (load.answered and load.ok):
                 return SubmissionRun(case=case, call=load, load=load), worker.workdir
             run = self._submission_call(worker, case, ref, instruments=None, calls=1, keep_inputs_after=False,

@@ -25,14 +25,11 @@ from reviewer.core.task import ImpostorResult, TaskAudit, TaskFinding
 from tools.engine.compare import bitwise_equal
 from tools.engine.compare.compare import tolerance_for
 from tools.engine.evaluate import judge_outputs
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 from tools.engine.session import ReferenceRun
 from tools.engine.task_findings import probe_findings
 from tools.engine.tool import ToolContext
-
-# KernelBench's eval: allclose with atol = rtol = this per precision (its first release used 1e-2 for every
-# dtype, the tolerance of the public zeros report; the stricter fp32 value is the one judged here).
-KERNELBENCH_TOLERANCE = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}
 
 
 @dataclass(frozen=True)
@@ -49,31 +46,34 @@ class TaskCheck:
         self.ctx, self.case, self.ref = ctx, case, ref
         sub = ctx.submission
         self.own_tolerance = (sub.tolerance.atol, sub.tolerance.rtol) if sub.tolerance_source else None
-        self.gpumode_checker = sub.format == "gpumode" and "check_implementation" in ctx.source.reference
+        self.format = format_of(sub)
+        own = self.format.own_check
+        self.own_checker = own is not None and own in ctx.source.reference
 
     def tolerance(self, dtype: torch.dtype) -> tuple[float, float]:
         """(atol, rtol) of the task's check for outputs of ``dtype`` (also used by the reference probes)."""
         if self.own_tolerance is not None:
             atol, rtol = self.own_tolerance
             return tolerance_for(dtype, atol, rtol)
-        if self.ctx.submission.format == "kernelbench":
-            tol = KERNELBENCH_TOLERANCE.get(dtype, 1e-4)
-            return tol, tol
+        rule = self.format.task_tolerance(_name(dtype))
+        if rule is not None:
+            return rule[0], rule[1]
         return tolerance_for(dtype)
 
     def describe(self, dtype: torch.dtype) -> str:
         atol, rtol = self.tolerance(dtype)
-        if self.gpumode_checker:
-            return f"{self.ctx.submission.reference_file}: check_implementation(data, output)"
+        if self.own_checker:
+            return f"{self.ctx.submission.reference_file}: {self.format.own_check}(data, output)"
         if self.own_tolerance is not None:
             return f"allclose atol={atol:g}, rtol={rtol:g} ({self.ctx.submission.tolerance_source})"
-        if self.ctx.submission.format == "kernelbench":
-            return f"KernelBench allclose atol=rtol={atol:g} for {str(dtype).removeprefix('torch.')}"
+        rule = self.format.task_tolerance(_name(dtype))
+        if rule is not None:
+            return rule[2]
         return f"allclose at the per-dtype defaults atol={atol:g}, rtol={rtol:g} (no task tolerance)"
 
     def __call__(self, candidate: Any, label: str) -> Verdict:
-        if self.gpumode_checker:
-            return self._gpumode(candidate, label)
+        if self.own_checker:
+            return self._own_check(candidate, label)
         return self._allclose(candidate)
 
     def _allclose(self, candidate: Any) -> Verdict:
@@ -93,7 +93,8 @@ class TaskCheck:
                 return Verdict(False, worst[-1])
         return Verdict(True, "; ".join(worst))
 
-    def _gpumode(self, candidate: Any, label: str) -> Verdict:
+    def _own_check(self, candidate: Any, label: str) -> Verdict:
+        """The task's own checker (``SubmissionFormat.own_check``), run by the reference child."""
         assert self.ref.inputs_path is not None
         path = self.ref.inputs_path.parent / f"impostor-{label.replace(' ', '_')}.pt"
         tensors.save(candidate, str(path))
@@ -107,6 +108,10 @@ class TaskCheck:
         if verdict is None:
             return Verdict(False, f"the task's checker did not answer: {call.failure_text()[:200]}")
         return Verdict(bool(verdict.get("ok")), str(verdict.get("message") or "accepted")[:300])
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
 
 
 def _abs_max(t: torch.Tensor) -> float:

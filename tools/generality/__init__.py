@@ -32,7 +32,8 @@ from tools.engine.nominal_run import (
     prerequisites_failed,
     size_knobs_of,
 )
-from tools.engine.contract import GENERATOR_FORMATS, outside_contract
+from tools.engine.contract import outside_contract
+from tools.engine.formats import format_of
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
@@ -143,8 +144,9 @@ class GeneralityTool(Tool):
             firsts = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
         for axis in firsts:
             self._search(ctx, base, axis, blocks, budget, deadline, cov)
-        if ctx.submission.format == "gpumode":
-            ctx.add_evidence(self, outcome="info", summary="dtypes: not applicable, the task's generate_input "
+        fmt = format_of(ctx.submission)
+        if not fmt.casts_dtype:
+            ctx.add_evidence(self, outcome="info", summary=f"dtypes: not applicable, the task's {fmt.generator} "
                              "fixes the dtype", check="dtype search", rerun=self._rerun(ctx))
         sizes = sizes_axis(ctx, base, blocks)
         if sizes is None:
@@ -381,7 +383,7 @@ class GeneralityTool(Tool):
     # -- host branches -------------------------------------------------------------------
     def _unreached(self, ctx: ToolContext, base: NominalRun, cov: HostCoverage) -> tuple[list[UntakenSide], int, int]:
         knobs = set(size_knobs_of(ctx, dict(base.case.params)))
-        fixed = ctx.submission.format in GENERATOR_FORMATS
+        fixed = format_of(ctx.submission).generator is not None
         sides: list[UntakenSide] = []
         total = taken = 0
         for rel in ctx.source.python_files():

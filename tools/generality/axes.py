@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.engine.formats import format_of
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun, size_knobs_of
 from tools.generality.search import SearchDim
@@ -119,8 +120,8 @@ def layouts_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> 
 
 def dtypes_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> Axis | None:
     sub = ctx.submission
-    if sub.format == "gpumode":
-        return None  # generate_input fixes the dtype; there is no knob to turn
+    if not format_of(sub).casts_dtype:
+        return None  # the task's generator fixes the dtype; there is no knob to turn
     outs = base.evaluation.ref.meta.get("outputs", [])
     native = sub.dtype or next((o.get("dtype") for o in outs if str(o.get("dtype", "")).startswith(("float", "bfloat"))),
                                None)

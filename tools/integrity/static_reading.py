@@ -183,10 +183,9 @@ def call_sites(src: SourceFile, reach: dict[str, tuple[str, str | None]] | None 
     return sites
 
 
-def entry_points(src: SourceFile, fmt: str, entry: str | None) -> list[str]:
-    """What the harness calls: ``ModelNew`` (all its methods) / ``custom_kernel`` / the manifest
-    entry, falling back to every top-level definition if none is found."""
-    wanted = [entry] if entry else []
-    wanted += {"kernelbench": ["ModelNew"], "gpumode": ["custom_kernel"]}.get(fmt, [])
+def entry_points(src: SourceFile, wanted: list[str]) -> list[str]:
+    """What the harness calls, of ``wanted`` (the manifest entry, ``ModelNew`` (all its methods) /
+    ``custom_kernel``: ``SubmissionFormat.submission_names``), falling back to every top-level
+    definition if none is found."""
     found = [w for w in wanted if w in src.functions or w in src.classes]
     return found or list(src.functions)

@@ -32,6 +32,7 @@ from typing import Any
 
 from reviewer.core.submission import Submission
 from tools.engine.harness.instruments.torch_ops import base_name, kind_of
+from tools.engine.formats import format_of
 from tools.engine.source import SourceView, source_file
 from tools.integrity.module_state import state_concerns
 import tools.integrity.static_reading as S
@@ -204,17 +205,17 @@ def _module_attrs(src: S.SourceFile) -> dict[str, str]:
     return out
 
 
-def reference_compute(ref: S.SourceFile, fmt: str, entry: str | None) -> dict[str, tuple[str, str | None]]:
-    """The reference's functions that compute the answer (``Model``'s methods / ``ref_kernel`` / the
-    manifest entry, and what they call), not its input generators."""
-    wanted = {"kernelbench": ["Model"], "gpumode": ["ref_kernel"]}.get(fmt, [])
-    entries = [e for e in ([entry] if entry else []) + wanted if e in ref.functions or e in ref.classes]
+def reference_compute(ref: S.SourceFile, wanted: list[str]) -> dict[str, tuple[str, str | None]]:
+    """The reference's functions that compute the answer (``wanted``: the manifest entry, ``Model``'s
+    methods / ``ref_kernel`` (``SubmissionFormat.reference_names``), and what they call), not its input
+    generators."""
+    entries = [e for e in wanted if e in ref.functions or e in ref.classes]
     return S.reachable_functions(ref, entries or list(ref.functions))
 
 
-def reference_families(ref: S.SourceFile, fmt: str, entry: str | None) -> dict[str, str]:
+def reference_families(ref: S.SourceFile, wanted: list[str]) -> dict[str, str]:
     """The operator families the reference's computation calls (glue excluded)."""
-    reach = reference_compute(ref, fmt, entry)
+    reach = reference_compute(ref, wanted)
     mods = _module_attrs(ref)
     fams: dict[str, str] = {}
     for site in S.call_sites(ref, reach):
@@ -611,10 +612,11 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
     view = source if source is not None else SourceView(sub)
     scan = Scan()
     ref_src = source_file(sub.reference_file, view.file(sub.reference_file))
-    ref_entry = sub.entries.get("reference") if sub.format == "manifest" else None
+    fmt = format_of(sub)
+    ref_wanted = [e for e in [sub.entries.get("reference")] if e] + list(fmt.reference_names)
     if ref_src is not None:
-        scan.reference_families = reference_families(ref_src, sub.format, ref_entry)
-        ref_names = {n.split(".")[0] for n in reference_compute(ref_src, sub.format, ref_entry)}
+        scan.reference_families = reference_families(ref_src, ref_wanted)
+        ref_names = {n.split(".")[0] for n in reference_compute(ref_src, ref_wanted)}
     else:
         scan.parse_errors.append(sub.reference_file)
         ref_names = set()
@@ -639,7 +641,8 @@ def scan_submission(sub: Submission, source: SourceView | None = None) -> Scan:
             scan.parse_errors.append(name)
             continue
         is_main = name == sub.submission_file
-        entries = S.entry_points(src, sub.format, sub.entries.get("submission")) if is_main else list(src.functions)
+        entries = S.entry_points(src, [e for e in [sub.entries.get("submission")] if e] + list(fmt.submission_names)) \
+            if is_main else list(src.functions)
         reach = S.reachable_functions(src, entries)
         if is_main:
             _scan_library(src, scan, reach)

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from reviewer.core.submission import Submission
+from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 from tools.engine.source import parse as parse_source
 
@@ -112,7 +113,8 @@ def input_constants(reference_source: str, constants: dict[str, Any]) -> dict[st
 def boundary_cases(sub: Submission, nominal: list[Case], nominal_numel: int, blocks: list[int],
                    seed: int) -> list[Case]:
     """At most ``MAX_BOUNDARY_CASES`` off-nominal cases (none if no size can be changed)."""
-    if sub.format == "kernelbench":
+    rebinds = format_of(sub).sizes_in_reference
+    if rebinds:
         base: dict[str, Any] = input_constants(sub.source(sub.reference_file), sub.size_constants)
         fixed: dict[str, Any] = {}
     else:
@@ -133,7 +135,7 @@ def boundary_cases(sub: Submission, nominal: list[Case], nominal_numel: int, blo
             continue
         seen.append(params)
         shown = ", ".join(f"{k}={v}" for k, v in params.items())
-        full = params if sub.format == "kernelbench" else {**base, **params, **fixed}
+        full = params if rebinds else {**base, **params, **fixed}
         cases.append(Case(id=f"memcheck-b{len(cases)}", seed=seed, params=full, dtype=sub.dtype,
                           label=f"boundary {label}: {shown}"))
         if len(cases) >= MAX_BOUNDARY_CASES:
@@ -145,7 +147,4 @@ def is_nominal(sub: Submission, case: Case) -> bool:
     """Whether ``case`` is one of the submission's nominal inputs (seed aside)."""
     if case.transforms or case.dtype != sub.dtype:
         return False
-    params = {k: v for k, v in case.params.items() if k != "seed"}
-    if sub.format == "kernelbench":
-        return all(sub.size_constants.get(k) == v for k, v in params.items())
-    return any({k: v for k, v in nc.params.items() if k != "seed"} == params for nc in sub.nominal_cases)
+    return format_of(sub).is_nominal_size(sub, case.params)

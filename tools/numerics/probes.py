@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.engine.formats import format_of
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun
 from tools.engine.harness.case import Case, Transform
@@ -165,7 +166,7 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
     if domain_edge_ops(ctx):
         out.append(case("exact_zero", [Transform(kind="inject", args={"value": "0", "count": share, "seed": seed,
                                                                    "per_input": True})]))
-    if sub.format != "gpumode":
+    if format_of(sub).casts_dtype:
         native = sub.dtype or _input_dtype(base) or "float32"
         if native == "float32":
             out.append(case("float16", dtype="float16"))

@@ -20,6 +20,7 @@ from typing import Any
 
 from tools.engine.backends.base import CheckMode
 from tools.engine.backends.pallas import INSTRUMENT
+from tools.engine.formats import format_of
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.compare import compare_outputs
@@ -51,14 +52,7 @@ def padded_sizes(value: int, block: int) -> list[tuple[int, int]]:
 
 def size_parameters(ctx: ToolContext) -> dict[str, int]:
     """Integer size parameters of the nominal case (KernelBench constants, generator kwargs)."""
-    sub = ctx.submission
-    if sub.format == "kernelbench":
-        params = dict(sub.size_constants)
-        if sub.nominal_cases and sub.nominal_cases[0].params:
-            params.update(sub.nominal_cases[0].params)
-    else:
-        params = dict(sub.nominal_cases[0].params) if sub.nominal_cases else {}
-    return {k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and k != "seed"}
+    return format_of(ctx.submission).size_parameters(ctx.submission)
 
 
 def plan_cases(calls: list[dict[str, Any]], params: dict[str, int]) -> list[dict[str, Any]]:
@@ -129,7 +123,8 @@ class PallasPaddingTool(Tool):
             return
         seed = ctx.seeds(1, "pallas-padding")[0]
         sub = ctx.submission
-        base = {} if sub.format == "kernelbench" or not sub.nominal_cases else dict(sub.nominal_cases[0].params)
+        base = ({} if format_of(sub).sizes_in_reference or not sub.nominal_cases
+                else dict(sub.nominal_cases[0].params))
         for plan in plans:
             case = Case(id=f"padding-{plan['param']}-{plan['size']}", seed=seed,
                         params={**base, plan["param"]: plan["size"]},

@@ -17,6 +17,7 @@ from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
 from tools.engine.facts import AutotuneLaunches, BuildOutcome, CompiledKernel, CompiledKernels, TritonLaunches
+from tools.engine.formats import format_of
 from tools.engine.cuda_sources import CudaSource, launch_bounds, launch_sites
 from tools.engine.harness.case import Case
 import tools.engine.compilers.toolchain as toolchain
@@ -168,7 +169,8 @@ class ResourcesTool(Tool):
         from tools.engine.session import _copy_tree  # the same copy rules as the run children
 
         _copy_tree(sub.root_path, src)
-        compiler = TritonStaticCompiler(workdir=workdir, src_copy=src, spec=sub.child_spec(src), fmt=sub.format,
+        compiler = TritonStaticCompiler(workdir=workdir, src_copy=src,
+                                        load=format_of(sub).load_request(sub, "submission", src),
                                         limits=ctx.options.limits,
                                         cuda_shim=not ctx.device.has_gpu,
                                         virtual_gpu=ctx.session.child_config().get("virtual_gpu"),

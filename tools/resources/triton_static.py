@@ -113,12 +113,11 @@ _OUTPUT_CAP = 256 * 2**20
 class TritonStaticCompiler:
     """A sandbox child that compiles (never runs) the submission's Triton kernels."""
 
-    def __init__(self, *, workdir: Path, src_copy: Path, spec: dict[str, Any], fmt: str,
+    def __init__(self, *, workdir: Path, src_copy: Path, load: dict[str, Any],
                  limits: SandboxLimits, cuda_shim: bool, recorded_root: str | None,
                  artifacts: Path | None = None, virtual_gpu: dict[str, Any] | None = None) -> None:
         self.src = src_copy
-        self.spec = spec
-        self.fmt = fmt
+        self.load_request = load  # the child's load request (SubmissionFormat.load_request)
         self.recorded_root = recorded_root
         self.limits = limits
         preludes = (["tools.engine.harness.cuda_shim"] if cuda_shim else []) + ["tools.engine.compilers.triton_child"]
@@ -141,8 +140,7 @@ class TritonStaticCompiler:
     def _load(self) -> bool:
         if self._loaded and self.worker.alive:
             return True
-        res = self.worker.call("load", {"format": self.fmt, "role": "submission", "spec": self.spec},
-                               timeout=self.limits.startup_timeout_s)
+        res = self.worker.call("load", self.load_request, timeout=self.limits.startup_timeout_s)
         self._loaded = res.answered and res.ok
         self.load_error = None if self._loaded else res.failure_text()[:1000]
         return bool(self._loaded)

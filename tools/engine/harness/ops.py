@@ -29,11 +29,12 @@ from tools.engine.harness.case import Case
 from tools.engine.harness.op_table import OPS, ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
 
-# Formats register themselves on import (their names: reviewer/core/models.py ``Format``, listed once).
-from reviewer.core.config import FORMATS  # noqa: E402
+# Every registered format's child-side programs register their pair on import (SubmissionFormat.programs),
+# here, before the child withdraws the reviewer's modules and user code loads.
+from tools.engine.formats import formats  # noqa: E402
 
-for _fmt in FORMATS:
-    importlib.import_module(f"tools.engine.harness.{_fmt}")
+for _fmt in formats().values():
+    importlib.import_module(_fmt.programs)
 
 
 def dispatch(name: str, payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
