@@ -17,6 +17,7 @@ _OFF = {
     "LANGCHAIN_TRACING_V2": "false",
     "LANGCHAIN_CALLBACKS_BACKGROUND": "false",
 }
+TRACING_VARIABLES = frozenset(_OFF)
 
 
 def force_tracing_off() -> None:

@@ -57,6 +57,11 @@ def _error(exc: BaseException) -> dict:
 
 def main(argv: list[str]) -> int:
     req_fd, resp_fd, config = int(argv[1]), int(argv[2]), json.loads(argv[3])
+    # the variables the parent gave the child: importing the harness sets some of its own
+    # (reviewer/privacy.py switches LangChain tracing off), taken away again before the task or the
+    # submission loads, so a kernel does not read from them that it is under review (the preludes'
+    # variables stay: the frameworks need them)
+    given = set(os.environ)
     faulthandler.enable()
     root = config.get("package_root")
     # the reviewer's PYTHONPATH library folders, in its order (tools/engine/sandbox/libraries.py)
@@ -85,12 +90,15 @@ def main(argv: list[str]) -> int:
         import tools.engine.harness.ops as ops
         from tools.engine.sandbox.libraries import origins
         from tools.engine.sandbox.own_modules import withdraw
+        from reviewer.privacy import TRACING_VARIABLES as tracing
 
         state = ops.ChildState(config)
         # Rationale: from here on ``tools``/``reviewer`` are the submission's (or the task's) own, if
         # it ships them; the harness runs on the references it holds (tools/engine/sandbox/own_modules.py).
         held = withdraw(root or "")
         harness_guard.seal(held)
+        for name in tracing - given:
+            os.environ.pop(name, None)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
                  "isolation": measured, "withdrawn": len(held), "libraries": origins()}
         dispatch = ops.dispatch

@@ -444,3 +444,8 @@ def test_many_files_each_under_the_file_limit_are_stopped_by_the_disk_budget(tmp
         assert run.call.answered and json.loads(run.call.error["message"].split(MARK, 1)[1]) == {"written_mb": 32}
     finally:
         ctx.session.close()
+
+
+def test_the_reviewers_own_variables_and_modules_are_not_there(tmp_path, config) -> None:
+    got, _ = _attack(tmp_path, config, "review_tells", {})
+    assert got == {"variables": [], "modules": []}
