@@ -10,14 +10,7 @@ from __future__ import annotations
 
 import os
 
-_OFF = {
-    "LANGSMITH_TRACING": "false",
-    "LANGSMITH_TRACING_V2": "false",
-    "LANGCHAIN_TRACING": "false",
-    "LANGCHAIN_TRACING_V2": "false",
-    "LANGCHAIN_CALLBACKS_BACKGROUND": "false",
-}
-TRACING_VARIABLES = frozenset(_OFF)
+from reviewer.core.tracing import TRACING_OFF as _OFF
 
 
 def force_tracing_off() -> None:

@@ -148,13 +148,24 @@ def tool_names(values: Optional[list[str]]) -> Optional[list[str]]:
     nothing and still exit 0)."""
     if not values:
         return values
-    # names from the entry points alone (importing every tool would import torch: seconds for a typo);
-    # a broken plugin is named when the review loads it
-    from tools.engine.plugin_names import registered_names
+    import sys
 
-    known = registered_names()
-    if not known:
-        raise typer.BadParameter("no tools registered: is kernel-reviewer installed (pip install .)?")
+    if "tools.engine.registry" in sys.modules:  # loaded already (a host program, tests): its full table
+        from reviewer.core.errors import ToolError
+        from tools.engine.registry import tools
+
+        try:
+            known = sorted(tools())
+        except ToolError as exc:  # an installed plugin is broken: say which, not a traceback
+            raise typer.BadParameter(f"the installed tools cannot be listed: {exc}") from None
+    else:
+        # the entry points' names alone: importing every tool imports torch, seconds for a typo (a broken
+        # plugin is then named when the review loads it)
+        from tools.engine.plugin_names import registered_names
+
+        known = registered_names()
+        if not known:
+            raise typer.BadParameter("no tools registered: is kernel-reviewer installed (pip install .)?")
     bad = [v for v in values if v not in known]
     if bad:
         import difflib

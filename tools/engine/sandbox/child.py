@@ -58,7 +58,7 @@ def _error(exc: BaseException) -> dict:
 def main(argv: list[str]) -> int:
     req_fd, resp_fd, config = int(argv[1]), int(argv[2]), json.loads(argv[3])
     # the variables the parent gave the child: importing the harness sets some of its own
-    # (reviewer/privacy.py switches LangChain tracing off), taken away again before the task or the
+    # (reviewer/privacy.py switches LangChain tracing off: reviewer/core/tracing.py), taken away again before the task or the
     # submission loads, so a kernel does not read from them that it is under review (the preludes'
     # variables stay: the frameworks need them)
     given = set(os.environ)
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
         import tools.engine.harness.ops as ops
         from tools.engine.sandbox.libraries import origins
         from tools.engine.sandbox.own_modules import withdraw
-        from reviewer.privacy import TRACING_VARIABLES as tracing
+        from reviewer.core.tracing import TRACING_VARIABLES as tracing
 
         state = ops.ChildState(config)
         # Rationale: from here on ``tools``/``reviewer`` are the submission's (or the task's) own, if
