@@ -1,0 +1,99 @@
+"""The one gate between a candidate and a user: apply it to a copy of the submission, rerun in the sandbox
+(same seed, so the same cases) the tools whose checks failed plus those behind correctness and generality,
+and accept only if every targeted failing item now passes and no item that passed fails."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewer.core.config import ReviewConfig
+from reviewer.core.fixes import CaseRerun
+from reviewer.core.models import Evidence, Review
+from reviewer.fix.candidates import Candidate
+from reviewer.fix.source import apply
+
+GUARDED = ("correctness", "generality")
+"""Criteria whose passing checks every patch must keep passing."""
+
+
+@dataclass
+class Verification:
+    ok: bool
+    why: str
+    reruns: list[CaseRerun] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    patched: str = ""
+    duration_s: float = 0.0
+
+
+def _key(e: Evidence) -> tuple[str, str, str]:
+    case = e.inputs.get("case") if isinstance(e.inputs, dict) else None
+    cid = (case.get("id") or case.get("label") or "") if isinstance(case, dict) else ""
+    return e.tool, e.check, str(cid)
+
+
+def _case(e: Evidence) -> str:
+    return _key(e)[2] or e.check
+
+
+def rerun_tools(review: Review, candidate: Candidate) -> list[str]:
+    """The failing items' tools and the tools whose decided checks bear on the guarded criteria."""
+    watched = {candidate.criterion, *GUARDED}
+    targets = set(candidate.targets)
+    tools = {e.tool for e in review.evidence if e.id in targets}
+    tools |= {e.tool for e in review.evidence if e.outcome in ("pass", "fail") and watched & set(e.criteria)}
+    return sorted(tools)
+
+
+def _copy(root: Path, dest: Path) -> Path:
+    return Path(shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".kreview", "__pycache__"), symlinks=True))
+
+
+def compare(review: Review, after: Review, candidate: Candidate, tools: list[str]) -> tuple[bool, str, list[CaseRerun]]:
+    """Whether the rerun ``after`` fixes ``candidate``'s targets without breaking a check that passed."""
+    new = {_key(e): e for e in after.evidence}
+    targets, reruns, problems = set(candidate.targets), [], []
+    for e in review.evidence:
+        if e.tool not in tools or e.outcome not in ("pass", "fail"):
+            continue
+        got = new.pop(_key(e), None)
+        now = got.outcome if got else "missing"
+        reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before=e.outcome, after=now,
+                                evidence=e.id))
+        if e.id in targets and now != "pass":
+            problems.append(f"{e.id} ({_case(e)}) still {now}")
+        elif e.outcome == "pass" and now == "fail":
+            problems.append(f"{e.id} ({_case(e)}) passed before and fails now")
+    for e in new.values():
+        reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before="missing", after=e.outcome))
+        if e.outcome == "fail" and (set(e.criteria) & {candidate.criterion, *GUARDED}):
+            problems.append(f"a new check fails: {e.summary[:120]}")
+    verdict = next((c.verdict for c in after.criteria if c.id == candidate.criterion), "missing")
+    if not problems and verdict != "pass":
+        problems.append(f"criterion {candidate.criterion} is {verdict} on the rerun")
+    return not problems, "; ".join(problems), reruns
+
+
+def verify(review: Review, root: Path, config: ReviewConfig, candidate: Candidate, text: str) -> Verification:
+    """Rerun ``candidate`` applied to a copy of ``root`` in the sandbox; never touches ``root``."""
+    from reviewer.api import start_review
+
+    started = time.monotonic()
+    patched = apply(text, list(candidate.edits))
+    tools = rerun_tools(review, candidate)
+    with tempfile.TemporaryDirectory(prefix="kreview-fix-") as tmp:
+        copy = _copy(root, Path(tmp) / "submission")
+        (copy / candidate.file).write_text(patched)
+        cfg = config.model_copy(update={"seed": review.seed, "only": tools, "skip": [], "signoff": False,
+                                        "runs_dir": Path(tmp) / "runs"})
+        try:
+            after = start_review(copy, cfg)
+        except Exception as exc:  # noqa: BLE001 - a rerun that cannot finish verifies nothing: dropped, said why
+            return Verification(False, f"the rerun did not finish: {type(exc).__name__}: {exc}"[:300], tools=tools,
+                                duration_s=round(time.monotonic() - started, 2))
+    ok, why, reruns = compare(review, after, candidate, tools)
+    return Verification(ok, why, reruns, tools, patched, round(time.monotonic() - started, 2))
