@@ -53,6 +53,13 @@ def _copy(root: Path, dest: Path) -> Path:
     return Path(shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".kreview", "__pycache__"), symlinks=True))
 
 
+def _same_check(new: dict[tuple[str, str, str], Evidence], e: Evidence) -> Evidence | None:
+    """The rerun's item of the same tool and check when the case differs: a search reports the smallest failing
+    configuration as its case, and the nominal one when nothing fails."""
+    same = [k for k in new if k[:2] == _key(e)[:2]]
+    return new.pop(same[0]) if len(same) == 1 else None
+
+
 def compare(review: Review, after: Review, candidate: Candidate, tools: list[str]) -> tuple[bool, str, list[CaseRerun]]:
     """Whether the rerun ``after`` fixes ``candidate``'s targets without breaking a check that passed."""
     new = {_key(e): e for e in after.evidence}
@@ -60,7 +67,7 @@ def compare(review: Review, after: Review, candidate: Candidate, tools: list[str
     for e in review.evidence:
         if e.tool not in tools or e.outcome not in ("pass", "fail"):
             continue
-        got = new.pop(_key(e), None)
+        got = new.pop(_key(e), None) or _same_check(new, e)
         now = got.outcome if got else "missing"
         reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before=e.outcome, after=now,
                                 evidence=e.id))
