@@ -24,6 +24,8 @@ class TextEdit(_Model):
     """One replacement in the original file: lines 1-based, columns 0-based (Python's ``ast``), end
     exclusive. An insertion has start == end."""
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
     start_line: int = Field(ge=1)
     start_col: int = Field(ge=0)
     end_line: int = Field(ge=1)

@@ -9,6 +9,7 @@ listed as dropped with the reason.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from reviewer.core.config import ReviewConfig
@@ -16,7 +17,7 @@ from reviewer.core.fixes import DroppedFix, Fix, FixReport
 from reviewer.core.models import Review
 from reviewer.fix.candidates import Candidate, candidates
 from reviewer.fix.source import line_changes, lines_changed, unified
-from reviewer.fix.verify import Verification, verify
+from reviewer.fix.verify import Verification, Verifier
 
 MAX_TRIES = 4
 """Candidates verified per review at most (each is a sandbox rerun)."""
@@ -30,8 +31,9 @@ def _fix(n: int, cand: Candidate, text: str, v: Verification) -> Fix:
 
 
 def fix_review(review: Review, root: Path, config: ReviewConfig, *, max_tries: int = MAX_TRIES,
-               verifier=verify) -> FixReport:
-    """Verified patches for ``review``'s failed criteria (the submission at ``root`` is never modified)."""
+               verifier: Callable[[Candidate], Verification] | None = None) -> FixReport:
+    """Verified patches for ``review``'s failed criteria (the submission at ``root`` is never modified).
+    ``verifier``: what judges a candidate (default: a sandbox rerun, verify.Verifier)."""
     started = time.monotonic()
     failed = [c.id for c in review.criteria if c.verdict == "fail"]
     if not failed:
@@ -39,18 +41,21 @@ def fix_review(review: Review, root: Path, config: ReviewConfig, *, max_tries: i
     text = (Path(root) / review.submission.submission_file).read_text()
     todo = candidates(review, text)
     report = FixReport()
+    verifier = verifier or Verifier(review, Path(root), config, text)
     if not todo:
         report.note = (f"no rule-based candidate for the failed criteria ({', '.join(failed)}): the evidence names "
                        "no defect class the fixer knows, or its pattern is not in the submission file")
     fixed: set[str] = set()
-    for n, cand in enumerate(todo):
+    tried: set[tuple] = set()
+    for cand in todo:
         if cand.criterion in fixed:
             continue
-        if n >= max_tries:
+        if len(tried) >= max_tries and cand.edits not in tried:
             report.dropped.append(DroppedFix(kind=cand.kind, criterion=cand.criterion, description=cand.description,
-                                             why=f"not tried: at most {max_tries} candidates are verified per review"))
+                                             why=f"not tried: at most {max_tries} patches are rerun per review"))
             continue
-        v = verifier(review, Path(root), config, cand, text)
+        tried.add(cand.edits)
+        v = verifier(cand)
         if v.ok:
             fixed.add(cand.criterion)
             report.fixes.append(_fix(len(report.fixes) + 1, cand, text, v))

@@ -40,13 +40,11 @@ def _case(e: Evidence) -> str:
     return _key(e)[2] or e.check
 
 
-def rerun_tools(review: Review, candidate: Candidate) -> list[str]:
-    """The failing items' tools and the tools whose decided checks bear on the guarded criteria."""
-    watched = {candidate.criterion, *GUARDED}
-    targets = set(candidate.targets)
-    tools = {e.tool for e in review.evidence if e.id in targets}
-    tools |= {e.tool for e in review.evidence if e.outcome in ("pass", "fail") and watched & set(e.criteria)}
-    return sorted(tools)
+def rerun_tools(review: Review) -> list[str]:
+    """The tools of every failed criterion's decided checks and those behind the guarded criteria: one rerun
+    of a patch then judges it for any failed criterion."""
+    watched = {c.id for c in review.criteria if c.verdict == "fail"} | set(GUARDED)
+    return sorted({e.tool for e in review.evidence if e.outcome in ("pass", "fail") and watched & set(e.criteria)})
 
 
 def _copy(root: Path, dest: Path) -> Path:
@@ -85,22 +83,38 @@ def compare(review: Review, after: Review, candidate: Candidate, tools: list[str
     return not problems, "; ".join(problems), reruns
 
 
-def verify(review: Review, root: Path, config: ReviewConfig, candidate: Candidate, text: str) -> Verification:
-    """Rerun ``candidate`` applied to a copy of ``root`` in the sandbox; never touches ``root``."""
+def rerun(review: Review, root: Path, config: ReviewConfig, file: str, patched: str,
+          tools: list[str]) -> tuple[Review | None, str]:
+    """The review of a patched copy of ``root`` (same seed, only ``tools``), or None and why it did not finish."""
     from reviewer.api import start_review
 
-    started = time.monotonic()
-    patched = apply(text, list(candidate.edits))
-    tools = rerun_tools(review, candidate)
     with tempfile.TemporaryDirectory(prefix="kreview-fix-") as tmp:
         copy = _copy(root, Path(tmp) / "submission")
-        (copy / candidate.file).write_text(patched)
+        (copy / file).write_text(patched)
         cfg = config.model_copy(update={"seed": review.seed, "only": tools, "skip": [], "signoff": False,
                                         "runs_dir": Path(tmp) / "runs"})
         try:
-            after = start_review(copy, cfg)
+            return start_review(copy, cfg), ""
         except Exception as exc:  # noqa: BLE001 - a rerun that cannot finish verifies nothing: dropped, said why
-            return Verification(False, f"the rerun did not finish: {type(exc).__name__}: {exc}"[:300], tools=tools,
-                                duration_s=round(time.monotonic() - started, 2))
-    ok, why, reruns = compare(review, after, candidate, tools)
-    return Verification(ok, why, reruns, tools, patched, round(time.monotonic() - started, 2))
+            return None, f"the rerun did not finish: {type(exc).__name__}: {exc}"[:300]
+
+
+class Verifier:
+    """Verifies candidates of one review; a patch proposed for two criteria is rerun once."""
+
+    def __init__(self, review: Review, root: Path, config: ReviewConfig, text: str) -> None:
+        self.review, self.root, self.config, self.text = review, Path(root), config, text
+        self.tools = rerun_tools(review)
+        self._runs: dict[str, tuple[Review | None, str, float]] = {}
+
+    def __call__(self, candidate: Candidate) -> Verification:
+        patched = apply(self.text, list(candidate.edits))
+        if patched not in self._runs:
+            started = time.monotonic()
+            after, why = rerun(self.review, self.root, self.config, candidate.file, patched, self.tools)
+            self._runs[patched] = (after, why, round(time.monotonic() - started, 2))
+        after, why, took = self._runs[patched]
+        if after is None:
+            return Verification(False, why, tools=self.tools, duration_s=took)
+        ok, why, reruns = compare(self.review, after, candidate, self.tools)
+        return Verification(ok, why, reruns, self.tools, patched, took)
