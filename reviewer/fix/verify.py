@@ -51,10 +51,16 @@ def _copy(root: Path, dest: Path) -> Path:
     return Path(shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".kreview", "__pycache__"), symlinks=True))
 
 
+def _check_name(check: str) -> str:
+    # Rationale: a search's check names its smallest failing configuration in parentheses when it fails
+    return check.split(" (", 1)[0]
+
+
 def _same_check(new: dict[tuple[str, str, str], Evidence], e: Evidence) -> Evidence | None:
     """The rerun's item of the same tool and check when the case differs: a search reports the smallest failing
-    configuration as its case, and the nominal one when nothing fails."""
-    same = [k for k in new if k[:2] == _key(e)[:2]]
+    configuration as its case (and in its check's name), and the nominal one when nothing fails."""
+    tool, check, _ = _key(e)
+    same = [k for k in new if k[0] == tool and _check_name(k[1]) == _check_name(check)]
     return new.pop(same[0]) if len(same) == 1 else None
 
 

@@ -74,3 +74,21 @@ def test_bad_input_is_a_usage_error(tmp_path: Path) -> None:
     assert res.exit_code == 2
     res = invoke("fix", str(sub), "--format", "yaml")
     assert res.exit_code == 2
+
+
+def test_review_fix_stores_the_fixes_with_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reviewer.cli.core import with_fixes
+    from reviewer.core.config import ReviewConfig
+    from reviewer.runs import find_run, read_review
+
+    sub, runs, run_id = _stored(tmp_path)
+    monkeypatch.setattr(verify, "rerun", _rerun_passes(True))
+    run_dir = find_run(run_id, runs)
+    stored = read_review(run_dir).model_copy(update={"run_dir": str(run_dir)})
+    got = with_fixes(stored, sub, ReviewConfig(runs_dir=runs), None)
+    assert [f.kind for f in got.fixes.fixes] == ["max_subtraction"]
+    again = read_review(run_dir)
+    assert again.fixes == got.fixes
+    from reviewer.formats.text import render_text
+
+    assert "+    x = x - tl.max(x, axis=0)" in render_text(again)  # kreview show prints it

@@ -91,3 +91,18 @@ def test_a_review_without_a_failure_gets_no_patch(tmp_path: Path) -> None:
 
     report = fix_review(passing, root, ReviewConfig(), verifier=never)
     assert report.fixes == [] and report.dropped == [] and report.note == "no criterion failed: nothing to fix"
+
+
+def test_a_search_item_is_matched_by_check_name_when_its_case_changes() -> None:
+    failing = [ev("generality-1", "generality", "generality", "fail", defect="mismatch", case="generality-layouts",
+                  check="generality search over layouts (smallest failing configuration: transposed)",
+                  summary="layouts: transposed inputs fails"),
+               ev("correctness-1", "correctness", "correctness", "pass")]
+    before = review(failing)
+    (cand,) = [c for c in candidates(before, (KERNELS / "softmax/bad_contiguity.py").read_text())
+               if c.kind == "contiguous"]
+    after = review([ev("generality-1", "generality", "generality", "pass", case="probes-nominal",
+                       check="generality search over layouts"), failing[1]])
+    ok, why, reruns = compare(before, after, cand, rerun_tools(before))
+    assert ok, why
+    assert ("generality-1", "fail", "pass") in {(r.evidence, r.before, r.after) for r in reruns}
