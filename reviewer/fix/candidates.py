@@ -47,7 +47,9 @@ class Candidate:
 
 
 def _words(e: Evidence) -> str:
-    return " ".join(x for x in (e.defect or "", e.check, e.summary) if x).lower()
+    # Rationale: what the item found (its defect and summary), not the check's description, which lists every
+    # defect the check can find (memcheck's names "int32 index wrap" on every item)
+    return " ".join(x for x in (e.defect or "", e.summary) if x).lower()
 
 
 def failing(review: Review, criterion: str) -> list[Evidence]:

@@ -56,22 +56,30 @@ def _check_name(check: str) -> str:
     return check.split(" (", 1)[0]
 
 
-def _same_check(new: dict[tuple[str, str, str], Evidence], e: Evidence) -> Evidence | None:
+def _same_check(new: dict[tuple[str, str, str], list[Evidence]], e: Evidence) -> Evidence | None:
     """The rerun's item of the same tool and check when the case differs: a search reports the smallest failing
     configuration as its case (and in its check's name), and the nominal one when nothing fails."""
     tool, check, _ = _key(e)
-    same = [k for k in new if k[0] == tool and _check_name(k[1]) == _check_name(check)]
-    return new.pop(same[0]) if len(same) == 1 else None
+    same = [k for k, items in new.items() if items and k[0] == tool and _check_name(k[1]) == _check_name(check)]
+    return new[same[0]].pop(0) if len(same) == 1 else None
+
+
+def _take(new: dict[tuple[str, str, str], list[Evidence]], e: Evidence) -> Evidence | None:
+    """The rerun's item for ``e``: same tool, check and case (items sharing all three in review order)."""
+    items = new.get(_key(e))
+    return items.pop(0) if items else _same_check(new, e)
 
 
 def compare(review: Review, after: Review, candidate: Candidate, tools: list[str]) -> tuple[bool, str, list[CaseRerun]]:
     """Whether the rerun ``after`` fixes ``candidate``'s targets without breaking a check that passed."""
-    new = {_key(e): e for e in after.evidence}
+    new: dict[tuple[str, str, str], list[Evidence]] = {}
+    for e in after.evidence:
+        new.setdefault(_key(e), []).append(e)
     targets, reruns, problems = set(candidate.targets), [], []
     for e in review.evidence:
         if e.tool not in tools or e.outcome not in ("pass", "fail"):
             continue
-        got = new.pop(_key(e), None) or _same_check(new, e)
+        got = _take(new, e)
         now = got.outcome if got else "missing"
         reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before=e.outcome, after=now,
                                 evidence=e.id))
@@ -79,7 +87,7 @@ def compare(review: Review, after: Review, candidate: Candidate, tools: list[str
             problems.append(f"{e.id} ({_case(e)}) still {now}")
         elif e.outcome == "pass" and now == "fail":
             problems.append(f"{e.id} ({_case(e)}) passed before and fails now")
-    for e in new.values():
+    for e in (x for items in new.values() for x in items):
         reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before="missing", after=e.outcome))
         if e.outcome == "fail" and (set(e.criteria) & {candidate.criterion, *GUARDED}):
             problems.append(f"a new check fails: {e.summary[:120]}")

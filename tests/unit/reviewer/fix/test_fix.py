@@ -106,3 +106,24 @@ def test_a_search_item_is_matched_by_check_name_when_its_case_changes() -> None:
     ok, why, reruns = compare(before, after, cand, rerun_tools(before))
     assert ok, why
     assert ("generality-1", "fail", "pass") in {(r.evidence, r.before, r.after) for r in reruns}
+
+
+def test_items_sharing_tool_check_and_case_are_matched_in_order() -> None:
+    two = [ev("memcheck-1", "memcheck", "correctness", "fail", defect="int32_overflow", case="memcheck-0-0",
+              check="sanitizer", summary="int32 mul wrapped"),
+           ev("memcheck-2", "memcheck", "correctness", "fail", defect="oob_load", case="memcheck-0-0",
+              check="sanitizer", summary="loads before the start of x_ptr")]
+    before = review(two)
+    (cand,) = candidates(before, (KERNELS / "memcheck/permute/int32_overflow.py").read_text())
+    assert cand.kind == "int64_offsets"
+    after = review([e.model_copy(update={"outcome": "pass", "defect": None}) for e in two])
+    ok, why, reruns = compare(before, after, cand, rerun_tools(before))
+    assert ok, why
+    assert [(r.evidence, r.after) for r in reruns] == [("memcheck-1", "pass"), ("memcheck-2", "pass")]
+
+
+def test_the_check_description_does_not_propose_a_class() -> None:
+    oob = [ev("memcheck-1", "memcheck", "correctness", "fail", defect="oob_load", summary="loads past the end",
+              check="run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap, races)")]
+    kinds = [c.kind for c in candidates(review(oob), (KERNELS / "memcheck/affine/oob_load_unmasked.py").read_text())]
+    assert kinds == ["tail_mask"]
