@@ -61,15 +61,11 @@ def user_config_file(named: Path | None, old: Path | None) -> Path | None:
 
 def with_fixes(result, path: Path, config, progress):
     """The review with its verified fixes (``--fix``), stored back in the run's review.json and draft.md."""
-    from reviewer.drafting.render import render_markdown
-    from reviewer.fix import fix_review
-    from reviewer.runs import write_review
+    from reviewer.fix import with_fixes as fixed
 
     if progress is not None and any(c.verdict == "fail" for c in result.criteria):
         progress("fixes: trying rule-based patches, each rerun in the sandbox")
-    result = result.model_copy(update={"fixes": fix_review(result, path, config)})
-    write_review(Path(result.run_dir), result, render_markdown(result))
-    return result
+    return fixed(result, path, config)
 
 
 def target_gpu(name: str | None) -> str | None:

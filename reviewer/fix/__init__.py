@@ -68,4 +68,16 @@ def fix_review(review: Review, root: Path, config: ReviewConfig, *, max_tries: i
     return report
 
 
-__all__ = ["fix_review", "FixReport", "Fix"]
+def with_fixes(review: Review, root: Path, config: ReviewConfig) -> Review:
+    """``review`` with its verified fixes, written back to its run's review.json and draft.md (``kreview show``
+    and the workbench read them there)."""
+    from reviewer.drafting.render import render_markdown
+    from reviewer.runs import write_review
+
+    fixed = review.model_copy(update={"fixes": fix_review(review, root, config)})
+    if fixed.run_dir:
+        write_review(Path(fixed.run_dir), fixed, render_markdown(fixed))
+    return fixed
+
+
+__all__ = ["fix_review", "with_fixes", "FixReport", "Fix"]
