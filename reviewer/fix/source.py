@@ -82,6 +82,8 @@ def line_before(prog: Program, stmt: ast.stmt, code: str) -> TextEdit:
 
 
 def _offset(lines: list[str], line: int, col: int) -> int:
+    if line > len(lines):  # just past the last line: the end of the text
+        return sum(len(x) for x in lines)
     # ast columns count UTF-8 bytes; convert within the line
     raw = lines[line - 1].encode()[:col].decode(errors="ignore")
     return sum(len(x) for x in lines[: line - 1]) + len(raw)
