@@ -103,7 +103,7 @@ def fix(
             dest = out or Path("kreview-fix.patch")
             dest.write_text(patch)
             err.print(f"wrote {escape(str(dest))}: {first.description} ({first.criterion}), verified by rerunning "
-                      f"{', '.join(first.tools)}; apply with: git apply {escape(str(dest))}  (or patch -p1)",
+                      f"{', '.join(first.tools)}; apply it inside {escape(str(path))}: patch -p1 < {escape(str(dest.resolve()))}",
                       highlight=False, soft_wrap=True)
         if fmt == "text":
             sys.stdout.write(patch)
