@@ -102,6 +102,15 @@ _VIEWS = {"reshape", "view", "flatten", "transpose", "permute", "t", "squeeze", 
           "movedim", "swapaxes", "as_strided"}
 
 
+def _chain(node: ast.expr) -> tuple[str | None, list[str]]:
+    """``x.reshape(...).contiguous()`` -> (``x``, [``reshape``, ``contiguous``]): a method chain's receiver name."""
+    methods: list[str] = []
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        methods.insert(0, node.func.attr)
+        node = node.func.value
+    return (node.id if isinstance(node, ast.Name) else None), methods
+
+
 def _tensor_inputs(w: ast.FunctionDef) -> dict[str, ast.stmt | None]:
     """Names ``w`` passes to a kernel launch that hold its inputs as given: a parameter (None), a name
     unpacked from one, or a view of one (the statement binding it)."""
@@ -111,10 +120,10 @@ def _tensor_inputs(w: ast.FunctionDef) -> dict[str, ast.stmt | None]:
         if not isinstance(s, ast.Assign) or len(s.targets) != 1:
             continue
         t, v = s.targets[0], s.value
+        root, methods = _chain(v)
         if isinstance(t, ast.Tuple) and isinstance(v, ast.Name) and v.id in params:
             bound.update({e.id: s for e in t.elts if isinstance(e, ast.Name)})
-        elif (isinstance(t, ast.Name) and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
-              and v.func.attr in _VIEWS and set(_names(v.func.value)) & set(bound)):
+        elif isinstance(t, ast.Name) and root in bound and methods and set(methods) <= _VIEWS | {"contiguous"}:
             bound[t.id] = s
     launched = {a.id for c in launches(w) for a in c.args if isinstance(a, ast.Name)}
     return {n: s for n, s in bound.items() if n in launched}
@@ -128,7 +137,7 @@ def contiguous(prog: Program) -> list[TextEdit]:
     for w in prog.wrappers():
         made = {c.func.value.id for c in _calls(w, "contiguous") if isinstance(c.func.value, ast.Name)}  # type: ignore[attr-defined]
         for name, stmt in _tensor_inputs(w).items():
-            if name in made:
+            if name in made or (stmt is not None and "contiguous" in _chain(stmt.value)[1]):  # type: ignore[attr-defined]
                 continue
             if stmt is None:
                 first = w.body[1] if ast.get_docstring(w) and len(w.body) > 1 else w.body[0]

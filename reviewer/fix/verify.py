@@ -64,10 +64,16 @@ def _same_check(new: dict[tuple[str, str, str], list[Evidence]], e: Evidence) ->
     return new[same[0]].pop(0) if len(same) == 1 else None
 
 
-def _take(new: dict[tuple[str, str, str], list[Evidence]], e: Evidence) -> Evidence | None:
-    """The rerun's item for ``e``: same tool, check and case (items sharing all three in review order)."""
+def _take(new: dict[tuple[str, str, str], list[Evidence]], e: Evidence,
+          taken: dict[tuple[str, str, str], Evidence]) -> Evidence | None:
+    """The rerun's item for ``e``: same tool, check and case (items sharing all three in review order). When the
+    rerun has fewer items for that case (a check that reported two defects of one case reports one pass), the
+    extra ones get the case's last item: the check ran on that case and that is what it said."""
     items = new.get(_key(e))
-    return items.pop(0) if items else _same_check(new, e)
+    if items:
+        taken[_key(e)] = items.pop(0)
+        return taken[_key(e)]
+    return taken.get(_key(e)) or _same_check(new, e)
 
 
 def compare(review: Review, after: Review, candidate: Candidate, tools: list[str]) -> tuple[bool, str, list[CaseRerun]]:
@@ -76,10 +82,11 @@ def compare(review: Review, after: Review, candidate: Candidate, tools: list[str
     for e in after.evidence:
         new.setdefault(_key(e), []).append(e)
     targets, reruns, problems = set(candidate.targets), [], []
+    taken: dict[tuple[str, str, str], Evidence] = {}
     for e in review.evidence:
         if e.tool not in tools or e.outcome not in ("pass", "fail"):
             continue
-        got = _take(new, e)
+        got = _take(new, e, taken)
         now = got.outcome if got else "missing"
         reruns.append(CaseRerun(tool=e.tool, check=e.check, case=_case(e), before=e.outcome, after=now,
                                 evidence=e.id))

@@ -127,3 +127,18 @@ def test_the_check_description_does_not_propose_a_class() -> None:
               check="run under the Triton CPU sanitizer (bounds, device_assert, int32 index wrap, races)")]
     kinds = [c.kind for c in candidates(review(oob), (KERNELS / "memcheck/affine/oob_load_unmasked.py").read_text())]
     assert kinds == ["tail_mask"]
+
+
+def test_two_defects_of_one_case_fixed_leave_one_passing_item() -> None:
+    two = [ev("memcheck-1", "memcheck", "correctness", "fail", defect="int32_overflow", case="memcheck-0-0",
+              check="sanitizer", summary="int32 mul wrapped"),
+           ev("memcheck-2", "memcheck", "correctness", "fail", defect="oob_load", case="memcheck-0-0",
+              check="sanitizer", summary="loads before the start of x_ptr")]
+    before = review(two)
+    (cand,) = candidates(before, (KERNELS / "memcheck/permute/int32_overflow.py").read_text())
+    after = review([two[0].model_copy(update={"outcome": "pass", "defect": None})])
+    ok, why, reruns = compare(before, after, cand, rerun_tools(before))
+    assert ok, why
+    assert [(r.evidence, r.after) for r in reruns] == [("memcheck-1", "pass"), ("memcheck-2", "pass")]
+    still = review([two[0].model_copy(update={"defect": "oob_load"})])
+    assert not compare(before, still, cand, rerun_tools(before))[0]
