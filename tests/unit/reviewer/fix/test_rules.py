@@ -47,6 +47,9 @@ CASES = [
     ("memcheck/permute/int32_overflow.py", "int64_offsets",
      ["offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)"],
      ["offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)"]),
+    ("output_dtype/bad_output_dtype_hardcoded.py", "wrapper_dtype",
+     ["y = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)"],
+     ["y = torch.empty(x2.shape[0], dtype=x2.dtype, device=x.device)"]),
     ("softmax/bad_contiguity.py", "store_cast",
      ["tl.store(y_ptr + row * n_cols + offs, out, mask=mask)"],
      ["tl.store(y_ptr + row * n_cols + offs, out.to(y_ptr.dtype.element_ty), mask=mask)"]),
@@ -76,7 +79,7 @@ def test_wrapper_dtype_uses_the_input_dtype() -> None:
     assert "y = torch.empty(x.shape, dtype=x.dtype, device=x.device)" in new
 
 
-GOOD = ["softmax/good_softmax.py", "memcheck/affine/good_masked.py", "mean_fp16/good_fp32_accumulator.py",
+GOOD = ["softmax/good_softmax.py", "output_dtype/good_output_like_input.py", "memcheck/affine/good_masked.py", "mean_fp16/good_fp32_accumulator.py",
         "memcheck/permute/good_permute_int64.py"]
 
 
