@@ -32,3 +32,21 @@ def test_missing_max_subtraction_gets_a_verified_fix(tmp_path: Path, config: Rev
     assert not [r for r in fix.reruns if r.before == "pass" and r.after != "pass"]
     assert {"correctness", "generality", "numerics"} <= set(fix.tools)
     assert (sub / "submission.py").read_text() == before  # verified on a copy, the submission untouched
+
+
+@pytest.mark.slow
+def test_a_candidate_that_does_not_fix_the_failure_is_dropped(tmp_path: Path, config: ReviewConfig,
+                                                              reviews: ReviewCache) -> None:
+    """The row index wraps at 65,536 programs (``% 65536``): the evidence names a wrap, so int64 program ids are
+    tried; the crossing past 65,535 rows still fails on the patched copy, so nothing is offered."""
+    sub = materialize(KERNELS / "large_grid" / "bad_program_id_wrap.py", tmp_path / "sub")
+    # as the large_grid corpus of tests/e2e/test_kernel_verdicts.py reviews it (shared per session)
+    cfg = config.model_copy(update={"only": ["builds", "correctness", "generality"], "budget": 0.2})
+    review = reviews.review(sub, cfg)
+    assert review.criterion("generality").verdict == "fail"
+    report = fix_review(review, sub, cfg)
+    assert report.fixes == []
+    (dropped,) = report.dropped
+    assert dropped.kind == "int64_offsets" and dropped.criterion == "generality"
+    assert "still fail" in dropped.why and "generality" in dropped.why
+    assert "no candidate verified" in report.note
