@@ -41,10 +41,11 @@ def _case(e: Evidence) -> str:
 
 
 def rerun_tools(review: Review) -> list[str]:
-    """The tools of every failed criterion's decided checks and those behind the guarded criteria: one rerun
-    of a patch then judges it for any failed criterion."""
+    """The tools behind every failed criterion and the guarded ones: one rerun of a patch then judges it for any
+    failed criterion. A tool whose check was not assessed (the nominal inputs failed) is rerun too: with the
+    failure fixed it decides, and it must not fail."""
     watched = {c.id for c in review.criteria if c.verdict == "fail"} | set(GUARDED)
-    return sorted({e.tool for e in review.evidence if e.outcome in ("pass", "fail") and watched & set(e.criteria)})
+    return sorted({e.tool for e in review.evidence if e.outcome != "info" and watched & set(e.criteria)})
 
 
 def _copy(root: Path, dest: Path) -> Path:

@@ -142,3 +142,15 @@ def test_two_defects_of_one_case_fixed_leave_one_passing_item() -> None:
     assert [(r.evidence, r.after) for r in reruns] == [("memcheck-1", "pass"), ("memcheck-2", "pass")]
     still = review([two[0].model_copy(update={"defect": "oob_load"})])
     assert not compare(before, still, cand, rerun_tools(before))[0]
+
+
+def test_a_check_not_assessed_before_is_rerun_and_must_not_fail() -> None:
+    items = [ev("correctness-1", "correctness", "correctness", "fail", defect="oob_load", summary="loads past the end"),
+             ev("generality-1", "generality", "generality", "unverified", defect="not_assessed")]
+    before = review(items)
+    assert "generality" in rerun_tools(before)
+    (cand,) = candidates(before, (KERNELS / "memcheck/affine/oob_load_unmasked.py").read_text())
+    fixed = review([items[0].model_copy(update={"outcome": "pass"}),
+                    ev("generality-2", "generality", "generality", "fail", defect="mismatch", case="sizes")])
+    ok, why, _ = compare(before, fixed, cand, rerun_tools(before))
+    assert not ok and "a new check fails" in why
