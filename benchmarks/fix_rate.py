@@ -76,7 +76,8 @@ def one(rel: str, work: Path, reviews: Path | None, seed: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("kernels", nargs="*", help="FAMILY/FILE.py under tests/kernels (default: every rejected Triton file)")
+    ap.add_argument("kernels", nargs="*",
+                    help="FAMILY/FILE.py under tests/kernels (default: every rejected Triton file)")
     ap.add_argument("--reviews", type=Path, help="folder of stored review JSONs to reuse")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)

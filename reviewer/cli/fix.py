@@ -71,7 +71,8 @@ def fix(
     run: Annotated[Optional[str], typer.Option("--run", help="a stored review of DIR to fix from, instead of "
                                                "reviewing it again")] = None,
     seed: Annotated[Optional[int], typer.Option(help="master seed of the review (random if omitted)")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="text (the patch on stdout too) or json (the FixReport)")] = "text",
+    fmt: Annotated[str, typer.Option("--format", help="text (the patch on stdout too) or json (the FixReport)")
+                   ] = "text",
     device: DeviceOpt = None,
     timeout: Timeout = None,
     runs_dir: RunsDir = None,
@@ -103,7 +104,8 @@ def fix(
             dest = out or Path("kreview-fix.patch")
             dest.write_text(patch)
             err.print(f"wrote {escape(str(dest))}: {first.description} ({first.criterion}), verified by rerunning "
-                      f"{', '.join(first.tools)}; apply it inside {escape(str(path))}: patch -p1 < {escape(str(dest.resolve()))}",
+                      f"{', '.join(first.tools)}; apply it inside {escape(str(path))}: "
+                      f"patch -p1 < {escape(str(dest.resolve()))}",
                       highlight=False, soft_wrap=True)
         if fmt == "text":
             sys.stdout.write(patch)

@@ -170,7 +170,7 @@ class Review(_Model):
     task: TaskAudit | None = None
     """What the audit of the task found (tools/task_audit; docs/task-audit.md), about the task, not the kernel."""
     fixes: FixReport | None = None
-    """Verified patches for failed criteria (``kreview review --fix``; reviewer/fix, docs/fixes.md); None: not computed."""
+    """Verified patches for failed criteria (``kreview review --fix``; docs/fixes.md); None: not computed."""
 
     def criterion(self, cid: str) -> CriterionResult:
         for c in self.criteria:

@@ -135,9 +135,10 @@ def _tensor_inputs(w: ast.FunctionDef) -> dict[str, ast.stmt | None]:
 def contiguous(prog: Program) -> list[TextEdit]:
     edits: list[TextEdit] = []
     for w in prog.wrappers():
-        made = {c.func.value.id for c in _calls(w, "contiguous") if isinstance(c.func.value, ast.Name)}  # type: ignore[attr-defined]
+        made = {c.func.value.id for c in _calls(w, "contiguous")
+                if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)}
         for name, stmt in _tensor_inputs(w).items():
-            if name in made or (stmt is not None and "contiguous" in _chain(stmt.value)[1]):  # type: ignore[attr-defined]
+            if name in made or (isinstance(stmt, ast.Assign) and "contiguous" in _chain(stmt.value)[1]):
                 continue
             if stmt is None:
                 first = w.body[1] if ast.get_docstring(w) and len(w.body) > 1 else w.body[0]
@@ -145,7 +146,8 @@ def contiguous(prog: Program) -> list[TextEdit]:
             elif isinstance(stmt.targets[0], ast.Name):  # type: ignore[attr-defined]
                 edits.append(after_node(stmt.value, ".contiguous()"))  # type: ignore[attr-defined]
             else:
-                edits.append(insert_at(stmt.end_lineno + 1, 0, f"{prog.indent_of(stmt)}{name} = {name}.contiguous()\n"))  # type: ignore[operator]
+                code = f"{prog.indent_of(stmt)}{name} = {name}.contiguous()\n"
+                edits.append(insert_at(stmt.end_lineno + 1, 0, code))  # type: ignore[operator]
     return edits
 
 
@@ -262,7 +264,8 @@ def wrapper_dtype(prog: Program) -> list[TextEdit]:
             continue
         for call in _calls(w, *_CREATORS):
             for kw in call.keywords:
-                if kw.arg == "dtype" and prog.segment(kw.value).startswith("torch.") and "float" in prog.segment(kw.value):
+                text = prog.segment(kw.value) if kw.arg == "dtype" else ""
+                if text.startswith("torch.") and "float" in text:
                     edits.append(replace_node(kw.value, f"{inputs[0]}.dtype"))
     return edits
 
