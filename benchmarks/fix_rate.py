@@ -5,8 +5,8 @@
 For each known-bad kernel file of tests/kernels (default: every Triton file whose ``Expect:`` line says
 ``overall=reject``), the submission directory is materialised, reviewed (seed 0, author mode), and, if
 rejected, ``reviewer.fix.fix_review`` runs: each candidate rerun in the sandbox on a copy. ``--reviews DIR``
-reuses ``DIR/<family>__<file>.json`` (a ``kreview review --format json`` of the same directory and seed) instead
-of reviewing again. Reported per kernel: the review's seconds, the fixer's seconds, the verified fixes (kind,
+reuses ``DIR/<family>__<file>.json`` (a ``kreview review --format json`` of ``DIR/subs/<family>__<file>`` with the
+same seed) instead of reviewing again, and stores there the reviews it makes. Reported per kernel: the review's seconds, the fixer's seconds, the verified fixes (kind,
 criterion, lines changed) and the dropped candidates with their reasons; then the share fixed and the median
 time added. The machine is shared: the load average is printed with the figures.
 """
@@ -50,7 +50,7 @@ def one(rel: str, work: Path, reviews: Path | None, seed: int) -> dict:
     from reviewer.fix import fix_review
 
     name = rel.replace("/", "__").removesuffix(".py")
-    sub = materialize(KERNELS / rel, work / name)
+    sub = materialize(KERNELS / rel, (reviews or work) / "subs" / name)
     config = ReviewConfig(seed=seed, signoff=False, runs_dir=work / "runs")
     stored = reviews / f"{name}.json" if reviews else None
     started = time.monotonic()
@@ -61,6 +61,8 @@ def one(rel: str, work: Path, reviews: Path | None, seed: int) -> dict:
     else:
         review = start_review(sub, config)
         review_s = round(time.monotonic() - started, 1)
+        if stored is not None:  # kept for the next run, with its submission directory
+            stored.write_text(review.model_dump_json(indent=2))
     row = {"kernel": rel, "overall": review.overall, "review_s": review_s,
            "failed": [c.id for c in review.criteria if c.verdict == "fail"]}
     if review.overall != "reject":
