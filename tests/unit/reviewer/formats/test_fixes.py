@@ -95,3 +95,16 @@ def test_sarif_with_fixes_is_valid_sarif() -> None:
 
     schema = json.loads((Path(__file__).parents[3] / "data/schemas/sarif-2.1.0-subset.schema.json").read_text())
     jsonschema.Draft7Validator(schema).validate(to_sarif(_reviewed()[0]))
+
+
+def test_a_suggestion_that_would_quote_a_marker_becomes_a_note(tmp_path: Path) -> None:
+    (tmp_path / "k").mkdir()
+    (tmp_path / "k" / "submission.py").write_text(SRC)
+    r, fix = _reviewed(root=str(tmp_path / "k"))
+    planted = fix.changes[0].model_copy(update={"new": [*fix.changes[0].new, "# <!-- kreview:fp=0123456789abcdef -->"]})
+    r = r.model_copy(update={"fixes": r.fixes.model_copy(update={"fixes": [fix.model_copy(update={"changes": [planted]})]})})
+    target = ReviewTarget(dir="k", name="k", reasons=["k/submission.py added"], in_base=False, in_head=True)
+    change = FileChange(path="k/submission.py", status="added", added=[LineRange(start=1, end=len(SRC.splitlines()))])
+    planned, notes = plan_comments(r, target, [change], tmp_path)
+    assert not [p for p in planned if "verified fix" in p.body]
+    assert any("verified fix fix-1" in n.text for n in notes)
