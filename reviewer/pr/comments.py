@@ -201,7 +201,8 @@ def _fix_comments(review: Review, target: ReviewTarget, changes: dict[str, FileC
         # Rationale: a suggestion quotes source verbatim (no escaping); source carrying an HTML comment could
         # plant a marker the bot reads back, so such a fix goes to the summary as a note instead
         planted = any("<!--" in line or FP_MARK in line for c in parts for line in c.new)
-        if planted or path not in changes or not all(_inside(changes[path], c.start_line, c.end_line) for c in parts):
+        on_diff = path in changes and all(_inside(changes[path], c.start_line, c.end_line) for c in parts)
+        if planted or not on_diff:
             notes.append(OffDiffNote(target=target.dir, text=f"verified fix {fix.id} ({fix.kind}) for {fix.criterion} "
                                      f"touches lines outside this change: {fix.description}; run kreview fix to get it",
                                      where=posixpath.join(target.dir, fix.file), sources=[fix.id]))
