@@ -178,13 +178,19 @@ def fp32_accumulator(prog: Program) -> list[TextEdit]:
 
 
 def _widen_feeding_loads(prog: Program, k: ast.FunctionDef, accs: list[str], tl: str) -> list[TextEdit]:
-    parents, loads = _parents(k), []
+    parents, loads, out = _parents(k), [], []
     for s in ast.walk(k):
         if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) and s.target.id in accs:
+            # an explicit narrowing of what is added (x.to(tl.float16)) is the same defect: widen it instead
+            narrowing = [replace_node(c.args[0], f"{tl}.float32") for c in _calls(s.value, "to")
+                         if c.args and _low_precision(prog.segment(c.args[0])) and "float" in prog.segment(c.args[0])]
+            out += narrowing
+            if narrowing:
+                continue
             loads += list(_calls(s.value, "load"))
             feeders = set(_names(s.value))
             loads += [c for c in _calls(k, "load") if _assigned_from(k, c) in feeders]
-    out, seen = [], set()
+    seen: set[int] = set()
     for c in loads:
         p = parents.get(c)
         if id(c) in seen or (isinstance(p, ast.Attribute) and p.attr == "to"):

@@ -43,6 +43,9 @@ CASES = [
      ["acc = tl.zeros_like(first)", "x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0)"],
      ["acc = tl.zeros(first.shape, dtype=tl.float32)",
       "x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0.0).to(tl.float32)"]),
+    ("rowmean_loose/bad_fp16_accumulator.py", "fp32_accumulator",  # the narrowing cast of the addend too
+     ["acc = tl.zeros([BLOCK], tl.float16)", "acc += x.to(tl.float16)"],
+     ["acc = tl.zeros([BLOCK], tl.float32)", "acc += x.to(tl.float32)"]),
     ("softmax/bad_no_max_subtraction.py", "max_subtraction", [], ["x = x - tl.max(x, axis=0)"]),
     ("memcheck/permute/int32_overflow.py", "int64_offsets",
      ["offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)"],
