@@ -137,6 +137,8 @@ def contiguous(prog: Program) -> list[TextEdit]:
     for w in prog.wrappers():
         made = {c.func.value.id for c in _calls(w, "contiguous")
                 if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name)}
+        # an input whose strides the launch passes is read through them: no layout assumed
+        made |= {_chain(c)[0] for launch in launches(w) for c in _calls(launch, "stride")}
         for name, stmt in _tensor_inputs(w).items():
             if name in made or (isinstance(stmt, ast.Assign) and "contiguous" in _chain(stmt.value)[1]):
                 continue

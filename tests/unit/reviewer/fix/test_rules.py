@@ -82,8 +82,8 @@ def test_wrapper_dtype_uses_the_input_dtype() -> None:
     assert "y = torch.empty(x.shape, dtype=x.dtype, device=x.device)" in new
 
 
-GOOD = ["softmax/good_softmax.py", "output_dtype/good_output_like_input.py", "memcheck/affine/good_masked.py", "mean_fp16/good_fp32_accumulator.py",
-        "memcheck/permute/good_permute_int64.py"]
+GOOD = ["softmax/good_softmax.py", "output_dtype/good_output_like_input.py", "memcheck/affine/good_masked.py",
+        "mean_fp16/good_fp32_accumulator.py", "memcheck/permute/good_permute_int64.py", "rowmean_loose/good_rowmean.py"]
 
 
 @pytest.mark.parametrize("rel", GOOD)
