@@ -6,6 +6,7 @@ import reviewer.cli.batch as batch
 import reviewer.cli.calibrate as calibrate
 import reviewer.cli.compare as compare
 import reviewer.cli.core as core
+import reviewer.cli.fix as fix
 import reviewer.cli.init as init
 import reviewer.cli.pr as pr
 import reviewer.cli.runs as runs

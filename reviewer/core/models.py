@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewer.core.fixes import FixReport
 from reviewer.core.task import TaskAudit
 
 SCHEMA_VERSION = 1
@@ -171,6 +172,8 @@ class Review(_Model):
     run_dir: str = ""
     task: TaskAudit | None = None
     """What the audit of the task found (tools/task_audit; docs/task-audit.md), about the task, not the kernel."""
+    fixes: FixReport | None = None
+    """Verified patches for failed criteria (``kreview review --fix``; docs/fixes.md); None: not computed."""
 
     def criterion(self, cid: str) -> CriterionResult:
         for c in self.criteria:

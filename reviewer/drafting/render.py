@@ -5,6 +5,7 @@ from __future__ import annotations
 from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.task_section import task_lines
 from reviewer.core.models import Claim, Finding, Review
+from reviewer.formats.fixes import dropped_lines, markdown_lines
 from reviewer.formats.text import deciding, group, rerun_command, smallest_case, where
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
@@ -106,6 +107,9 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
                 continue
             lines += [f"## {md_text(crit.title)} — {_MARK[s.verdict]}", ""]
             lines += [_claim(c) for c in s.claims] + [""]
+            lines += markdown_lines(review.fixes, crit.id)
+        if dropped_lines(review.fixes):
+            lines += ["## Fixes not offered", ""] + [f"- {md_text(x)}" for x in dropped_lines(review.fixes)] + [""]
         if review.findings:
             lines += ["## Concerns (do not decide a verdict)", ""] + _findings(review.findings) + [""]
         if draft.notes:

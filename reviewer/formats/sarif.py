@@ -43,6 +43,23 @@ def _location(p: Place) -> dict[str, Any]:
     return {"physicalLocation": loc}
 
 
+def _fixes(review: Review, criterion: str) -> list[dict[str, Any]]:
+    """SARIF §3.55 ``fix`` objects for a criterion's verified patches: one replacement per text edit
+    (SARIF columns are 1-based; an empty deleted region is an insertion)."""
+    if review.fixes is None:
+        return []
+    out = []
+    for f in review.fixes.for_criterion(criterion):
+        art = _location(finding_places(review, [])[0])["physicalLocation"]["artifactLocation"]  # the submission file
+        reps = [{"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_col + 1,
+                                   "endLine": e.end_line, "endColumn": e.end_col + 1},
+                 "insertedContent": {"text": e.text}} for e in f.edits]
+        out.append({"description": {"text": sarif_text(f"{f.id} ({f.kind}): {f.description}; verified by rerunning "
+                                                       f"{', '.join(f.tools)} in the sandbox")},
+                    "artifactChanges": [{"artifactLocation": art, "replacements": reps}]})
+    return out
+
+
 def to_sarif(review: Review) -> dict[str, Any]:
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
@@ -65,6 +82,9 @@ def to_sarif(review: Review) -> dict[str, Any]:
             "properties": {"verdict": c.verdict, "required": c.required,
                            "evidence": [e.id for e in deciding(review, c)], "rerun": reruns(review, c)},
         }
+        fixes = _fixes(review, c.id)
+        if fixes:
+            res["fixes"] = fixes
         results.append(res)
     for f in review.findings:
         rid = f"finding/{f.category}"

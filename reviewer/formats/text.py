@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from reviewer.core.models import CriterionResult, Evidence, Finding, Review
+from reviewer.formats.fixes import dropped_lines, text_lines
 
 # C0/C1 controls (ANSI escapes start with ESC) and the bidirectional overrides that reorder text
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -215,8 +216,11 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     said: set[str] = set()
     for c in sorted((c for c in open_ if c not in idle), key=lambda c: (c.verdict != "fail", not c.required)):
         lines += _cause_lines(c, review, by_id, said)
+        lines += text_lines(review.fixes, c.id, _INDENT)
     if idle:
         lines.append(f"{'unverified':<10}   no check ran for: {', '.join(plain(c.title) for c in idle)}")
+    if dropped_lines(review.fixes):
+        lines += ["", "Fixes not offered:"] + [f"  {plain(x)}" for x in dropped_lines(review.fixes)]
     lines += ["", "Criteria:"] + _criteria(review)
     lines += _task(review)
     found = concerns(review, verbose=verbose)

@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from reviewer.core.fixes import Fix
 from reviewer.core.models import Evidence, Review, SourceSpan
+from reviewer.formats.fixes import suggestion
 from reviewer.drafting.escape import md_code, md_text
 from reviewer.pr.models import FileChange, LineRange, OffDiffNote, PlannedComment, ReviewTarget
 
@@ -164,7 +166,8 @@ def plan_comments(review: Review, target: ReviewTarget, files: list[FileChange],
             why = "" if item.cites else " (not confirmed by evidence)"
             notes.append(OffDiffNote(target=target.dir, text=f"{item.title}{why}: {item.text}", where=where,
                                      sources=[item.source]))
-    planned = []
+    planned, fix_notes = _fix_comments(review, target, changes, tree)
+    notes += fix_notes
     for fp, (path, hit, items) in groups.items():
         lead = min(items, key=lambda i: i.rank)
         cites = list({e.id: e for i in items for e in i.cites}.values())
@@ -174,6 +177,43 @@ def plan_comments(review: Review, target: ReviewTarget, files: list[FileChange],
                                       start_line=hit.start if hit.start < hit.end else None, rank=lead.rank,
                                       target=target.dir, sources=sorted({i.source for i in items}),
                                       body=_body(merged, fp, tree, _icon(lead.rank))))
+    return planned, notes
+
+
+def _inside(change: FileChange, start: int, end: int) -> bool:
+    return any(r.start <= start and end <= r.end for r in change.added)
+
+
+def _fix_body(fix: Fix, part: str, suggestion_block: str, fp: str) -> str:
+    return "\n".join([f"**💡 verified fix {md_code(fix.id)}** for {md_text(fix.criterion)} ({md_text(fix.kind)}{part}): "
+                      f"{md_text(fix.description)}; rerunning {md_text(', '.join(fix.tools))} on the patched copy in "
+                      "the sandbox passed the failing checks and kept every passing one.", "", suggestion_block, "",
+                      fp_marker(fp)])
+
+
+def _fix_comments(review: Review, target: ReviewTarget, changes: dict[str, FileChange],
+                  tree: Path) -> tuple[list[PlannedComment], list[OffDiffNote]]:
+    """Each verified fix as GitHub ``suggestion`` blocks on the lines it replaces, when the change wrote them."""
+    planned, notes = [], []
+    for fix in review.fixes.fixes if review.fixes else []:
+        path = repo_path(tree, target.dir, fix.file)
+        parts = fix.changes
+        # Rationale: a suggestion quotes source verbatim (no escaping); source carrying an HTML comment could
+        # plant a marker the bot reads back, so such a fix goes to the summary as a note instead
+        planted = any("<!--" in line or FP_MARK in line for c in parts for line in c.new)
+        on_diff = path in changes and all(_inside(changes[path], c.start_line, c.end_line) for c in parts)
+        if planted or not on_diff:
+            notes.append(OffDiffNote(target=target.dir, text=f"verified fix {fix.id} ({fix.kind}) for {fix.criterion} "
+                                     f"touches lines outside this change: {fix.description}; run kreview fix to get it",
+                                     where=posixpath.join(target.dir, fix.file), sources=[fix.id]))
+            continue
+        for n, c in enumerate(parts):
+            fp = fingerprint(target.dir, path, f"fix:{fix.kind}", "\n".join(c.old), [fix.criterion])
+            part = f", part {n + 1} of {len(parts)}" if len(parts) > 1 else ""
+            planned.append(PlannedComment(fingerprint=fp, path=path, line=c.end_line,
+                                          start_line=c.start_line if c.start_line < c.end_line else None,
+                                          rank=RANK_REQUIRED_FAIL, target=target.dir, sources=[fix.id],
+                                          body=_fix_body(fix, part, suggestion(c), fp)))
     return planned, notes
 
 

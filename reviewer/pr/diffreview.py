@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.api import start_review
+from reviewer.fix import with_fixes
 from reviewer.core.config import ReviewConfig
 from reviewer.core.errors import KReviewError
 from reviewer.core.models import Review
@@ -141,6 +142,9 @@ def _review_target(t: ReviewTarget, head_tree: Path, base_tree: Path | None, cfg
         _with_target(folder, cfg)
         say(f"{t.dir or '.'}: reviewing the old version")
         old, report.old_error = _review(folder, base_config.model_copy(update={"signoff": False}), progress=say)
+    if new is not None and cfg.fixes and new.overall == "reject":
+        say(f"{t.dir or '.'}: trying verified fixes")
+        new = with_fixes(new, head_tree / t.dir, base_config)
     if new is not None:
         report.new_run, report.new_status, report.new_overall = new.run_id, new.status, new.overall
         planned, notes = plan_comments(new, t, files, head_tree)

@@ -56,6 +56,8 @@ class RepoConfig(_Strict):
     max_comments: int = Field(10, ge=0, le=50)
     default_target: Target = Field(default_factory=Target, description="GPU target for submissions that name none")
     review_old: bool = Field(True, description="also review the base version to report regressions")
+    fixes: bool = Field(False, description="on a rejected target, try rule-based patches, verified by a sandbox "
+                        "rerun, and post them as suggestions (docs/fixes.md)")
     github: GitHubSettings = Field(default_factory=GitHubSettings)
     review: dict[str, Any] = Field(default_factory=dict, description="the review settings (REVIEW_KEYS) as given")
 

@@ -156,6 +156,15 @@ def check_domain_edge(run: Reviewed) -> None:
         assert probe.outcome == "fail" and probe.defect == "domain_edge", probe.summary
 
 
+def check_output_dtype(run: Reviewed) -> None:
+    """output_dtype: an output allocated in a hard-coded dtype fails on the dtype, named in the summary."""
+    failing = [e for e in run.review.evidence if e.tool == "correctness" and e.outcome == "fail"]
+    if run.path.stem.startswith("good_"):
+        assert not failing, [e.summary for e in failing]
+    else:
+        assert failing and all("has dtype float32, the reference float16" in e.summary for e in failing)
+
+
 def hang_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # an endless loop: a shorter call limit (the backstop a timed-out call is retried under) is enough
     # evidence of the hang (no retry: it equals the shortest scaled limit), which would otherwise wait
@@ -197,6 +206,7 @@ CORPORA: dict[str, Corpus] = {
                        marks=SLOW),
     "mean_fp16": Corpus(("mean_fp16",), ["builds", "correctness", "numerics"], check_low_precision_accumulator,
                         marks=SLOW),
+    "output_dtype": Corpus(("output_dtype",), ["builds", "correctness"], check_output_dtype),
     "tutorial": Corpus(("tutorial_softmax",), ["builds", "correctness", "autotune"], check_tutorial_kernel,
                        ONE_SEED),
     "integrity": Corpus(INTEGRITY, INTEGRITY_TOOLS, check_integrity, ONE_SEED),

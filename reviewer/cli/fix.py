@@ -1,0 +1,113 @@
+"""``kreview fix DIR [--apply]``: review a submission (or read a stored review of it), then offer only the
+patches whose rerun in the sandbox passed (reviewer/fix; docs/fixes.md)."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from reviewer.cli.common import DeviceOpt, RunsDir, Timeout, _guard, app, configure, err, examples
+from reviewer.core.config import default_runs_dir
+from reviewer.core.errors import UsageError
+from reviewer.core.fixes import Fix, FixReport
+
+BACKUP_SUFFIX = ".kreview-orig"
+
+
+def _review(path: Path, run: str | None, config):
+    from reviewer.runs import find_run, read_review
+
+    if run is None:
+        from reviewer.api import start_review
+        from reviewer.cli.progress import reporter
+
+        with reporter(False) as progress:
+            return start_review(path, config, progress=progress)
+    review = read_review(find_run(run, config.runs_dir))
+    if Path(review.submission.root).resolve() != path.resolve():
+        raise UsageError(f"run {review.run_id} reviewed {review.submission.root}, not {path}")
+    return review
+
+
+def _apply(path: Path, fix: Fix, original: str) -> Path:
+    """Patch the working tree in place, keeping the original beside it."""
+    from reviewer.fix.source import apply
+
+    target = path / fix.file
+    if target.read_text() != original:
+        raise UsageError(f"{target} changed since it was reviewed; rerun kreview fix")
+    backup = target.with_name(target.name + BACKUP_SUFFIX)
+    shutil.copy2(target, backup)
+    target.write_text(apply(original, fix.edits))
+    return backup
+
+
+def _say(report: FixReport) -> None:
+    for d in report.dropped:
+        err.print(f"dropped {d.kind} ({d.criterion}): {escape(d.why)}", highlight=False, soft_wrap=True)
+    if not report.fixes:
+        err.print(f"[bold]no verified fix[/]: {escape(report.note or 'no candidate verified')}", highlight=False,
+                  soft_wrap=True)
+
+
+@app.command(help="Offer verified patches for a rejected submission: rule-based candidates from the review's "
+                  "evidence, each rerun in the sandbox on a copy; only one whose failing cases now pass (and "
+                  "nothing that passed fails) is written. Exit 0: a patch was written or applied; 1: no verified fix."
+                  + examples("kreview fix examples/gelu_triton_buggy",
+                             "kreview fix kernels/softmax --out softmax.patch",
+                             "kreview fix kernels/softmax --apply",
+                             "kreview fix kernels/softmax --run 20261204-190000-abcdef --format json"))
+def fix(
+    path: Annotated[Path, typer.Argument(help="submission directory")],
+    apply_: Annotated[bool, typer.Option("--apply", help="patch the submission file in place (the original is kept "
+                                         f"as <file>{BACKUP_SUFFIX})")] = False,
+    out: Annotated[Optional[Path], typer.Option("--out", help="where the patch goes (default: kreview-fix.patch "
+                                                "in the current directory)")] = None,
+    run: Annotated[Optional[str], typer.Option("--run", help="a stored review of DIR to fix from, instead of "
+                                               "reviewing it again")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="master seed of the review (random if omitted)")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text (the patch on stdout too) or json (the FixReport)")
+                   ] = "text",
+    device: DeviceOpt = None,
+    timeout: Timeout = None,
+    runs_dir: RunsDir = None,
+) -> None:
+    def go() -> None:
+        from reviewer.fix import fix_review
+
+        if fmt not in ("text", "json"):
+            raise UsageError(f"--format {fmt!r}: use text or json")
+        if not path.is_dir():
+            raise UsageError(f"{path} is not a directory holding a submission")
+        config = configure(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device,
+                                    timeout=timeout, signoff=False))
+        review = _review(path, run, config)
+        original = (path / review.submission.submission_file).read_text()
+        report = fix_review(review, path, config)
+        _say(report)
+        if fmt == "json":
+            sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+        if not report.fixes:
+            raise typer.Exit(1)
+        first = report.fixes[0]  # one patch is written or applied; any other (another criterion) is in --format json
+        patch = first.diff
+        if apply_:
+            backup = _apply(path, first, original)
+            err.print(f"applied {first.id} ({first.kind}) to {escape(str(path / first.file))}; original kept as "
+                      f"{escape(str(backup))}", highlight=False, soft_wrap=True)
+        else:
+            dest = out or Path("kreview-fix.patch")
+            dest.write_text(patch)
+            err.print(f"wrote {escape(str(dest))}: {first.description} ({first.criterion}), verified by rerunning "
+                      f"{', '.join(first.tools)}; apply it inside {escape(str(path))}: "
+                      f"patch -p1 < {escape(str(dest.resolve()))}",
+                      highlight=False, soft_wrap=True)
+        if fmt == "text":
+            sys.stdout.write(patch)
+
+    _guard(go)
