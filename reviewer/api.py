@@ -131,7 +131,7 @@ def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
 
     saver = checkpointer(run_dir)
     try:
-        graph = build_graph(saver)
+        graph = build_graph(saver, for_signoff=True)
         cfg = {"configurable": {"thread_id": review.run_id}}
         snap = graph.get_state(cfg)
         if "signoff" not in (snap.next or ()):

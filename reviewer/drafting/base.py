@@ -9,12 +9,14 @@ judge (the draft node)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
 from reviewer.drafting.offline import draft_offline
 from tools.engine.review_plan import PlannedProbe
-from tools.engine.tool import ToolContext
+
+if TYPE_CHECKING:  # the tools (and torch) load only where a review runs
+    from tools.engine.tool import ToolContext
 
 
 @dataclass

@@ -9,23 +9,39 @@ from langgraph.graph import END, START, StateGraph
 import reviewer.graph.nodes as nodes
 from reviewer.graph.context import RunContext
 from reviewer.graph.state import ReviewState
-from tools.engine.registry import ordered_tools
 
 
 def _after_ground(state: dict[str, Any]) -> str:
     return "record" if state.get("status") == "awaiting_signoff" else "publish"
 
 
-def build_graph(checkpointer: Any = None):
+def _resumed_tool_node(name: str):
+    def node(state: dict[str, Any]) -> dict[str, Any]:
+        raise RuntimeError(f"tool {name} ran in a graph built to resume a sign-off")
+
+    return node
+
+
+def build_graph(checkpointer: Any = None, *, for_signoff: bool = False):
+    """The review graph. ``for_signoff``: the graph that resumes a run stopped at sign-off, whose tool
+    nodes (already run; only their names matter to the checkpoint) come from the entry points' names
+    without importing any tool, so ``kreview signoff`` loads no framework (issue 34)."""
     g = StateGraph(ReviewState, context_schema=RunContext)
     g.add_node("ingest", nodes.ingest)
     g.add_node("plan", nodes.plan)
     g.add_edge(START, "ingest")
     g.add_edge("ingest", "plan")
     prev = "plan"
-    for cls in ordered_tools():
-        name = f"tool_{cls.name}"
-        g.add_node(name, nodes.make_tool_node(cls))
+    if for_signoff:
+        from tools.engine.plugin_names import registered_names
+
+        tool_nodes = [(f"tool_{n}", _resumed_tool_node(n)) for n in registered_names()]
+    else:
+        from tools.engine.registry import ordered_tools
+
+        tool_nodes = [(f"tool_{cls.name}", nodes.make_tool_node(cls)) for cls in ordered_tools()]
+    for name, node in tool_nodes:
+        g.add_node(name, node)
         g.add_edge(prev, name)
         prev = name
     g.add_node("judge", nodes.judge_node)

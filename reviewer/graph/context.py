@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
@@ -14,11 +14,11 @@ from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Review
 from reviewer.drafting.base import Drafter, OfflineDrafter
 from reviewer.rubric import Rubric
-from tools.engine.registry import backend_for
 from tools.engine.review_plan import ReviewPlan
 from tools.engine.runsetup import DeviceInfo, RunSetup
-from tools.engine.tool import ToolContext
-from tools.engine.session import SandboxSession
+
+if TYPE_CHECKING:  # the tools, the sandbox session and torch load only where a review runs (not for sign-off)
+    from tools.engine.tool import ToolContext
 
 
 def _noop(_: object) -> None:
@@ -86,6 +86,8 @@ class RunContext:
 
 
 def setup_for(submission: Submission, device: DeviceInfo) -> RunSetup:
+    from tools.engine.registry import backend_for
+
     backend = backend_for(submission.framework)
     return backend.run_setup(backend.device_for(submission, device))
 
@@ -95,6 +97,10 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     """A tool context with a fresh (lazy) sandbox session; the caller closes ``ctx.session``.
     ``device`` is the review's; the submission's backend may run its kernels elsewhere (a TPU
     kernel on a GPU machine runs in the interpreter), and the context holds that device."""
+    from tools.engine.registry import backend_for
+    from tools.engine.session import SandboxSession
+    from tools.engine.tool import ToolContext
+
     device = backend_for(sub.framework).device_for(sub, device)
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,

@@ -7,7 +7,7 @@ import time
 import traceback
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
@@ -22,12 +22,13 @@ from reviewer.core.submission import Submission
 from reviewer.core.task import task_of
 from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
-from tools.engine.registry import ordered_tools
 from tools.engine.review_plan import ReviewPlan
 from reviewer.rubric import judge, load_rubric, overall, prerequisite_tools
 from reviewer.runs import write_review
-from tools.engine.tool import Tool
 from tools.engine.sandbox.isolation import isolation
+
+if TYPE_CHECKING:  # the tools (and torch) load only where a review runs (not for sign-off)
+    from tools.engine.tool import Tool
 
 State = dict[str, Any]
 
@@ -82,6 +83,8 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         if added:
             note = "; ".join(f"{t} ({why})" for t, why in added.items())
             update["environment"] = {**state.get("environment", {}), "selection": f"--only also ran {note}"}
+    from tools.engine.registry import ordered_tools
+
     for cls in ordered_tools():
         name = cls.name
         if only is not None and name not in only:

@@ -70,9 +70,17 @@ def test_signoff_in_a_second_process_resumes_the_checkpoint(buggy_review) -> Non
     run_id = data["run_id"]
     edit = tmp / "edited.md"
     edit.write_text("# Edited review\nThe kernel uses the tanh GELU approximation.\n")
-    proc = _run(["signoff", run_id, "--reject", "--by", "Ada", "--note", "wrong GELU", "--edit", str(edit),
-                 "--format", "json"], tmp)
+    # run as `kreview signoff` would be, then say which frameworks the process loaded: none (issue 34)
+    probe = ("import atexit, sys\n"
+             "atexit.register(lambda: sys.stderr.write('LOADED %s\\n' % sorted(m for m in ('torch', 'triton', 'jax') "
+             "if m in sys.modules)))\n"
+             "from reviewer.cli import main\nsys.argv = ['kreview', *sys.argv[1:]]\nmain()\n")
+    env = {**os.environ, "KREVIEW_RUNS_DIR": str(tmp / "runs")}
+    proc = subprocess.run([sys.executable, "-c", probe, "signoff", run_id, "--reject", "--by", "Ada", "--note",
+                           "wrong GELU", "--edit", str(edit), "--format", "json"],
+                          capture_output=True, text=True, env=env, cwd=tmp, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    assert "LOADED []" in proc.stderr, proc.stderr[-2000:]
     final = json.loads(proc.stdout)
     assert final["status"] == "rejected"
     assert final["signoff"]["by"] == "Ada" and final["signoff"]["note"] == "wrong GELU" and final["signoff"]["edited"]
