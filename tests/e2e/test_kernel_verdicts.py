@@ -156,6 +156,17 @@ def check_domain_edge(run: Reviewed) -> None:
         assert probe.outcome == "fail" and probe.defect == "domain_edge", probe.summary
 
 
+def check_reference_overflow(run: Reviewed) -> None:
+    """matmul_leaky_fp16: where the fp16 reference overflows, float64 judges the kernel, also on the NaN and
+    inf probes, where the reference's roundings put a correct kernel outside the default tolerance."""
+    if not run.path.stem.startswith("good_"):
+        return
+    judged = [e for e in run.review.evidence if e.tool in ("correctness", "numerics")
+              and e.result.get("inexact_reference")]
+    assert any(e.inputs.get("case", {}).get("id") == "numerics-nan" for e in judged), \
+        [f"{e.id} {e.outcome}: {e.summary}" for e in run.review.evidence]
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -224,6 +235,8 @@ CORPORA: dict[str, Corpus] = {
     "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
                            marks=SLOW),
     "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
+    "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
+                                check_reference_overflow, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
