@@ -237,6 +237,7 @@ CORPORA: dict[str, Corpus] = {
     "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
     "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
                                 check_reference_overflow, ONE_SEED),
+    "interpreter_gaps": Corpus(("interpreter_gaps",), ["builds", "correctness"], check_explained_fail, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

@@ -16,12 +16,15 @@ children (and the static-compile child), this prelude answers them as the target
   hold exactly as on the GPU. Tensors on it answer ``is_cuda`` True and ``torch.cuda.is_available()``
   is True, ``current_device()`` 0, ``get_device_properties``/``get_device_capability``/
   ``get_device_name`` describe the target: code that checks for a GPU takes the GPU path, the one
-  the review is about. APIs that need a real GPU (streams, events, graphs) still fail, and that
+  the review is about; ``with torch.cuda.device(...)`` selects it (a no-op: it is the only device).
+  APIs that need a real GPU (streams, events, graphs) still fail, and that
   failure is reported as unverified (needs a GPU), never as the kernel's fault.
 - ``kernel.warmup(...)`` compiles the kernel for the target with the real Triton compiler in a
   subprocess without the interpreter (tools/engine/harness/virtual_compile.py: TTGIR/PTX, then ptxas -v)
   and returns an object with ``n_regs``, ``n_spills``, ``metadata.shared``/``num_warps`` from that
   compile; launching it (``kernel[grid](...)``) runs the interpreter with the warmed-up constexprs.
+- Where the interpreter itself differs from compiled Triton on code that compiles (a float argument,
+  an alias of a ``tl`` builtin), tools/engine/harness/interpreter_gaps.py makes it do what the compiler does.
 - ``torch.compile`` returns its function or module unchanged: it runs eagerly (Dynamo cannot trace
   the interpreter), so the Triton kernel inside is what is reviewed.
 - ``@triton.autotune`` with several configs runs ONE config, chosen deterministically (the first
@@ -44,7 +47,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tools.engine.harness import interpreter_fixes, interpreter_launch
+from tools.engine.harness import interpreter_fixes, interpreter_gaps, interpreter_launch
 from tools.engine.harness.instruments.triton_launches import _describe_arg
 
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
@@ -212,6 +215,26 @@ def _patch_torch() -> None:
                                               lambda: tuple(SPEC["capability"]))
     torch.cuda.get_device_properties = answer("get_device_properties", _device_properties)  # type: ignore[assignment]
     torch.cuda.is_initialized = answer("is_initialized", True)  # type: ignore[assignment]
+
+    class device:  # noqa: N801 - torch.cuda.device's own name
+        """``with torch.cuda.device(x.device):`` around a launch selects the one virtual device, which is
+        already current: nothing to do (torch's own refuses a CPU device or needs a CUDA build)."""
+
+        def __init__(self, device: Any = None) -> None:
+            _log(f"torch.cuda.device({device!r})", "the virtual device (device 0, already current)")
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: Any) -> bool:
+            return False
+
+    class device_of(device):  # noqa: N801 - torch.cuda.device_of's own name
+        def __init__(self, obj: Any = None) -> None:
+            super().__init__(getattr(obj, "device", obj))
+
+    torch.cuda.device = device  # type: ignore[assignment, misc]
+    torch.cuda.device_of = device_of  # type: ignore[assignment, misc]
 
     def is_cuda(self: Any) -> bool:
         _log("Tensor.is_cuda", "True (tensors live on the virtual device)")
@@ -422,6 +445,7 @@ def _patch_interpreter() -> None:
 
     interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
     interpreter_fixes.patch_index(interpreter)
+    interpreter_gaps.patch(interpreter)
     interpreter._kreview_virtual = True
 
 
