@@ -181,6 +181,12 @@ def softmax_plan_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     return {"budget": 0.15 if path.stem == "bad_persistent_col_stride" else 0.05}
 
 
+def interpreter_gaps_tools(path: Path) -> list[str]:
+    # a TensorDescriptor argument also reaches the resources compile and integrity's launch accounting
+    extra = ["resources", "integrity_static", "integrity_runtime"] if "descriptor" in path.stem else []
+    return ["builds", "correctness", *extra]
+
+
 NO_NVCC = pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
 SLOW = (pytest.mark.slow,)
 GENERATED = ("elementwise", "softmax", "rowsum", "rowmean_loose", "layernorm", "matmul", "matmul_longk")
@@ -237,7 +243,7 @@ CORPORA: dict[str, Corpus] = {
     "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
     "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
                                 check_reference_overflow, ONE_SEED),
-    "interpreter_gaps": Corpus(("interpreter_gaps",), ["builds", "correctness"], check_explained_fail, ONE_SEED),
+    "interpreter_gaps": Corpus(("interpreter_gaps",), interpreter_gaps_tools, check_explained_fail, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
