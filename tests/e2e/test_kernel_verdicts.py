@@ -167,6 +167,20 @@ def check_reference_overflow(run: Reviewed) -> None:
         [f"{e.id} {e.outcome}: {e.summary}" for e in run.review.evidence]
 
 
+def check_autotune_pruned(run: Reviewed) -> None:
+    """autotune_pruned: the config a failing tl.static_assert removes is named pruned (info), never wrong; a
+    surviving wrong config fails."""
+    items = [e for e in run.review.evidence if e.tool == "autotune"]
+    pruned = [e for e in items if e.defect == "autotune_config_pruned"]
+    assert len(pruned) == 1 and pruned[0].outcome == "info" and "BLOCK_N=128" in pruned[0].summary, \
+        [f"{e.id} {e.outcome}: {e.summary}" for e in items]
+    wrong = [e for e in items if e.outcome == "fail"]
+    if run.path.stem.startswith("good_"):
+        assert not wrong, [e.summary for e in wrong]
+    else:
+        assert [e.defect for e in wrong] == ["autotune_config_wrong"] and "BLOCK_N=32" in wrong[0].summary
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -244,6 +258,8 @@ CORPORA: dict[str, Corpus] = {
     "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
                                 check_reference_overflow, ONE_SEED),
     "interpreter_gaps": Corpus(("interpreter_gaps",), interpreter_gaps_tools, check_explained_fail, ONE_SEED),
+    "autotune_pruned": Corpus(("autotune_pruned",), ["builds", "correctness", "autotune"], check_autotune_pruned,
+                              ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

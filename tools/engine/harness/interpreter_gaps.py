@@ -13,6 +13,10 @@ semantics are unambiguous, on every supported Triton (3.4 to 3.8: none of them c
   its semantic; the interpreter patches only the attributes of the ``tl`` modules, so the alias raises
   "Did you forget to add @triton.jit ?". The launch patches the kernel's globals that hold a builtin
   the same way, and restores them after the launch where the interpreter restores its own patches.
+* A failing ``tl.static_assert``: the compiler raises ``CompileTimeAssertionFailure``, which the
+  autotuner catches to prune the config (as it does ``OutOfResources``); the interpreter raises a bare
+  ``AssertionError('')``, indistinguishable from a crash. It raises :class:`CompileTimeAssertionFailure`
+  with the compiler's name, so a review can tell a config the autotuner would prune.
 """
 
 from __future__ import annotations
@@ -43,6 +47,17 @@ def patch_float_args(interp: Any) -> Callable[[], None] | None:
     _implicit_cvt._kreview_gap = True  # type: ignore[attr-defined]
     interp._implicit_cvt = _implicit_cvt
     return lambda: setattr(interp, "_implicit_cvt", original)
+
+
+class CompileTimeAssertionFailure(AssertionError):
+    """A ``tl.static_assert`` that failed: compiled Triton's error of that name, under the interpreter."""
+
+
+def _static_assert(cond: Any, msg: Any = "", *args: Any, **kwargs: Any) -> None:
+    value = getattr(cond, "value", cond)
+    if not value:
+        text = getattr(msg, "value", msg)
+        raise CompileTimeAssertionFailure(f"tl.static_assert failed at compile time: {text}".rstrip(": "))
 
 
 class _Globals:
@@ -92,8 +107,16 @@ def patch_builtin_aliases(interp: Any) -> Callable[[], None] | None:
         return None
 
     def _patch_lang(fn: Any, *rest: Any, **kw: Any) -> Any:
+        import triton.language as tl
+
         scope = original(fn, *rest, **kw)
         _alias_builtins(interp, fn, scope)
+        for lang in (tl, tl.core):
+            if getattr(lang, "static_assert", None) is not None:
+                if scope is not None and hasattr(scope, "set_attr"):
+                    scope.set_attr(lang, "static_assert", _static_assert)
+                else:
+                    lang.static_assert = _static_assert
         return scope
 
     _patch_lang._kreview_gap = True  # type: ignore[attr-defined]

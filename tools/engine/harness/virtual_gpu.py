@@ -28,7 +28,8 @@ children (and the static-compile child), this prelude answers them as the target
 - ``torch.compile`` returns its function or module unchanged: it runs eagerly (Dynamo cannot trace
   the interpreter), so the Triton kernel inside is what is reviewed.
 - ``@triton.autotune`` with several configs runs ONE config, chosen deterministically (the first
-  listed, or the one the ``virtual_gpu`` instrument forces: tools/autotune reviews every config that
+  listed that the autotuner does not prune, or the one the ``virtual_gpu`` instrument forces:
+  tools/autotune reviews every config that
   way); nothing is benchmarked.
 
 Every answer is logged (``LOG``) and reported by the ``virtual_gpu`` instrument, so the evidence says
@@ -60,6 +61,8 @@ LOG: list[dict[str, Any]] = []
 AUTOTUNE: dict[str, dict[str, Any]] = {}
 #: qualname -> config index to run (set per call by the ``virtual_gpu`` instrument)
 FORCE: dict[str, int] = {}
+#: qualname -> the config an unforced launch runs: the first listed the autotuner does not prune
+DEFAULT: dict[str, int] = {}
 SPEC: dict[str, Any] = {}
 _COMPILED: dict[str, dict[str, Any]] = {}
 
@@ -473,7 +476,7 @@ def _patch_autotuner() -> None:
     def prune_configs(self: Any, kwargs: dict[str, Any]) -> list[Any]:
         name = qualname(self)
         entry = AUTOTUNE.setdefault(name, {"configs": [_config_label(c) for c in self.configs], "chosen": []})
-        index = FORCE.get(name, 0)
+        index = FORCE.get(name, DEFAULT.get(name, 0))
         index = index if 0 <= index < len(self.configs) else 0
         if index not in entry["chosen"]:
             entry["chosen"].append(index)
@@ -482,10 +485,23 @@ def _patch_autotuner() -> None:
     prune_configs._kreview_virtual = True  # type: ignore[attr-defined]
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.cache.clear()  # the forced config may change between calls; nothing was benchmarked
-        if len(self.configs) == 1:
-            prune_configs(self, kwargs)
-        return original_run(self, *args, **kwargs)
+        name = qualname(self)
+        while True:
+            self.cache.clear()  # the forced config may change between calls; nothing was benchmarked
+            if len(self.configs) == 1:
+                prune_configs(self, kwargs)
+            try:
+                return original_run(self, *args, **kwargs)
+            except Exception as exc:
+                # Rationale: on a GPU the autotuner's benchmark skips a config whose compile fails a
+                # tl.static_assert (CompileTimeAssertionFailure) and runs another; so does an unforced
+                # launch here (the autotune tool forces each config and names the pruned ones).
+                nxt = DEFAULT.get(name, 0) + 1
+                if name in FORCE or "CompileTimeAssertionFailure" not in repr(exc) or nxt >= len(self.configs):
+                    raise
+                DEFAULT[name] = nxt
+                _log(f"@triton.autotune {name}: config {nxt - 1}", "pruned as the autotuner prunes it (a failing "
+                     f"tl.static_assert); config {nxt} runs instead")
 
     cls.prune_configs = prune_configs
     cls.run = run
