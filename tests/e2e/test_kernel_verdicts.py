@@ -181,6 +181,20 @@ def check_autotune_pruned(run: Reviewed) -> None:
         assert [e.defect for e in wrong] == ["autotune_config_wrong"] and "BLOCK_N=32" in wrong[0].summary
 
 
+def check_reduction_path(run: Reviewed) -> None:
+    """gpumode_reduction: from a size-1 test the benchmark path of a 1-D reduction (one program per 8,192
+    elements) is estimated from its block size and run at 2^20, the smallest size past its threshold; no
+    square-root size stands in for it."""
+    sizes = next(e for e in run.review.evidence if e.tool == "generality" and e.summary.startswith("sizes"))
+    tried = {t["config"]["size"] for t in sizes.result["search"]["tried"]}
+    assert 1 << 20 in tried and not {1024, 1025} & tried, sorted(tried)
+    if run.want["generality"] == "fail":
+        assert sizes.outcome == "fail" and "size=1048576" in sizes.summary, sizes.summary
+    else:
+        (path,) = sizes.result["search"]["paths"]
+        assert sizes.outcome == "pass" and "size=1048576 (nominal 1)" in path["run_at"], sizes.summary
+
+
 def spine_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # the endless loop: a shorter call limit is enough evidence of the hang
     return {"limits": base.limits.model_copy(update={"call_timeout_s": 10.0})} if path.stem == "hang" else {}
@@ -260,6 +274,8 @@ CORPORA: dict[str, Corpus] = {
     "interpreter_gaps": Corpus(("interpreter_gaps",), interpreter_gaps_tools, check_explained_fail, ONE_SEED),
     "autotune_pruned": Corpus(("autotune_pruned",), ["builds", "correctness", "autotune"], check_autotune_pruned,
                               ONE_SEED),
+    "gpumode_reduction": Corpus(("gpumode_reduction",), ["builds", "correctness", "generality"],
+                                check_reduction_path, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

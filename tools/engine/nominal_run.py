@@ -20,6 +20,7 @@ from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
+from tools.engine.sizes import launch_blocks
 from tools.engine.work_units import COMPILED, INTERPRETED, WorkModel, program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
@@ -62,7 +63,19 @@ class NominalRun:
         """Work units of a call on ``elements`` input elements whose size knobs changed by
         ``knob_ratios`` (tools/engine/work_units.py): a count, the same on every machine."""
         factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
-        return work_units(self.programs * factor, elements, self.model)
+        return work_units(self.programs * factor * self.fill(), elements, self.model)
+
+    def fill(self) -> float:
+        """How full the nominal programs are: nominal elements over what its programs can hold at the
+        largest block size its launches use (1 when they are full or nothing is recorded).
+
+        Rationale: a grid grows with the input only once its programs are full; from a tiny nominal
+        (a size-1 test, one program of 8,192 lanes) a linear estimate put 16,385 programs on a
+        launch of 3 and skipped every test and benchmark size of a 1-D reduction."""
+        blocks = launch_blocks(self.launches)
+        if not blocks or not self.programs:
+            return 1.0
+        return min(1.0, max(self.elements, 1) / (self.programs * max(blocks)))
 
     def estimate_s(self, units: float) -> float:
         """Seconds a call of ``units`` may take here, scaled from the slowest nominal call measured
