@@ -156,6 +156,45 @@ def check_domain_edge(run: Reviewed) -> None:
         assert probe.outcome == "fail" and probe.defect == "domain_edge", probe.summary
 
 
+def check_reference_overflow(run: Reviewed) -> None:
+    """matmul_leaky_fp16: where the fp16 reference overflows, float64 judges the kernel, also on the NaN and
+    inf probes, where the reference's roundings put a correct kernel outside the default tolerance."""
+    if not run.path.stem.startswith("good_"):
+        return
+    judged = [e for e in run.review.evidence if e.tool in ("correctness", "numerics")
+              and e.result.get("inexact_reference")]
+    assert any(e.inputs.get("case", {}).get("id") == "numerics-nan" for e in judged), \
+        [f"{e.id} {e.outcome}: {e.summary}" for e in run.review.evidence]
+
+
+def check_autotune_pruned(run: Reviewed) -> None:
+    """autotune_pruned: the config a failing tl.static_assert removes is named pruned (info), never wrong; a
+    surviving wrong config fails."""
+    items = [e for e in run.review.evidence if e.tool == "autotune"]
+    pruned = [e for e in items if e.defect == "autotune_config_pruned"]
+    assert len(pruned) == 1 and pruned[0].outcome == "info" and "BLOCK_N=128" in pruned[0].summary, \
+        [f"{e.id} {e.outcome}: {e.summary}" for e in items]
+    wrong = [e for e in items if e.outcome == "fail"]
+    if run.path.stem.startswith("good_"):
+        assert not wrong, [e.summary for e in wrong]
+    else:
+        assert [e.defect for e in wrong] == ["autotune_config_wrong"] and "BLOCK_N=32" in wrong[0].summary
+
+
+def check_reduction_path(run: Reviewed) -> None:
+    """gpumode_reduction: from a size-1 test the benchmark path of a 1-D reduction (one program per 8,192
+    elements) is estimated from its block size and run at 2^20, the smallest size past its threshold; no
+    square-root size stands in for it."""
+    sizes = next(e for e in run.review.evidence if e.tool == "generality" and e.summary.startswith("sizes"))
+    tried = {t["config"]["size"] for t in sizes.result["search"]["tried"]}
+    assert 1 << 20 in tried and not {1024, 1025} & tried, sorted(tried)
+    if run.want["generality"] == "fail":
+        assert sizes.outcome == "fail" and "size=1048576" in sizes.summary, sizes.summary
+    else:
+        (path,) = sizes.result["search"]["paths"]
+        assert sizes.outcome == "pass" and "size=1048576 (nominal 1)" in path["run_at"], sizes.summary
+
+
 def check_output_dtype(run: Reviewed) -> None:
     """output_dtype: an output allocated in a hard-coded dtype fails on the dtype, named in the summary."""
     failing = [e for e in run.review.evidence if e.tool == "correctness" and e.outcome == "fail"]
@@ -179,6 +218,12 @@ def softmax_plan_tools(path: Path) -> list[str]:
 
 def softmax_plan_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     return {"budget": 0.15 if path.stem == "bad_persistent_col_stride" else 0.05}
+
+
+def interpreter_gaps_tools(path: Path) -> list[str]:
+    # a TensorDescriptor argument also reaches the resources compile and integrity's launch accounting
+    extra = ["resources", "integrity_static", "integrity_runtime"] if "descriptor" in path.stem else []
+    return ["builds", "correctness", *extra]
 
 
 NO_NVCC = pytest.mark.skipif(toolchain.find("nvcc") is None, reason="nvcc is not installed")
@@ -236,6 +281,13 @@ CORPORA: dict[str, Corpus] = {
     "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
                            marks=SLOW),
     "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
+    "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
+                                check_reference_overflow, ONE_SEED),
+    "interpreter_gaps": Corpus(("interpreter_gaps",), interpreter_gaps_tools, check_explained_fail, ONE_SEED),
+    "autotune_pruned": Corpus(("autotune_pruned",), ["builds", "correctness", "autotune"], check_autotune_pruned,
+                              ONE_SEED),
+    "gpumode_reduction": Corpus(("gpumode_reduction",), ["builds", "correctness", "generality"],
+                                check_reduction_path, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.

@@ -8,8 +8,13 @@ reference in the parent like any correctness case. A config that is wrong, reads
 bounds, or cannot launch is named. The launches of every config are handed to the resources tool
 (fact ``AutotuneLaunches``) so each one is compiled for the targets too.
 
+A config the autotuner itself prunes on a GPU (its benchmark catches ``CompileTimeAssertionFailure``,
+``OutOfResources`` and ``PTXASError`` and never picks that config: a ``tl.static_assert`` such as
+BLOCK_N <= HEAD_DIM, shared memory over the target's limit, which the resources tool judges) is named
+as pruned, not as wrong; the review fails when no config survives.
+
 Every other tool (correctness, generality, numerics...) runs ONE config, chosen deterministically:
-the first one listed. The evidence says which.
+the first one listed that the autotuner does not prune. The evidence says which.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from tools.engine.facts import AutotuneLaunches, BuildOutcome
 from tools.engine.harness.case import Case
 
 _INSTRUMENTS = ["virtual_gpu", "triton_sanitizer", "triton_launches"]
+# what a config's compile raises when the autotuner prunes it (tools/engine/harness/interpreter_gaps.py gives
+# a failing tl.static_assert the compiler's name under the interpreter)
+_PRUNED = re.compile(r"CompileTimeAssertionFailure[^\n]*")
 # Rationale: each config is one interpreted run of the nominal case; a kernel with dozens of configs
 # (a matmul sweep) would take minutes, so the first ones listed are reviewed and the rest named.
 MAX_CONFIGS_PER_KERNEL = 12
@@ -77,28 +85,41 @@ class AutotuneTool(Tool):
         launches: list[dict[str, Any]] = []
         for kernel, configs in sorted(multi.items()):
             bad: list[str] = []
-            for index, label in enumerate(configs[:MAX_CONFIGS_PER_KERNEL]):
-                verdict = self._one(ctx, case, kernel, index, label, len(configs), env, rerun, launches)
+            pruned: list[str] = []
+            reviewed = configs[:MAX_CONFIGS_PER_KERNEL]
+            for index, label in enumerate(reviewed):
+                verdict = self._one(ctx, case, kernel, index, label, len(configs), env, rerun, launches, pruned)
                 if verdict is not None:
                     bad.append(f"config {index} ({label}): {verdict}")
             skipped = configs[MAX_CONFIGS_PER_KERNEL:]
+            gone = {int(p.split(" ", 2)[1]) for p in pruned}
+            first = next((i for i in range(len(configs)) if i not in gone), 0)
             summary = (f"{kernel}: {len(configs) - len(skipped)} of {len(configs)} autotune configs reviewed on "
                        f"{case.label}; " + (f"{len(bad)} wrong or failing: " + "; ".join(bad) if bad else
-                                            "all correct and in bounds")
-                       + f". The other tools ran config 0 ({configs[0]}), the first listed, chosen "
-                         "deterministically (nothing is benchmarked without a GPU)")
+                                            "every config that runs is correct and in bounds")
+                       + (f"; {len(pruned)} pruned by the autotuner itself: " + "; ".join(pruned) if pruned else "")
+                       + f". The other tools ran config {first} ({configs[first]}), the first listed that the "
+                         "autotuner does not prune, chosen deterministically (nothing is benchmarked without a GPU)")
             if skipped:
                 summary += f"; {len(skipped)} config(s) after the first {MAX_CONFIGS_PER_KERNEL} not run"
+            if len(pruned) == len(reviewed) and not skipped:
+                ctx.add_evidence(self, outcome="fail", defect="autotune_no_config_survives",
+                                 summary=f"{kernel}: the autotuner prunes every one of its {len(configs)} configs "
+                                         f"({'; '.join(pruned)[:400]}): no config can run",
+                                 check="every autotune config forced in turn (virtual device)",
+                                 inputs={"case": case.model_dump()}, config=env,
+                                 result={"kernel": kernel, "configs": configs, "pruned": pruned}, rerun=rerun)
             ctx.add_evidence(self, outcome="info", defect="autotune_summary", summary=summary,
                              check="every autotune config forced in turn (virtual device)",
                              inputs={"case": case.model_dump()},
-                             result={"kernel": kernel, "configs": configs, "wrong": bad, "search_config": 0,
-                                     "not_run": skipped}, rerun=rerun)
+                             result={"kernel": kernel, "configs": configs, "wrong": bad, "pruned": pruned,
+                                     "search_config": first, "not_run": skipped}, rerun=rerun)
         ctx.facts.put(AutotuneLaunches(tuple(launches)))
 
     def _one(self, ctx: ToolContext, case: Case, kernel: str, index: int, label: str, total: int,
-             env: dict[str, Any], rerun: str, launches: list[dict[str, Any]]) -> str | None:
-        """Review one config; returns what is wrong with it, or None."""
+             env: dict[str, Any], rerun: str, launches: list[dict[str, Any]], pruned: list[str]) -> str | None:
+        """Review one config; returns what is wrong with it, or None (a config the autotuner prunes is
+        appended to ``pruned``)."""
         ev = evaluate(ctx, case, instruments=_INSTRUMENTS, options={"virtual_gpu": {"autotune": {kernel: index}}})
         what = f"{kernel} autotune config {index} of {total} ({label})"
         check = f"nominal case with config {index} forced, under the CPU sanitizer"
@@ -116,6 +137,16 @@ class AutotuneTool(Tool):
         launches += [dict(e, autotune_config=index) for e in (observed.get("triton_launches") or {}).get("launches", [])
                      if e.get("qualname") == kernel or e.get("kernel") == kernel.rsplit(".", 1)[-1]]
         violations = list((observed.get("triton_sanitizer") or {}).get("violations") or [])
+        if ev.status == "failed" and ev.run is not None and _PRUNED.search(ev.run.call.failure_text()):
+            # Rationale: Triton's Autotuner._bench returns inf for a config whose compile raises
+            # CompileTimeAssertionFailure (a failing tl.static_assert), so a GPU never runs it.
+            why = _PRUNED.search(ev.run.call.failure_text()).group(0)  # type: ignore[union-attr]
+            ctx.add_evidence(self, outcome="info", defect="autotune_config_pruned",
+                             summary=f"{what}: pruned by the autotuner itself ({why[:240]}); a GPU never runs it",
+                             check=check, inputs=inputs, config=env, result=ev.result_record(),
+                             spans=ctx.submission_span(ev.error_line(ctx)), rerun=rerun, duration_s=ev.duration_s)
+            pruned.append(f"config {index} ({label}): {why[:160]}")
+            return None
         if ev.status == "failed":
             c = ev.classified
             assert c is not None

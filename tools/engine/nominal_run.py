@@ -21,11 +21,14 @@ from tools.engine.evaluate import Evaluation, evaluate
 from tools.engine.facts import NominalChecks
 from tools.engine.harness.case import Case
 from tools.engine.outcomes import HANG_SLACK, input_elements
+from tools.engine.sizes import launch_blocks
 from tools.engine.work_units import COMPILED, INTERPRETED, WorkModel, program_factor, programs_of, work_units
 
 # Rationale: below this a call's time is dominated by fixed costs (IPC, file transfer), which do
 # not shrink with the input; estimates never go below it.
 MIN_CALL_S = 0.05
+# Rationale: see NominalRun.fill: programs under a quarter full are a nominal far below its block size.
+_FILL = 0.25
 # Rationale: a grown configuration may launch hundreds of times the nominal programs (a knob that
 # moves the grid onto another dimension: 8 -> 3,315 programs measured); a minute lets such a call
 # finish on a busy 2-core machine, and a timeout there is still only unverified.
@@ -63,7 +66,23 @@ class NominalRun:
         """Work units of a call on ``elements`` input elements whose size knobs changed by
         ``knob_ratios`` (tools/engine/work_units.py): a count, the same on every machine."""
         factor = program_factor(elements / max(self.elements, 1), knob_ratios or [])
-        return work_units(self.programs * factor, elements, self.model)
+        return work_units(self.programs * factor * self.fill(), elements, self.model)
+
+    def fill(self) -> float:
+        """How full the nominal programs are: nominal elements over what its programs can hold at the
+        largest block size its launches use (1 when they are full or nothing is recorded).
+
+        Rationale: a grid grows with the input only once its programs are full; from a tiny nominal
+        (a size-1 test, one program of 8,192 lanes) a linear estimate put 16,385 programs on a
+        launch of 3 and skipped every test and benchmark size of a 1-D reduction. A block rounded up to
+        a power of two leaves its programs at least half full (a row narrower than BLOCK), and a tile's
+        largest side is less than what it holds: only programs less than a quarter full (``_FILL``)
+        change the estimate, so ordinary kernels keep the linear one."""
+        blocks = launch_blocks(self.launches)
+        if not blocks or not self.programs:
+            return 1.0
+        fill = max(self.elements, 1) / (self.programs * max(blocks))
+        return fill if fill < _FILL else 1.0
 
     def estimate_s(self, units: float) -> float:
         """Seconds a call of ``units`` may take here, scaled from the slowest nominal call measured

@@ -46,6 +46,12 @@ NEEDS_GPU_REMEDY = ("To review it on CPU, keep GPU-only APIs (CUDA streams, even
 _NO_DEVICE = re.compile(r"(\b0 active drivers|cuda_cmake_macros\.h)")
 
 
+# Rationale: what the Triton interpreter says it cannot run (inline PTX, libdevice/extern calls) compiles
+# and runs on a GPU: the interpreter's limit, not the kernel's failure. A submission that raises this text
+# itself only makes its own review unverified, which never accepts it.
+_INTERPRETER_LIMIT = re.compile(r"not supported in interpreter mode")
+
+
 @dataclass(frozen=True)
 class Classified:
     outcome: Outcome
@@ -116,6 +122,10 @@ def classify_failure(call: CallResult, *, interpreted: bool, input_numel: int, o
         # Rationale: the virtual device refuses a grid a GPU refuses (tools/engine/harness/virtual_gpu.py):
         # the kernel cannot launch at this size on any CUDA GPU. Forging it only fails the submission.
         return Classified("fail", "grid_limit", f"{stage} could not launch: {msg[:400]}")
+    if interpreted and _INTERPRETER_LIMIT.search(text):
+        return Classified("unverified", "interpreter_limit",
+                          f"{stage} uses what the Triton interpreter cannot run ({text[:300]}); code the compiler "
+                          f"accepts is checked by running it on a GPU (--device cuda)")
     if on_cpu and (_NEEDS_CUDA.search(text + (err.get("traceback") or "")[-1500:]) or _NO_DEVICE.search(text)):
         return Classified("unverified", "needs_gpu", f"{stage} needs a CUDA device this machine lacks ({text[:300]}). "
                                                      f"{NEEDS_GPU_REMEDY}")

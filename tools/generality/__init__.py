@@ -38,7 +38,7 @@ from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
 from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
 from tools.generality.branches import INPUT_KINDS, HostCoverage, UntakenSide, observed_coverage, unreached
-from tools.generality.paths import crossing_values
+from tools.generality.paths import crossing_values, multi_dimensional
 from tools.generality.device_paths import device_branches
 import tools.generality.large_grid as LG
 from tools.generality.int32_index import int32_index_products
@@ -351,21 +351,39 @@ class GeneralityTool(Tool):
         planned = search.planned(axis.extra)
         known = {Search.key(c) for c in planned}
         planned += [c for c in aimed if Search.key(c) not in known]
-        self._report_axis(ctx, base, axis, result, blocks, planned, budget)
+        self._report_axis(ctx, base, axis, result, blocks, planned, budget, cov)
 
     def _paths(self, ctx: ToolContext, base: NominalRun, axis: Axis, result: SearchResult, blocks: set[int],
-               search_rec: dict[str, Any]) -> list[dict[str, Any]]:
+               search_rec: dict[str, Any], cov: HostCoverage | None = None) -> list[dict[str, Any]]:
         """Which size-dependent wrapper paths (reached by the task's benchmark sizes) were run; an
         unverified item names each one that was not (tools/generality/paths.py)."""
         by_config = {repr(sorted(t.config.items())): t for t in result.trials}
+        # Rationale: a size past the threshold is only meant to take the path; where host coverage ran,
+        # the path ran only if coverage saw its condition's first side taken (a square-root size of a
+        # 1-D input, or a threshold on another quantity, never does).
+        untaken = set()
+        if cov is not None and cov.arcs:
+            untaken = {(s.file, s.line) for s in self._unreached(ctx, base, cov)[0]
+                       if s.side in ("true", "body")}
         out = []
         for path in axis.paths:
             trials = [by_config.get(repr(sorted(c.items()))) for c in path["configs"]]
             ran = [t for t in trials if t is not None and t.verdict in ("pass", "fail", "rejected")]
+            missed = bool(ran) and (ctx.submission.submission_file, path["line"]) in untaken and \
+                not any(t.verdict == "fail" for t in ran)
+            if missed:
+                ran = []
             rec = {k: path[k] for k in ("line", "condition", "threshold")}
             rec["run_at"] = [axis.describe(t.config) for t in ran]
-            rec["not_run"] = [{"config": axis.describe(c), "why": (t.note if t is not None else
-                                                                   f"not reached ({result.stopped or 'search ended'})")}
+
+            def why_not(t: Trial | None) -> str:
+                if t is None:
+                    return f"not reached ({result.stopped or 'search ended'})"
+                if missed and t.verdict in self._RAN:
+                    return f"it ran, but host coverage never saw `{path['condition']}` taken"
+                return t.note
+
+            rec["not_run"] = [{"config": axis.describe(c), "why": why_not(t)}
                               for c, t in zip(path["configs"], trials, strict=True) if t not in ran]
             out.append(rec)
             if ran:
@@ -406,10 +424,11 @@ class GeneralityTool(Tool):
         ran = [t.config for t in search.order if t.verdict in self._RAN] + [nominal]
         span = {k: (min(c[k] for c in ran), max(c[k] for c in ran)) for k in nominal}
         plan: dict[str, tuple[float, dict[str, Any], set[tuple[str, int, int]]]] = {}
+        square = multi_dimensional(base.evaluation.ref.meta.get("inputs", []))
         for side in sides:
             for t in side.thresholds:
                 for knob in sorted(nominal):
-                    for v in crossing_values(t):
+                    for v in crossing_values(t, square):
                         cfg = {**nominal, knob: v}
                         if v < 1 or span[knob][0] <= v <= span[knob][1]:
                             continue
@@ -532,7 +551,8 @@ class GeneralityTool(Tool):
     _RAN = ("pass", "fail", "rejected")
 
     def _report_axis(self, ctx: ToolContext, base: NominalRun, axis: Axis, result: SearchResult,
-                     blocks: set[int], planned: list[dict[str, Any]], budget: WorkBudget) -> None:
+                     blocks: set[int], planned: list[dict[str, Any]], budget: WorkBudget,
+                     cov: HostCoverage | None = None) -> None:
         tried = [t for t in result.trials if t.config != axis.base]
         stats = {v: result.count(v) for v in ("pass", "fail", "rejected", "invalid", "skipped", "inconclusive")}
         ran_keys = {Search.key(t.config) for t in tried if t.verdict in self._RAN}
@@ -546,7 +566,7 @@ class GeneralityTool(Tool):
                                 for t in result.trials],
                       "stopped": result.stopped, "unrun": result.unrun, "notes": axis.notes, "coverage": coverage}
         if axis.paths:
-            search_rec["paths"] = self._paths(ctx, base, axis, result, blocks, search_rec)
+            search_rec["paths"] = self._paths(ctx, base, axis, result, blocks, search_rec, cov)
         config = self._config(ctx, base, blocks, budget)
         if result.failure is not None:
             self._report_failure(ctx, base, axis, result, blocks, search_rec)

@@ -17,7 +17,7 @@ from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun, size_knobs_of
 from tools.generality.search import SearchDim
 from tools.generality.paths import describe as describe_threshold
-from tools.generality.paths import path_sizes
+from tools.generality.paths import multi_dimensional, path_sizes
 from tools.engine.sizes import candidates, int_kwargs
 from tools.engine.harness.case import Case, Transform
 
@@ -69,8 +69,9 @@ def sizes_axis(ctx: ToolContext, base: NominalRun, blocks: set[int]) -> Axis | N
     # at the smallest sizes that cross the threshold, before the large values of the sweep.
     paths: dict[tuple[int, str], dict[str, Any]] = {}
     first: list[dict[str, Any]] = []
+    square = multi_dimensional(base.evaluation.ref.meta.get("inputs", []))
     for k, v in sorted(nominal.items()):
-        for value, t in path_sizes(ctx.source.text, v, sorted(others[k])):
+        for value, t in path_sizes(ctx.source.text, v, sorted(others[k]), square):
             cfg = {**nominal, k: value}
             entry = paths.setdefault((t.line, t.condition), {**describe_threshold(t), "configs": []})
             entry["configs"].append(cfg)

@@ -101,13 +101,25 @@ def thresholds(source: str) -> list[Threshold]:
     return sorted(out.values(), key=lambda t: t.value)
 
 
-def crossing_values(t: Threshold) -> list[int]:
-    """Knob values on both sides of a threshold: the quantity itself, or the side of a square."""
+def crossing_values(t: Threshold, square: bool = True) -> list[int]:
+    """Knob values on both sides of a threshold: the quantity itself, or (``square``: some input has
+    two or more dimensions a knob may drive) the side of a square whose element count is compared.
+
+    Rationale: a 1-D input's element count is the knob itself; square-root sizes there only look
+    like the path (1,024 and 1,025 for a 2^20 threshold) without ever taking it."""
+    if not square:
+        return sorted({t.value, t.value + 1})
     root = math.isqrt(t.value - 1) + 1 if t.value > 1 else 1  # ceil(sqrt)
     return sorted({t.value, t.value + 1, root, root + 1})
 
 
-def path_sizes(source: str, nominal: int, reached: list[int]) -> list[tuple[int, Threshold]]:
+def multi_dimensional(inputs: list[dict[str, Any]]) -> bool:
+    """Whether some recorded input tensor has two or more dimensions (True when shapes are unknown)."""
+    shapes = [i.get("shape") for i in inputs if isinstance(i, dict) and i.get("shape") is not None]
+    return not shapes or any(len(s) >= 2 for s in shapes)
+
+
+def path_sizes(source: str, nominal: int, reached: list[int], square: bool = True) -> list[tuple[int, Threshold]]:
     """Per threshold between the nominal size and the largest size a benchmark (or another listed
     case) uses: the knob values that cross it, within (nominal, max(reached)]."""
     top = max([v for v in reached if v > nominal], default=None)
@@ -116,7 +128,7 @@ def path_sizes(source: str, nominal: int, reached: list[int]) -> list[tuple[int,
     out: list[tuple[int, Threshold]] = []
     seen: set[int] = set()
     for t in thresholds(source):
-        for v in crossing_values(t):
+        for v in crossing_values(t, square):
             # Rationale: a threshold the nominal size already crosses, as quantity and as square
             # side alike, is a path the nominal case (or the sweep) runs anyway.
             if nominal < v <= top and v not in seen:

@@ -203,7 +203,9 @@ class IntegrityRuntimeTool(Tool):
             return
         n = input_elements(ref_a.meta)
         nominal = size_knobs_of(ctx, dict(base.case.params))
-        programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params))
+        # the estimate affordable_params sized the case with (NominalRun.units: full programs grow)
+        programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params)) \
+            * base.fill()
         units = M.loop_units(programs, n, calls)
         inputs = {"case": case.model_dump(), "second_seed": seed_b, "tensors": ref_a.meta.get("inputs", [])}
         # Rationale: the probe's size is counted, so its timeout only has to catch a hang; scaled from the

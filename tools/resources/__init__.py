@@ -9,6 +9,7 @@ architecture of ``[target] gpu``, else sm_90 and sm_80.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,19 @@ def compiled_kernels(items: list[Evidence]) -> CompiledKernels:
         kernels.append(CompiledKernel(compiler="triton" if code.endswith(".ttgir") else "nvcc", code=code, ptx=ptx,
                                       item=e))
     return CompiledKernels(kernels=tuple(kernels), notes=tuple(e.summary for e in items))
+
+
+_COMPILE_ASSERT = re.compile(r"CompileTimeAssertionFailure[^\n]*|static_assert[^\n]*")
+
+
+def _pruned_by_autotuner(r: CompiledLaunch) -> str | None:
+    """Why the autotuner would prune this compiled config (a failing tl.static_assert, or shared memory or
+    registers over the target's limit: OutOfResources at launch), or None."""
+    if not r.ok or r.usage is None:
+        m = _COMPILE_ASSERT.search(r.error or "") if r.error_kind == "compile" else None
+        return m.group(0) if m else None
+    a = assess(r.kernel, r.target, r.usage, threads_per_block=r.threads_per_block, dynamic_smem=r.dynamic_smem)
+    return a.summary if a.defect in ("smem_over_limit", "registers_over_limit") else None
 
 
 class ResourcesTool(Tool):
@@ -189,6 +203,11 @@ class ResourcesTool(Tool):
         finally:
             compiler.close()
         versions = {"triton_ptxas": toolchain.version(p) if (p := toolchain.find("ptxas")) else "absent"}
+        autotuned = {e.get("qualname") for e in (tuned.launches if tuned is not None else ())}
+        pruned = {(id(entry), r.target): why for entry, per_target in results for r in per_target
+                  if entry.get("qualname") in autotuned and (why := _pruned_by_autotuner(r)) is not None}
+        survives = {(entry.get("qualname"), r.target) for entry, per_target in results for r in per_target
+                    if r.ok and r.usage is not None and (id(entry), r.target) not in pruned}
         for entry, per_target in results:
             all_failed = all(r.error_kind == "compile" for r in per_target)
             line = self._line_in_submission(ctx, entry)
@@ -201,6 +220,19 @@ class ResourcesTool(Tool):
                 config = {"target": target.model_dump(), "declared_targets": declared, **versions,
                           "ptxas_command": r.ptxas_command,
                           "pointer_alignment": "pointers assumed 16-byte aligned plus the recorded storage offset"}
+                why = pruned.get((id(entry), r.target))
+                if why is not None and (entry.get("qualname"), r.target) in survives:
+                    # Rationale: Triton's autotuner benchmarks every config and gives one that raises
+                    # OutOfResources or CompileTimeAssertionFailure an infinite time: it never runs it, so
+                    # such a config is no defect while another config of the kernel runs on this target.
+                    ctx.add_evidence(self, outcome="info", defect="autotune_config_pruned",
+                                     summary=f"Triton kernel {r.kernel} ({note}) on {r.target}: pruned by the "
+                                             f"autotuner itself ({why[:300]}); other configs run",
+                                     check=f"static compile for {r.target}", inputs=inputs, config=config,
+                                     result={"error": (r.error or "")[-2000:], "pruned_because": why}, rerun=rerun,
+                                     spans=ctx.submission_span(line) if line else [], duration_s=r.seconds,
+                                     artifacts=r.artifacts)
+                    continue
                 if not r.ok or r.usage is None:
                     self._failed(ctx, what=f"Triton kernel {r.kernel} ({note})", target=target, error=r.error or "",
                                  kind=r.error_kind, declared=declared, all_targets_failed=all_failed, rerun=rerun,

@@ -16,7 +16,9 @@ CONCERNS = {"spills_one_warp": "register_spills"}
 
 
 def resources_tools(path: Path) -> list[str]:
-    return ["builds", "resources"] + (["correctness"] if "correctness" in expectations(path) else [])
+    # an autotuned kernel: the autotune tool hands every config's launch to the resources compile
+    return (["builds", "resources"] + (["correctness"] if "correctness" in expectations(path) else [])
+            + (["autotune"] if "autotune" in path.stem else []))
 
 
 def check_resources(run: Reviewed) -> None:
@@ -37,6 +39,11 @@ def check_resources(run: Reviewed) -> None:
         for e in failing:
             assert e.result["smem_per_block"] > e.result["limits"]["smem_per_block_optin"]
             assert e.result["spill_stores"] == 0
+    if "autotune" in path.stem:
+        pruned = [e for e in review.evidence if e.tool == "resources" and e.defect == "autotune_config_pruned"]
+        assert {t for e in pruned for t in ("sm_90", "sm_80") if f"on {t}:" in e.summary} == {"sm_90", "sm_80"}, \
+            [e.summary for e in review.evidence if e.tool == "resources"]
+        assert all(e.outcome == "info" and "BK=128" in e.summary for e in pruned)
     if path.stem in CONCERNS:
         assert all(e.outcome == "pass" for e in items) and review.overall != "reject"
         flagged = [e for e in items if e.defect == CONCERNS[path.stem]]

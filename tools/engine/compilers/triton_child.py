@@ -104,6 +104,15 @@ def _argument(desc: dict[str, Any]) -> Any:
             raise ValueError(f"unknown tensor dtype {desc['dtype']!r}")
         size = torch.empty((), dtype=dtype).element_size()
         return _LaunchTensor(dtype, _BASE_POINTER + int(desc.get("storage_offset", 0)) * size)
+    if kind == "tensor_descriptor":
+        import dataclasses
+
+        from triton.tools.tensor_descriptor import TensorDescriptor
+
+        fields = {f.name for f in dataclasses.fields(TensorDescriptor)}
+        extra = {k: desc[k] for k in ("padding", "round_f32_to_tf32") if k in desc and k in fields}
+        return TensorDescriptor(_argument(desc["base"]), list(desc["shape"]), list(desc["strides"]),
+                                list(desc["block_shape"]), **extra)
     if kind in ("int", "float", "bool"):
         return desc["value"]
     if kind == "none":

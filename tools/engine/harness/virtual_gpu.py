@@ -16,16 +16,20 @@ children (and the static-compile child), this prelude answers them as the target
   hold exactly as on the GPU. Tensors on it answer ``is_cuda`` True and ``torch.cuda.is_available()``
   is True, ``current_device()`` 0, ``get_device_properties``/``get_device_capability``/
   ``get_device_name`` describe the target: code that checks for a GPU takes the GPU path, the one
-  the review is about. APIs that need a real GPU (streams, events, graphs) still fail, and that
+  the review is about; ``with torch.cuda.device(...)`` selects it (a no-op: it is the only device).
+  APIs that need a real GPU (streams, events, graphs) still fail, and that
   failure is reported as unverified (needs a GPU), never as the kernel's fault.
 - ``kernel.warmup(...)`` compiles the kernel for the target with the real Triton compiler in a
   subprocess without the interpreter (tools/engine/harness/virtual_compile.py: TTGIR/PTX, then ptxas -v)
   and returns an object with ``n_regs``, ``n_spills``, ``metadata.shared``/``num_warps`` from that
   compile; launching it (``kernel[grid](...)``) runs the interpreter with the warmed-up constexprs.
+- Where the interpreter itself differs from compiled Triton on code that compiles (a float argument,
+  an alias of a ``tl`` builtin), tools/engine/harness/interpreter_gaps.py makes it do what the compiler does.
 - ``torch.compile`` returns its function or module unchanged: it runs eagerly (Dynamo cannot trace
   the interpreter), so the Triton kernel inside is what is reviewed.
 - ``@triton.autotune`` with several configs runs ONE config, chosen deterministically (the first
-  listed, or the one the ``virtual_gpu`` instrument forces: tools/autotune reviews every config that
+  listed that the autotuner does not prune, or the one the ``virtual_gpu`` instrument forces:
+  tools/autotune reviews every config that
   way); nothing is benchmarked.
 
 Every answer is logged (``LOG``) and reported by the ``virtual_gpu`` instrument, so the evidence says
@@ -44,7 +48,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tools.engine.harness import interpreter_fixes, interpreter_launch
+from tools.engine.harness import interpreter_fixes, interpreter_gaps, interpreter_launch
 from tools.engine.harness.instruments.triton_launches import _describe_arg
 
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
@@ -57,6 +61,8 @@ LOG: list[dict[str, Any]] = []
 AUTOTUNE: dict[str, dict[str, Any]] = {}
 #: qualname -> config index to run (set per call by the ``virtual_gpu`` instrument)
 FORCE: dict[str, int] = {}
+#: qualname -> the config an unforced launch runs: the first listed the autotuner does not prune
+DEFAULT: dict[str, int] = {}
 SPEC: dict[str, Any] = {}
 _COMPILED: dict[str, dict[str, Any]] = {}
 
@@ -212,6 +218,26 @@ def _patch_torch() -> None:
                                               lambda: tuple(SPEC["capability"]))
     torch.cuda.get_device_properties = answer("get_device_properties", _device_properties)  # type: ignore[assignment]
     torch.cuda.is_initialized = answer("is_initialized", True)  # type: ignore[assignment]
+
+    class device:  # noqa: N801 - torch.cuda.device's own name
+        """``with torch.cuda.device(x.device):`` around a launch selects the one virtual device, which is
+        already current: nothing to do (torch's own refuses a CPU device or needs a CUDA build)."""
+
+        def __init__(self, device: Any = None) -> None:
+            _log(f"torch.cuda.device({device!r})", "the virtual device (device 0, already current)")
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: Any) -> bool:
+            return False
+
+    class device_of(device):  # noqa: N801 - torch.cuda.device_of's own name
+        def __init__(self, obj: Any = None) -> None:
+            super().__init__(getattr(obj, "device", obj))
+
+    torch.cuda.device = device  # type: ignore[assignment, misc]
+    torch.cuda.device_of = device_of  # type: ignore[assignment, misc]
 
     def is_cuda(self: Any) -> bool:
         _log("Tensor.is_cuda", "True (tensors live on the virtual device)")
@@ -422,6 +448,7 @@ def _patch_interpreter() -> None:
 
     interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
     interpreter_fixes.patch_index(interpreter)
+    interpreter_gaps.patch(interpreter)
     interpreter._kreview_virtual = True
 
 
@@ -449,7 +476,7 @@ def _patch_autotuner() -> None:
     def prune_configs(self: Any, kwargs: dict[str, Any]) -> list[Any]:
         name = qualname(self)
         entry = AUTOTUNE.setdefault(name, {"configs": [_config_label(c) for c in self.configs], "chosen": []})
-        index = FORCE.get(name, 0)
+        index = FORCE.get(name, DEFAULT.get(name, 0))
         index = index if 0 <= index < len(self.configs) else 0
         if index not in entry["chosen"]:
             entry["chosen"].append(index)
@@ -458,10 +485,23 @@ def _patch_autotuner() -> None:
     prune_configs._kreview_virtual = True  # type: ignore[attr-defined]
 
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.cache.clear()  # the forced config may change between calls; nothing was benchmarked
-        if len(self.configs) == 1:
-            prune_configs(self, kwargs)
-        return original_run(self, *args, **kwargs)
+        name = qualname(self)
+        while True:
+            self.cache.clear()  # the forced config may change between calls; nothing was benchmarked
+            if len(self.configs) == 1:
+                prune_configs(self, kwargs)
+            try:
+                return original_run(self, *args, **kwargs)
+            except Exception as exc:
+                # Rationale: on a GPU the autotuner's benchmark skips a config whose compile fails a
+                # tl.static_assert (CompileTimeAssertionFailure) and runs another; so does an unforced
+                # launch here (the autotune tool forces each config and names the pruned ones).
+                nxt = DEFAULT.get(name, 0) + 1
+                if name in FORCE or "CompileTimeAssertionFailure" not in repr(exc) or nxt >= len(self.configs):
+                    raise
+                DEFAULT[name] = nxt
+                _log(f"@triton.autotune {name}: config {nxt - 1}", "pruned as the autotuner prunes it (a failing "
+                     f"tl.static_assert); config {nxt} runs instead")
 
     cls.prune_configs = prune_configs
     cls.run = run

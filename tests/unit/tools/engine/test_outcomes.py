@@ -68,3 +68,13 @@ def test_environment_failures_are_unverified_with_a_remedy(message: str) -> None
     assert "virtual device" in c.reason and "--device cuda" in c.reason
     on_gpu = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
     assert on_gpu.outcome == "fail"
+
+
+@pytest.mark.parametrize("message", ["NotImplementedError('inline_asm not supported in interpreter mode')",
+                                     "NotImplementedError('extern_elementwise not supported in interpreter mode')"])
+def test_what_the_interpreter_cannot_run_is_unverified(message: str) -> None:
+    call = CallResult(answered=True, ok=False, error={"type": "InterpreterError", "message": message, "traceback": ""})
+    c = classify_failure(call, interpreted=True, input_numel=10, on_cpu=True, stage="the call")
+    assert (c.outcome, c.defect) == ("unverified", "interpreter_limit") and "interpreter" in c.reason
+    compiled = classify_failure(call, interpreted=False, input_numel=10, on_cpu=False, stage="the call")
+    assert compiled.outcome == "fail"

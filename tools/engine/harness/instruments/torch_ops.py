@@ -33,6 +33,7 @@ from torch.utils._pytree import tree_flatten
 import tools.engine.harness.frames as frames
 from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
+from tools.engine.harness.instruments.triton_launches import launch_tensors
 
 _MAX_DISTINCT = 200
 _SELF = frozenset({__file__})
@@ -238,9 +239,10 @@ class OpRecorder:
         def run(self_: Any, *args: Any, grid: Any = None, warmup: Any = False, **kwargs: Any) -> Any:
             if not warmup:
                 recorder.data["launches"] += 1
+                # a tensor argument, a TensorDescriptor's base, the tensors of a tuple argument
                 for value in list(args) + list(kwargs.values()):
-                    if isinstance(value, torch.Tensor):
-                        key = _storage_key(value)
+                    for t in launch_tensors(value):
+                        key = _storage_key(t)
                         if key is not None:
                             recorder._touched.add(key)
             recorder._launch_depth += 1

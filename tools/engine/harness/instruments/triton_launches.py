@@ -25,6 +25,24 @@ _MAX_DISTINCT = 64
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion")
 
 
+def is_tensor_descriptor(value: Any) -> bool:
+    """A host-side ``TensorDescriptor`` (Triton 3.4 and later), whose ``base`` is the tensor it describes."""
+    return type(value).__name__ == "TensorDescriptor" and all(
+        hasattr(value, a) for a in ("base", "shape", "strides", "block_shape"))
+
+
+def launch_tensors(value: Any) -> list[Any]:
+    """The tensors a kernel argument lets the kernel read or write: a tensor, a descriptor's base, the
+    tensors of a tuple argument."""
+    if hasattr(value, "data_ptr") and hasattr(value, "untyped_storage"):
+        return [value]
+    if is_tensor_descriptor(value):
+        return launch_tensors(value.base)
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in launch_tensors(v)]
+    return []
+
+
 def _describe_arg(value: Any) -> dict[str, Any]:
     if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
         return {"kind": "tensor", "dtype": str(value.dtype).removeprefix("torch."), "shape": list(value.shape),
@@ -32,6 +50,13 @@ def _describe_arg(value: Any) -> dict[str, Any]:
                 "numel": int(value.numel()), "storage_numel": int(value.untyped_storage().nbytes()
                                                                  // max(value.element_size(), 1)),
                 "storage_offset": int(value.storage_offset())}
+    if is_tensor_descriptor(value):
+        # a host-side TMA descriptor (triton.tools.tensor_descriptor): the kernel reads and writes its base
+        extra = {"round_f32_to_tf32": bool(value.round_f32_to_tf32)} if hasattr(value, "round_f32_to_tf32") else {}
+        return {"kind": "tensor_descriptor", "base": _describe_arg(value.base),
+                "shape": [int(d) for d in value.shape], "strides": [int(d) for d in value.strides],
+                "block_shape": [int(d) for d in value.block_shape], "padding": str(getattr(value, "padding", "zero")),
+                **extra}
     if isinstance(value, bool):
         return {"kind": "bool", "value": value}
     if isinstance(value, int):
@@ -88,7 +113,9 @@ def triton_launches(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         described = {n: _describe_arg(v) for n, v in bound.items()}
         options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
         const_values = {n: bound[n] for n in constexprs if n in bound}
-        key_args = {n: (d.get("dtype") if d["kind"] == "tensor" else d.get("value", d["kind"]))
+        key_args = {n: (d.get("dtype") if d["kind"] == "tensor" else
+                        (d["base"].get("dtype"), tuple(d["block_shape"])) if d["kind"] == "tensor_descriptor" else
+                        d.get("value", d["kind"]))
                     for n, d in described.items()}
         key = repr((fn.__qualname__, sorted(key_args.items(), key=str), sorted(options.items())))
         if key in index:

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from tools.engine.harness import interpreter_fixes
+from tools.engine.harness import interpreter_fixes, interpreter_gaps
 from tools.engine.harness.instruments import instrument
 from tools.engine.harness.sanitizer.compat import require_compatible
 from tools.engine.harness.sanitizer.hooks import Sanitizer
@@ -33,6 +33,8 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     # an older interpreter's own bug is not the kernel's interpreter_error (children without the
     # virtual device, as on a GPU machine, have not had it fixed yet)
     unfix = interpreter_fixes.patch_index(interpreter)
+    # likewise where the interpreter differs from compiled Triton (a float argument, a builtin's alias)
+    ungap = interpreter_gaps.patch(interpreter)
     try:
         san.install()
         try:
@@ -40,5 +42,6 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         finally:
             san.uninstall()
     finally:
+        ungap()
         if unfix is not None:
             unfix()
