@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.models import Evidence
+from tools.engine.results import ResourcesResult
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
@@ -63,6 +64,7 @@ def compiled_kernels(items: list[Evidence]) -> CompiledKernels:
 
 class ResourcesTool(Tool):
     name = "resources"
+    result_model = ResourcesResult
     criteria = ("resources",)
     after = ("builds",)
     description = "compile for sm_90/sm_80 without a GPU: registers, spills, shared memory, occupancy"
