@@ -31,3 +31,20 @@ def test_diagnosis_runs_after_every_tool_that_records_failures() -> None:
     failing = [n for n, c in registry.tools().items() if c.result_model and issubclass(c.result_model, FailureDetails)]
     assert {"builds", "correctness", "resources", "benchmark", "memcheck"} <= set(failing)
     assert all(order.index(n) < order.index("diagnosis") for n in failing)
+
+
+def test_diagnosis_reads_failures_of_any_failure_tool_by_model(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from tools.diagnosis import DiagnosisTool
+
+    recorded: list[dict] = []
+    sub = SimpleNamespace(source_files=[], root_path=tmp_path, submission_file="submission.py")
+    ctx = SimpleNamespace(
+        submission=sub, submission_span=lambda *a: [],
+        evidence=[_ev("memcheck-1", "memcheck", {"error_type": "RuntimeError", "message": "CUDA out of memory"}),
+                  _ev("fusion-1", "fusion", {"message": "CUDA out of memory"})],  # no FailureDetails model: not read
+        add_evidence=lambda tool, **kw: recorded.append(kw) or SimpleNamespace(id="diagnosis-1"),
+        add_finding=lambda **kw: None)
+    DiagnosisTool().run(ctx)  # type: ignore[arg-type]
+    assert [(r["defect"], r["result"]["diagnosed"]) for r in recorded] == [("out_of_memory", "memcheck-1")]
