@@ -11,6 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.models import Review
 from tools.engine.differential import PairReport
+from tools.engine.registry import results
+from tools.engine.results import CorrectnessResult, ResourcesResult
 
 _VERDICT_RANK = {"accept": 0, "needs_human": 1, "reject": 2}
 
@@ -54,17 +56,14 @@ def _reference_hash(path: Path) -> str | None:
 
 def _correctness(review: Review) -> dict[str, Any]:
     errs, ulps, ratios = [], [], []
-    for e in review.evidence:
-        if e.tool != "correctness":
-            continue
-        for o in (e.result.get("comparison") or {}).get("outputs", []):
-            if o.get("max_abs_err") is not None:
-                errs.append(float(o["max_abs_err"]))
-            if o.get("max_ulp") is not None:
-                ulps.append(float(o["max_ulp"]))
-        budget = e.result.get("error_budget") or {}
-        if budget.get("ratio") is not None:
-            ratios.append(float(budget["ratio"]))
+    for _, r in results(review.evidence, CorrectnessResult):
+        for o in r.comparison.outputs if r.comparison else []:
+            if o.max_abs_err is not None:
+                errs.append(o.max_abs_err)
+            if o.max_ulp is not None:
+                ulps.append(o.max_ulp)
+        if r.error_budget is not None and r.error_budget.ratio is not None:
+            ratios.append(r.error_budget.ratio)
     out: dict[str, Any] = {}
     if errs:
         out["max_abs_err"] = max(errs)
@@ -79,15 +78,18 @@ def column(name: str, review: Review) -> Column:
     col = Column(name=name, run_id=review.run_id, framework=getattr(review.submission, "framework", None),
                  overall=review.overall, criteria={c.id: c.verdict for c in review.criteria},
                  correctness=_correctness(review))
+    resources = {e.id: r for e, r in results(review.evidence, ResourcesResult)}
     for e in review.evidence:
-        target = str(e.config.get("target") if isinstance(e.config.get("target"), str) else e.result.get("arch", ""))
+        res = resources.get(e.id)
+        target = str(e.config.get("target") if isinstance(e.config.get("target"), str)
+                     else (res.arch if res is not None else e.result.get("arch")) or "")
         if e.tool == "compiled_code" and e.outcome == "info":
             col.compiled[target or e.id] = e.summary.split(": ", 1)[-1]
-        elif e.tool == "resources" and e.outcome in ("pass", "fail"):
-            occ = e.result.get("occupancy") or {}
-            occ_t = f", occupancy {occ['occupancy']:.0%} ({occ.get('limiter')})" if occ.get("occupancy") else ""
-            col.resources[target or e.id] = (f"{e.result.get('registers')} regs, {e.result.get('spill_stores', 0)} B "
-                                             f"spilled, {e.result.get('smem_per_block', 0)} B smem{occ_t}")
+        elif res is not None and e.outcome in ("pass", "fail"):
+            occ = res.occupancy
+            occ_t = f", occupancy {occ.occupancy:.0%} ({occ.limiter})" if occ is not None and occ.occupancy else ""
+            col.resources[target or e.id] = (f"{res.registers} regs, {res.spill_stores or 0} B "
+                                             f"spilled, {res.smem_per_block or 0} B smem{occ_t}")
         elif e.tool == "roofline" and col.roofline is None:
             col.roofline = e.summary[:200]
         elif e.tool == "benchmark" and e.outcome in ("pass", "fail"):

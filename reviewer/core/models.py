@@ -7,12 +7,14 @@ concluded from evidence; a claim is a sentence of the draft, which must cite one
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.fixes import FixReport
 from reviewer.core.task import TaskAudit
+
+_R = TypeVar("_R", bound=BaseModel)
 
 SCHEMA_VERSION = 1
 
@@ -70,6 +72,10 @@ class Evidence(_Model):
     artifacts: list[str] = Field(default_factory=list)
     frames_review: bool = False
     """The item frames the whole review (a port review naming its original): drafts state it first."""
+
+    def result_as(self, model: type[_R]) -> _R:
+        """``result`` read as ``model`` (a typed result, tools/engine/results.py); the mapping itself is kept."""
+        return model.model_validate(self.result)
 
 
 class Finding(_Model):

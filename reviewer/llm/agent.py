@@ -34,7 +34,7 @@ def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Fin
     failing evidence elsewhere on the same lines may have another cause."""
     out, notes = [], []
     for f in findings:
-        tested = [e for e in evidence if e.tool == "probes" and _tests(e, f.id)]
+        tested = [e for e in evidence if _tests(e, f.id)]
         failed = [e.id for e in tested if e.outcome == "fail"]
         out.append(f.model_copy(update={"confirmed_by": failed}) if failed else f)
         if tested and not failed:
@@ -44,7 +44,8 @@ def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Fin
 
 
 def _tests(e: Evidence, finding: str) -> bool:
-    """Whether ``e`` (a probes-tool item) ran a probe proposed to test ``finding``."""
+    """Whether ``e`` ran a probe proposed to test ``finding``: its typed origin (``ProbeOrigin``) says so,
+    whatever tool recorded it."""
     origin = ProbeOrigin.of(e)
     return origin is not None and origin.finding == finding
 

@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from reviewer.core.models import Evidence, Review
+from tools.engine.registry import results
+from tools.engine.results import BenchmarkResult, GeneralityResult, JudgedResult, ResourcesResult, RooflineResult
 
 COLORS = {"pass": "#2e7d32", "fail": "#c62828", "unverified": "#8d6e00", "info": "#1565c0",
           "inconclusive": "#8d6e00", "rejected": "#6d4c41", "invalid": "#6d4c41", "skipped": "#9e9e9e",
@@ -114,12 +116,11 @@ def _short(text: str, n: int = 34) -> str:
 def generality_charts(review: Review) -> list[Chart]:
     """Which configurations the generality search tried on each axis, and which failed."""
     charts = []
-    for e in review.evidence:
-        search = e.result.get("search") if e.tool == "generality" else None
-        if not isinstance(search, dict) or not search.get("tried"):
+    for e, r in results(review.evidence, GeneralityResult):
+        if r.search is None or not r.search.tried:
             continue
-        tried = [t for t in search["tried"] if isinstance(t, dict) and isinstance(t.get("config"), dict)]
-        axis = str(search.get("axis", "configurations"))
+        tried = [t.model_dump() for t in r.search.tried]
+        axis = str(r.search.axis if r.search.axis is not None else "configurations")
         keys = sorted({k for t in tried for k, v in t["config"].items() if isinstance(v, (int, float))
                        and not isinstance(v, bool)})
         verdicts = sorted({str(t.get("verdict", "?")) for t in tried})
@@ -159,18 +160,16 @@ def generality_charts(review: Review) -> list[Chart]:
 
 
 def _budget_rows(e: Evidence) -> list[tuple[str, float, float, str]]:
-    budget = e.result.get("error_budget")
-    if not isinstance(budget, dict) or not budget.get("available", True):
+    budget = e.result_as(JudgedResult).error_budget
+    if budget is None or not budget.available:
         return []
     rows = []
     label = str((e.inputs.get("case") or {}).get("label") or e.check or e.id)
-    outs = budget.get("outputs") or []
+    outs = budget.outputs
     for o in outs:
-        if not isinstance(o, dict):
-            continue
-        sub, ref = o.get("sub_max_err"), o.get("ref_max_err")
-        if isinstance(sub, (int, float)) and isinstance(ref, (int, float)):
-            name = label if len(outs) == 1 else f"{label} [out {o.get('path')}]"
+        sub, ref = o.sub_max_err, o.ref_max_err
+        if sub is not None and ref is not None:
+            name = label if len(outs) == 1 else f"{label} [out {o.path}]"
             rows.append((f"{e.id}: {name}", float(sub), float(ref), e.outcome))
     return rows
 
@@ -206,25 +205,24 @@ _MAX_THREADS = 1024
 def resource_chart(review: Review) -> Chart | None:
     """Each kernel's resource figures as a share of the target's limit."""
     rows: list[tuple[str, float, str]] = []
-    for e in review.evidence:
-        r = e.result
-        if e.tool != "resources" or not isinstance(r.get("registers"), (int, float)):
+    for _, r in results(review.evidence, ResourcesResult):
+        if r.registers is None:
             continue
-        who = f"{r.get('kernel', '?')} {r.get('arch', '')}".strip()
-        lim = r.get("limits") or {}
-        rows.append((f"{who} registers/thread", r["registers"] / _MAX_REGS, f"{r['registers']} of {_MAX_REGS}"))
-        smem = r.get("smem_per_block")
-        if isinstance(smem, (int, float)) and lim.get("smem_per_block_optin"):
+        who = f"{r.kernel if r.kernel is not None else '?'} {r.arch or ''}".strip()
+        lim = r.limits
+        rows.append((f"{who} registers/thread", r.registers / _MAX_REGS, f"{r.registers} of {_MAX_REGS}"))
+        smem = r.smem_per_block
+        if smem is not None and lim.get("smem_per_block_optin"):
             rows.append((f"{who} shared mem/block", smem / lim["smem_per_block_optin"],
                          f"{smem} B of {lim['smem_per_block_optin']} B"))
-        tpb = r.get("threads_per_block")
-        if isinstance(tpb, (int, float)):
+        tpb = r.threads_per_block
+        if tpb is not None:
             rows.append((f"{who} threads/block", tpb / _MAX_THREADS, f"{tpb} of {_MAX_THREADS}"))
-        spill = (r.get("spill_stores") or 0) + (r.get("spill_loads") or 0)
+        spill = (r.spill_stores or 0) + (r.spill_loads or 0)
         if spill:
             rows.append((f"{who} spill bytes", 1.0, f"{spill} B spilled"))
-        occ = (r.get("occupancy") or {}).get("occupancy") if isinstance(r.get("occupancy"), dict) else None
-        if isinstance(occ, (int, float)):
+        occ = r.occupancy.occupancy if r.occupancy is not None else None
+        if occ is not None:
             rows.append((f"{who} occupancy", float(occ), f"{occ:.0%} of the SM's warps"))
     if not rows:
         return None
@@ -248,24 +246,18 @@ def resource_chart(review: Review) -> Chart | None:
 
 def roofline_chart(review: Review) -> Chart | None:
     """The speed-of-light floor per device (microseconds), with the measured time where there is one."""
-    bounds: dict[str, Any] = {}
-    for e in review.evidence:
-        if e.tool == "roofline" and isinstance(e.result.get("bounds"), dict):
-            bounds = e.result["bounds"]
-            break
+    roofs = [r for _, r in results(review.evidence, RooflineResult) if r.bounds]
+    bounds = roofs[0].bounds if roofs else {}
     rows = []
     for dev, b in bounds.items():
-        if not isinstance(b, dict):
-            continue
-        for key, label in (("floor_us", "floor"), ("cold_floor_us", "floor, cold L2"), ("roofline_us", "roofline")):
-            v = b.get(key)
-            if isinstance(v, (int, float)):
+        for v, label in ((b.floor_us, "floor"), (b.cold_floor_us, "floor, cold L2"), (b.roofline_us, "roofline")):
+            if v is not None:
                 rows.append((f"{dev} {label}", float(v)))
     measured = None
-    for e in review.evidence:
-        sub = (e.result.get("summaries") or {}).get("submission/eager") if e.tool == "benchmark" else None
-        if isinstance(sub, dict) and isinstance(sub.get("median"), (int, float)):
-            measured = float(sub["median"]) * 1e6
+    for _, r in results(review.evidence, BenchmarkResult):
+        sub = r.summaries.get("submission/eager")
+        if sub is not None and sub.median is not None:
+            measured = sub.median * 1e6
     if not rows:
         return None
     rows = rows[:24]

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tools.engine.results import BenchmarkResult
 from tools.engine.tool import Tool, ToolContext, failure_details
 import tools.benchmark.ncu as ncu
 import tools.benchmark.stats as stats
@@ -36,6 +37,7 @@ STOP = stats.StopRule(rel_sem=stats.REL_SEM_TARGET, min_reps=20, min_time_s=0.2,
 
 class BenchmarkTool(Tool):
     name = "benchmark"
+    result_model = BenchmarkResult
     criteria = ("performance", "integrity")
     """Integrity: a measured median (or the time a claimed speedup implies) below the speed-of-light
     floor is an impossible speed (``check_time``); every other item bears on performance only."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tools.engine.results import FailureDetails
 from tools.engine.tool import Tool, ToolContext, failure_details, user_frame_line
 from tools.engine.cases import nominal_cases
 from tools.engine.facts import BuildOutcome
@@ -11,6 +12,7 @@ from tools.engine.outcomes import classify_failure, input_elements
 
 class BuildsTool(Tool):
     name = "builds"
+    result_model = FailureDetails
     criteria = ("builds",)
     baseline_check = "runs"
     description = "parse, import, construct and run once on the nominal inputs"

@@ -4,6 +4,7 @@ float64, the error budget (tools/engine/compare/judge.py has the rule)."""
 
 from __future__ import annotations
 
+from tools.engine.results import CorrectnessResult
 from tools.engine.checking import compare_case
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
@@ -15,6 +16,7 @@ from tools.engine.harness.case import Case
 
 class CorrectnessTool(Tool):
     name = "correctness"
+    result_model = CorrectnessResult
     criteria = ("correctness",)
     baseline_check = "nominal_outputs"
     after = ("builds",)

@@ -9,23 +9,22 @@ import re
 from typing import Any
 
 from reviewer.core.models import Evidence
+from tools.engine.registry import results
+from tools.engine.results import FailureDetails
 from tools.engine.tool import Tool, ToolContext
 from tools.diagnosis.table import Diagnosis, classify
 
-# Tools whose failed evidence carries a build, compile or runtime error.
-DIAGNOSED_TOOLS = ("builds", "resources", "lowering", "correctness", "generality", "numerics", "probes",
-                   "memcheck", "benchmark", "nki")
 # Rationale: these defects are verdicts about results, not failures to build or run; nothing to diagnose.
 _NOT_FAILURES = {"mismatch", "wrong_result", "numerics", "nan", "inf", "tolerance", "constant_output",
                  "register_spills", "low_occupancy", "impossible_speed"}
 
 
-def failure_text(ev: Evidence) -> str:
-    r = ev.result or {}
-    parts: list[Any] = [r.get("error_type"), r.get("message"), r.get("error"), r.get("traceback"),
-                        r.get("stderr_tail"), r.get("crash"), ev.defect, ev.reason, ev.summary]
-    if isinstance(r.get("ptxas_error"), dict):
-        parts.append(str(r["ptxas_error"]))
+def failure_text(ev: Evidence, r: FailureDetails | None = None) -> str:
+    r = ev.result_as(FailureDetails) if r is None else r
+    parts: list[Any] = [r.error_type, r.message, r.error, r.traceback, r.stderr_tail, r.crash, ev.defect, ev.reason,
+                        ev.summary]
+    if isinstance(r.ptxas_error, dict):
+        parts.append(str(r.ptxas_error))
     return "\n".join(str(p) for p in parts if p)
 
 
@@ -54,7 +53,8 @@ def source_line(text: str, files: list[str], source: dict[str, str]) -> tuple[st
 class DiagnosisTool(Tool):
     name = "diagnosis"
     criteria = ("builds",)
-    after = DIAGNOSED_TOOLS
+    after_results = (FailureDetails,)
+    """Every tool whose results carry build, compile or runtime errors (``FailureDetails``), whatever its name."""
     description = "classify every build/compile/run failure: code, explanation, likely fix, message, line"
 
     def run(self, ctx: ToolContext) -> None:
@@ -66,10 +66,10 @@ class DiagnosisTool(Tool):
             except OSError:
                 continue
         seen: set[tuple[str, str]] = set()
-        for ev in [e for e in ctx.evidence if e.tool in DIAGNOSED_TOOLS]:
+        for ev, details in results(ctx.evidence, FailureDetails):
             if ev.outcome not in ("fail", "unverified") or (ev.defect or "") in _NOT_FAILURES:
                 continue
-            text = failure_text(ev)
+            text = failure_text(ev, details)
             d = classify(text)
             if d is None:
                 continue

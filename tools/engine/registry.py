@@ -8,19 +8,24 @@ entry-point groups a third-party package would use (``kreview.tools``, ``kreview
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from importlib.metadata import entry_points
 
+from typing import TypeVar
+
 from reviewer.core.errors import ToolError
+from reviewer.core.models import Evidence
 from tools.engine.backends.base import Backend
 from tools.engine.backends.frameworks import UnknownBackend
 # the formats' own registry (light: the sandbox session asks it without importing every tool class)
 from tools.engine.formats import (  # noqa: F401
     BUILTIN_FORMATS, FORMATS_GROUP, format_names, format_of, formats, register_format, unregister_format,
 )
+from tools.engine.plugin_names import TOOLS_GROUP, registered_names  # noqa: F401  (names without imports)
+from tools.engine.results import ResultModel
 from tools.engine.tool import Tool
 
-from tools.engine.plugin_names import TOOLS_GROUP, registered_names  # noqa: F401  (names without imports)
+R = TypeVar("R", bound=ResultModel)
 
 
 @functools.cache
@@ -66,7 +71,7 @@ def ordered_tools() -> list[type[Tool]]:
             return
         if name in stack:
             raise ToolError(f"tool ordering cycle: {' -> '.join((*stack, name))}")
-        for dep in sorted(table[name].after):
+        for dep in sorted({*table[name].after, *_after_results(table, table[name])}):
             if dep in table:
                 visit(dep, (*stack, name))
         seen.add(name)
@@ -75,6 +80,23 @@ def ordered_tools() -> list[type[Tool]]:
     for name in sorted(table):
         visit(name, ())
     return done
+
+
+def _after_results(table: Mapping[str, type[Tool]], cls: type[Tool]) -> list[str]:
+    return [n for n, c in table.items() if c is not cls and c.result_model is not None
+            and issubclass(c.result_model, tuple(cls.after_results) or (type(None),))]
+
+
+def results(evidence: Iterable[Evidence], model: type[R]) -> list[tuple[Evidence, R]]:
+    """The items whose tool declares ``model`` (or a subclass) as its ``result_model``, each with its result
+    read as ``model``: how a reader finds the results it reads without naming tools."""
+    table = tools()
+    out = []
+    for e in evidence:
+        declared = table[e.tool].result_model if e.tool in table else None
+        if declared is not None and issubclass(declared, model):
+            out.append((e, e.result_as(model)))
+    return out
 
 
 def case_sources() -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from reviewer.core.errors import ToolError
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
 from tools.engine.facts import BuildOutcome, Facts
+from tools.engine.results import ResultModel
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.review_plan import ReviewPlan
@@ -172,6 +173,10 @@ class Tool(ABC):
     """Which of the two checks a KernelBench-style baseline makes this tool is: "runs" (imports and
     runs once on the nominal inputs), "nominal_outputs" (outputs match the reference on the nominal
     inputs); the baseline files its verdict under this tool's criterion (``registry.baseline_criterion``)."""
+    result_model: ClassVar[type[ResultModel] | None] = None
+    """The typed model its items' ``result`` follows, for readers (tools/engine/results.py, ``registry.results``)."""
+    after_results: ClassVar[tuple[type[ResultModel], ...]] = ()
+    """Runs after every tool whose ``result_model`` is one of these (diagnosis reads failures of any tool)."""
     prelaunch: ClassVar[bool] = False
     """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
     children while the source-reading model plans."""

@@ -20,6 +20,7 @@ import time
 from typing import Any, ClassVar
 
 from reviewer.core.models import SourceSpan
+from tools.engine.results import GeneralityResult
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.nominal_run import (
     NominalRun,
@@ -73,6 +74,7 @@ def _describe(case: Case) -> str:
 
 class GeneralityTool(Tool):
     name = "generality"
+    result_model = GeneralityResult
     criteria = ("generality",)
     after = ("correctness",)
     replays_cases = True

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from tools.engine.results import FailureDetails
 from tools.engine.registry import backend_for
 from tools.engine.backends.base import Backend, Lowered
 from tools.engine.tool import Tool, ToolContext
@@ -27,6 +28,7 @@ def _safe(name: str) -> str:
 
 class LoweringTool(Tool):
     name = "lowering"
+    result_model = FailureDetails
     criteria = ("builds",)
     description = "compile/lower every kernel for its real targets without a device; keep the IR"
 

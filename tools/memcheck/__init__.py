@@ -10,6 +10,7 @@ boundary shapes on ``generality``. See docs/triton-sanitizer.md.
 
 from __future__ import annotations
 
+from tools.engine.results import FailureDetails
 from tools.engine.registry import backend_for
 from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.tool import Tool, ToolContext
@@ -31,6 +32,7 @@ _CALL_FAILURES = {"exception", "crash", "process_exit"}
 
 class MemcheckTool(Tool):
     name = "memcheck"
+    result_model = FailureDetails
     criteria = ("correctness", "generality")
     after = ("builds",)
     description = "Triton kernels under the CPU sanitizer on nominal and boundary shapes"

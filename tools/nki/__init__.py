@@ -10,6 +10,7 @@ the interpreter-only checks are not claimed).
 
 from __future__ import annotations
 
+from tools.engine.results import FailureDetails
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
@@ -19,6 +20,7 @@ import tools.nki.report as R
 
 class NkiTool(Tool):
     name = "nki"
+    result_model = FailureDetails
     criteria = ("builds", "correctness", "resources", "integrity", "performance", "generality")
     after = ("builds",)
     description = "NKI: static kernel checks and an instrumented run under the NKI interpreter (or the Neuron SDK)"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from tools.engine.results import JudgedResult
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.nominal_run import NominalRun, affordable_params, backstop_s, instruments_for, measure, prerequisites_failed
 from tools.engine.compare import ErrorBudget, bitwise_equal
@@ -31,6 +32,7 @@ from tools.engine.work_units import WorkBudget
 
 class NumericsTool(Tool):
     name = "numerics"
+    result_model = JudgedResult
     criteria = ("numerics",)
     after = ("correctness", "generality")
     description = "accuracy vs float64, large magnitudes, cancellation, NaN/inf/-0/subnormals, fp16/bf16, determinism"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+from tools.engine.results import JudgedResult
 from tools.engine.checking import compare_case
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.harness.case import Case
@@ -27,6 +28,7 @@ def _nonfinite(value: object) -> bool:
 
 class ProbesTool(Tool):
     name = "probes"
+    result_model = JudgedResult
     off_nominal_criterion = "generality"
     """What a probe that leaves the nominal inputs (size, dtype, layout, values) bears on."""
     nominal_criterion = "correctness"

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.models import Evidence
+from tools.engine.results import ResourcesResult
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
@@ -78,6 +79,7 @@ def _pruned_by_autotuner(r: CompiledLaunch) -> str | None:
 
 class ResourcesTool(Tool):
     name = "resources"
+    result_model = ResourcesResult
     criteria = ("resources",)
     after = ("builds",)
     description = "compile for sm_90/sm_80 without a GPU: registers, spills, shared memory, occupancy"

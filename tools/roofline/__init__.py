@@ -4,6 +4,7 @@ skipped work, cached results, or the timing was tampered with)."""
 
 from __future__ import annotations
 
+from tools.engine.results import RooflineResult
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.harness.case import Case
@@ -35,6 +36,7 @@ def target_devices(ctx: ToolContext) -> tuple[list[GpuSpec], str]:
 
 class RooflineTool(Tool):
     name = "roofline"
+    result_model = RooflineResult
     criteria = ("performance", "integrity")
     after = ("builds",)
     description = "FLOPs and minimum bytes of the reference; speed-of-light floor per GPU; claims below it"
