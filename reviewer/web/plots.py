@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from reviewer.core.models import Evidence, Review
 from tools.engine.registry import results
@@ -160,7 +160,10 @@ def generality_charts(review: Review) -> list[Chart]:
 
 
 def _budget_rows(e: Evidence) -> list[tuple[str, float, float, str]]:
-    budget = e.result_as(JudgedResult).error_budget
+    try:
+        budget = e.result_as(JudgedResult).error_budget
+    except ValidationError:  # a stored result of another shape: no rows, the page still renders
+        return []
     if budget is None or not budget.available:
         return []
     rows = []

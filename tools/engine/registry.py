@@ -89,13 +89,20 @@ def _after_results(table: Mapping[str, type[Tool]], cls: type[Tool]) -> list[str
 
 def results(evidence: Iterable[Evidence], model: type[R]) -> list[tuple[Evidence, R]]:
     """The items whose tool declares ``model`` (or a subclass) as its ``result_model``, each with its result
-    read as ``model``: how a reader finds the results it reads without naming tools."""
+    read as ``model``: how a reader finds the results it reads without naming tools. A result that does not
+    read as ``model`` (a run stored by another version, or edited) is left out, not an error: the stored
+    mapping stays as it is, and the reader shows what it can."""
+    from pydantic import ValidationError
+
     table = tools()
     out = []
     for e in evidence:
         declared = table[e.tool].result_model if e.tool in table else None
         if declared is not None and issubclass(declared, model):
-            out.append((e, e.result_as(model)))
+            try:
+                out.append((e, e.result_as(model)))
+            except ValidationError:
+                continue
     return out
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ResultModel(BaseModel):
@@ -66,6 +66,13 @@ class Tried(ResultModel):
 class SearchRead(ResultModel):
     axis: Any = None
     tried: list[Tried] = Field(default_factory=list)
+
+    @field_validator("tried", mode="before")
+    @classmethod
+    def _records_only(cls, value: Any) -> Any:
+        # a stored run edited by hand or written by another version may hold entries of another shape:
+        # the readers show the configurations that are records and skip the rest
+        return [t for t in value if isinstance(t, dict)] if isinstance(value, list) else value
 
 
 class GeneralityResult(JudgedResult):
