@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+from tools.engine.sandbox.safe_files import DIR_FLAGS
+
 MAX_ENTRIES = 100_000
 
 
@@ -48,7 +49,7 @@ def usage(folders: Iterable[Path], *, skip: frozenset[tuple[int, int]] | set[tup
     stack: list[int] = []
     for folder in folders:
         try:
-            stack.append(os.open(folder, _DIR_FLAGS))
+            stack.append(os.open(folder, DIR_FLAGS))
         except OSError:
             continue
     try:
@@ -68,7 +69,7 @@ def usage(folders: Iterable[Path], *, skip: frozenset[tuple[int, int]] | set[tup
                             total += st.st_blocks * 512
                         if stat.S_ISDIR(st.st_mode):
                             try:
-                                stack.append(os.open(entry.name, _DIR_FLAGS, dir_fd=fd))
+                                stack.append(os.open(entry.name, DIR_FLAGS, dir_fd=fd))
                             except OSError:
                                 pass
             except OSError:

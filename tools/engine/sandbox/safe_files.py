@@ -18,7 +18,7 @@ from pathlib import Path
 
 # Rationale: a child's output file is loaded into memory whole; more than this is the child's failure.
 READ_CAP = 4 * 2**30
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class UnsafeFile(OSError):
@@ -49,7 +49,7 @@ def open_dir(path: Path, *, anchor: Path, create: bool = False, replace: bool = 
                 except FileExistsError:
                     pass
             try:
-                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                nxt = os.open(name, DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
                     raise
@@ -57,7 +57,7 @@ def open_dir(path: Path, *, anchor: Path, create: bool = False, replace: bool = 
                     raise UnsafeFile(exc.errno, f"{path}: {name} is not a folder (a link or a file)") from exc
                 unlink_at(fd, name)
                 os.mkdir(name, 0o755, dir_fd=fd)
-                nxt = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                nxt = os.open(name, DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = nxt
     except BaseException:
