@@ -46,6 +46,7 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     sub = load_submission(path, config.format_hint, config.target_gpu)
     from reviewer.drafting.base import OfflineDrafter
     from reviewer.graph import RunContext, build_graph
+    from reviewer.graph.state import ReviewState, checkpoint_serde
     from reviewer.rubric import load_rubric
     import tools.engine.registry as registry
 
@@ -53,21 +54,19 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
     run_dir = create_run_dir(config.runs_dir, run_id)
-    rc = RunContext(config=config, run_dir=run_dir, submission=sub, rubric=rubric, drafter=drafter or OfflineDrafter(),
+    rc = RunContext(run_dir=run_dir, submission=sub, rubric=rubric, drafter=drafter or OfflineDrafter(),
                     diff=diff, publishers=list(publishers))
     if progress is not None:
         rc.progress = progress
     seed = config.seed if config.seed is not None else secrets.randbelow(2**31 - 1)
-    state = {"run_id": run_id, "run_dir": str(run_dir), "root": str(Path(path).resolve()),
-             "config": config.model_dump(mode="json"),
-             "seed": seed, "created_at": _now(), "started": time.time(), "evidence": [], "findings": [],
-             "human_flags": []}
-    saver = checkpointer(run_dir)
+    state = ReviewState(run_id=run_id, run_dir=str(run_dir), root=str(Path(path).resolve()), config=config,
+                        seed=seed, created_at=_now(), started=time.time())
+    saver = checkpointer(run_dir, checkpoint_serde())
     try:
         with _terminate_raises():
             build_graph(saver).invoke(state, {"configurable": {"thread_id": run_id}}, context=rc)
     except (KeyboardInterrupt, ReviewTerminated) as exc:
-        _record_interrupted(run_dir, run_id, sub.info(), seed, state["created_at"], state["started"], exc)
+        _record_interrupted(run_dir, run_id, sub.info(), seed, state.created_at, state.started, exc)
         raise
     finally:
         rc.close()  # stops every sandbox child and removes the sandbox folders
@@ -128,16 +127,21 @@ def signoff(run: str, runs_dir: Path, *, approve: bool, by: str, note: str = "",
     from langgraph.types import Command
 
     from reviewer.graph import RunContext, build_graph
+    from pydantic import ValidationError
 
-    saver = checkpointer(run_dir)
+    from reviewer.graph.state import checkpoint_serde, unreadable
+
+    saver = checkpointer(run_dir, checkpoint_serde())
     try:
         graph = build_graph(saver, for_signoff=True)
         cfg = {"configurable": {"thread_id": review.run_id}}
-        snap = graph.get_state(cfg)
+        try:  # reads the stored values as the typed state the sign-off node would get
+            snap = graph.get_state(cfg)
+        except ValidationError as exc:
+            raise unreadable(review.run_id, exc) from exc
         if "signoff" not in (snap.next or ()):
             raise SignoffError(f"run {review.run_id} has no pending sign-off in its checkpoint")
-        config = ReviewConfig.model_validate(snap.values["config"])
-        rc = RunContext(config=config, run_dir=run_dir, publishers=list(publishers))
+        rc = RunContext(run_dir=run_dir, publishers=list(publishers))
         decision: dict[str, Any] = {"decision": "approved" if approve else "rejected", "by": by, "note": note,
                                     "at": _now()}
         if edited_markdown is not None:

@@ -14,6 +14,7 @@ from reviewer.core.models import Review
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.checkpoint.serde.base import SerializerProtocol
 
 REVIEW_FILE = "review.json"
 DRAFT_FILE = "draft.md"
@@ -87,11 +88,13 @@ def read_review(run_dir: Path) -> Review:
     return Review.model_validate(json.loads(path.read_text()))
 
 
-def checkpointer(run_dir: Path) -> SqliteSaver:
+def checkpointer(run_dir: Path, serde: SerializerProtocol | None = None) -> SqliteSaver:
+    """The run's checkpoint store; ``serde``: how it writes and reads the state (the graph's,
+    ``reviewer.graph.state.checkpoint_serde``; None: LangGraph's default)."""
     from langgraph.checkpoint.sqlite import SqliteSaver  # only where a run is made or resumed
 
     conn = sqlite3.connect(str(run_dir / CHECKPOINT_FILE), check_same_thread=False)
-    return SqliteSaver(conn)
+    return SqliteSaver(conn, serde=serde)
 
 
 SOURCE_DIR = "source"

@@ -9,13 +9,14 @@ judge (the draft node)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, RemovedClaim
+from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, RemovedClaim
 from reviewer.drafting.offline import draft_offline
 from tools.engine.review_plan import PlannedProbe
 
 if TYPE_CHECKING:  # the tools (and torch) load only where a review runs
+    from reviewer.graph.state import ReviewState
     from tools.engine.tool import ToolContext
 
 
@@ -23,7 +24,8 @@ if TYPE_CHECKING:  # the tools (and torch) load only where a review runs
 class DraftOutcome:
     draft: Draft | None
     """None when the drafter could not produce a usable draft (the offline drafter takes over)."""
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: LLMUsage | None = None
+    """The run's model usage so far (None: the drafter asked no model)."""
     notes: list[str] = field(default_factory=list)
     human_flags: list[str] = field(default_factory=list)
     """Reasons the drafter asks for a human decision (it can raise needs_human, never flip a verdict)."""
@@ -44,7 +46,7 @@ class PlanOutcome:
     """Source-grounded findings (origin llm), confirmed or not after the tools ran."""
     removed: list[RemovedClaim] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: LLMUsage | None = None
 
 
 @runtime_checkable
@@ -52,12 +54,12 @@ class Drafter(Protocol):
     reads_source: bool
     """Whether ``plan`` reads the source (the plan node calls it only then)."""
 
-    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
+    def plan(self, *, state: ReviewState, ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
         """Before the tools run: probes and findings from reading the source (``diff``: the unified
         diff of the change under review, or "")."""
         ...
 
-    def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+    def draft(self, *, state: ReviewState, criteria: list[CriterionResult], evidence: list[Evidence],
               findings: list[Finding]) -> DraftOutcome:
         """After the judge: the draft (``DraftOutcome.draft`` None: the offline drafter writes it)."""
         ...
@@ -69,10 +71,10 @@ class OfflineDrafter:
 
     reads_source = False
 
-    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
+    def plan(self, *, state: ReviewState, ctx: ToolContext, tools: list[str], diff: str) -> PlanOutcome:
         return PlanOutcome()
 
-    def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+    def draft(self, *, state: ReviewState, criteria: list[CriterionResult], evidence: list[Evidence],
               findings: list[Finding]) -> DraftOutcome:
-        return DraftOutcome(draft=draft_offline(criteria, evidence, findings, state["overall"],
-                                                state["overall_reason"]))
+        return DraftOutcome(draft=draft_offline(criteria, evidence, findings, state.overall,
+                                                state.overall_reason))

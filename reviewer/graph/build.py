@@ -11,12 +11,12 @@ from reviewer.graph.context import RunContext
 from reviewer.graph.state import ReviewState
 
 
-def _after_ground(state: dict[str, Any]) -> str:
-    return "record" if state.get("status") == "awaiting_signoff" else "publish"
+def _after_ground(state: ReviewState) -> str:
+    return "record" if state.status == "awaiting_signoff" else "publish"
 
 
 def _resumed_tool_node(name: str):
-    def node(state: dict[str, Any]) -> dict[str, Any]:
+    def node(state: ReviewState) -> dict[str, Any]:
         raise RuntimeError(f"tool {name} ran in a graph built to resume a sign-off")
 
     return node

@@ -1,20 +1,21 @@
 """Per-process runtime of a review: things that cannot live in a checkpoint (live child
-processes, clients, callbacks). Passed to nodes as LangGraph's runtime context."""
+processes, clients, callbacks). Passed to nodes as LangGraph's runtime context; the run's
+configuration and everything else that can be stored is in the state (reviewer/graph/state.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reviewer.core.config import ReviewConfig
 from reviewer.device import detect_device
 from reviewer.core.submission import Submission
-from reviewer.core.models import Evidence, Finding, Review
+from reviewer.core.models import Review
 from reviewer.drafting.base import Drafter, OfflineDrafter
+from reviewer.graph.state import ReviewState
 from reviewer.rubric import Rubric
-from tools.engine.review_plan import ReviewPlan
 from tools.engine.runsetup import DeviceInfo, RunSetup
 
 if TYPE_CHECKING:  # the tools, the sandbox session and torch load only where a review runs (not for sign-off)
@@ -27,7 +28,6 @@ def _noop(_: object) -> None:
 
 @dataclass
 class RunContext:
-    config: ReviewConfig
     run_dir: Path
     """The run's folder: made once by ``reviewer.api.start_review``, found again by ``signoff``."""
     submission: Submission | None = None
@@ -43,41 +43,26 @@ class RunContext:
     _tool_ctx: ToolContext | None = None
     _device: DeviceInfo | None = None
 
-    def device(self) -> DeviceInfo:
+    def device(self, config: ReviewConfig) -> DeviceInfo:
+        """The review's device (``config.device``: the run's configuration, from its state), found once."""
         if self._device is None:
-            self._device = detect_device(self.config.device)
+            self._device = detect_device(config.device)
         return self._device
 
-    def setup_for(self, submission: Submission) -> RunSetup:
-        return setup_for(submission, self.device())
-
-    def tool_context(self, state: dict[str, Any]) -> ToolContext:
-        """The run's tool context. Its evidence and findings are read from the state only when the
-        context is made (a new run, or a run resumed from its checkpoint) or when the state holds
-        items the context has not seen; otherwise the context already holds them as models, in the
-        form the checkpoint stores (``record_new``), so no node converts the whole list again."""
+    def tool_context(self, state: ReviewState) -> ToolContext:
+        """The run's tool context, made once (a new run, or a run resumed from its checkpoint). The tools
+        add to its evidence and findings; a tool node hands the state only the items its tool added, and
+        the context reads the state's lists again only when they hold items it has not seen."""
         if self._tool_ctx is None:
-            sub = self.submission or Submission.model_validate(state["submission"])
-            self._tool_ctx = make_tool_context(sub, self.config, self.run_dir, state["seed"], self.device())
-            # the plan as a model: read from the state once per context (a resumed run); the plan
-            # node sets it on the context when it makes it
-            self._tool_ctx.plan = ReviewPlan.from_state(state.get("plan"))
+            sub = self.submission or state.submission
+            if sub is None:
+                raise RuntimeError("the tools ran before the ingest node read the submission")
+            self._tool_ctx = make_tool_context(sub, state.config, self.run_dir, state.seed, self.device(state.config))
+            self._tool_ctx.plan = state.plan
         ctx = self._tool_ctx
-        stored_e, stored_f = state.get("evidence", []), state.get("findings", [])
-        if len(ctx.evidence) != len(stored_e) or len(ctx.findings) != len(stored_f):
-            ctx.evidence = [Evidence.model_validate(e) for e in stored_e]
-            ctx.findings = [Finding.model_validate(f) for f in stored_f]
+        if len(ctx.evidence) != len(state.evidence) or len(ctx.findings) != len(state.findings):
+            ctx.evidence, ctx.findings = list(state.evidence), list(state.findings)
         return ctx
-
-    def record_new(self, ctx: ToolContext, before_e: int, before_f: int) -> dict[str, list[dict[str, Any]]]:
-        """The items a tool node added, as the state's JSON; the context keeps them in the form a
-        resumed run reads back (tuples become lists), so a later tool sees the same values in a run
-        that ran through and in one resumed from its checkpoint."""
-        evidence = [e.model_dump(mode="json") for e in ctx.evidence[before_e:]]
-        findings = [f.model_dump(mode="json") for f in ctx.findings[before_f:]]
-        ctx.evidence[before_e:] = [Evidence.model_validate(e) for e in evidence]
-        ctx.findings[before_f:] = [Finding.model_validate(f) for f in findings]
-        return {"evidence": evidence, "findings": findings}
 
     def close(self) -> None:
         if self._tool_ctx is not None:

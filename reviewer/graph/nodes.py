@@ -1,4 +1,5 @@
-"""The graph's nodes. Each takes the state and the runtime context and returns a state update."""
+"""The graph's nodes. Each takes the typed state (reviewer/graph/state.py) and the runtime context and
+returns a state update: a mapping of the state's fields to the typed values they take."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from reviewer import __version__
 from reviewer.drafting.grounding import ground
 from reviewer.drafting.offline import draft_offline
 from reviewer.drafting.render import render_markdown
-from reviewer.graph.context import RunContext
+from reviewer.graph.context import RunContext, setup_for
 from reviewer.ingest import load_submission
-from reviewer.core.submission import Submission
 from reviewer.core.task import task_of
-from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Review, SignoffRecord
+from reviewer.core.models import LLMUsage, Review, SignoffRecord
+from reviewer.graph.state import ReviewState
 from reviewer.progress import ToolFinished, ToolStarted, outcome_summary
 from tools.engine.review_plan import ReviewPlan
 from reviewer.rubric import judge, load_rubric, overall, prerequisite_tools
@@ -29,8 +30,6 @@ from tools.engine.sandbox.isolation import isolation
 
 if TYPE_CHECKING:  # the tools (and torch) load only where a review runs (not for sign-off)
     from tools.engine.tool import Tool
-
-State = dict[str, Any]
 
 
 def _versions() -> dict[str, str]:
@@ -52,37 +51,39 @@ def _sandbox_environment() -> dict[str, Any]:
     return out
 
 
-def ingest(state: State, runtime: Runtime[RunContext]) -> State:
+def ingest(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
     rc.progress("reading the submission")
+    config = state.config
     if rc.submission is None:
-        rc.submission = load_submission(state["root"], rc.config.format_hint, rc.config.target_gpu)
+        rc.submission = load_submission(state.root, config.format_hint, config.target_gpu)
     sub = rc.submission
-    setup = rc.setup_for(sub)
-    device = rc.device()
+    device = rc.device(config)
+    setup = setup_for(sub, device)
     env = {"device": device.name, "device_kind": device.kind, "run_setup": setup.note or "native",
            "platform": platform.platform(), "versions": _versions(),
-           "limits": rc.config.limits.describe(), **_sandbox_environment()}
-    return {"submission": sub.model_dump(mode="json"), "environment": env}
+           "limits": config.limits.describe(), **_sandbox_environment()}
+    return {"submission": sub, "environment": env}
 
 
-def plan(state: State, runtime: Runtime[RunContext]) -> State:
+def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
+    config = state.config
     ctx = rc.tool_context(state)
     # Rationale: a tool the user switched off says nothing about the submission, so its criteria
     # stay unverified; only a tool that does not apply to this submission makes one not_applicable.
     chosen, skipped, not_applicable = [], {}, {}
-    only, update = rc.config.only, {}
+    only, update = config.only, {}
     if only is not None:  # --only: with the tools its criteria need to be judged at all (and said so)
         from tools.engine.registry import declared_criteria
 
-        rubric = rc.rubric or load_rubric(rc.config.rubric, tools=declared_criteria())
+        rubric = rc.rubric or load_rubric(config.rubric, tools=declared_criteria())
         added = {t: why for t, why in prerequisite_tools(rubric, only, declared_criteria()).items()
-                 if t not in rc.config.skip}
+                 if t not in config.skip}
         only = [*only, *added]
         if added:
             note = "; ".join(f"{t} ({why})" for t, why in added.items())
-            update["environment"] = {**state.get("environment", {}), "selection": f"--only also ran {note}"}
+            update["environment"] = {**state.environment, "selection": f"--only also ran {note}"}
     from tools.engine.registry import ordered_tools
 
     for cls in ordered_tools():
@@ -90,7 +91,7 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         if only is not None and name not in only:
             skipped[name] = "not selected (--only)"
             continue
-        if name in rc.config.skip:
+        if name in config.skip:
             skipped[name] = "disabled (--skip)"
             continue
         why = cls().not_applicable(ctx)
@@ -114,15 +115,14 @@ def plan(state: State, runtime: Runtime[RunContext]) -> State:
         else:
             plan.probes, plan.llm_findings, plan.llm_removed = out.probes, out.findings, out.removed
             plan.llm_notes = out.notes
-            update["llm"] = out.usage
-    update["plan"] = plan.to_state()
-    # the tools see the plan in the form a resumed run reads back from the checkpoint
-    ctx.plan = ReviewPlan.from_state(update["plan"])
+            if out.usage is not None:
+                update["llm"] = out.usage
+    update["plan"] = ctx.plan = plan
     return update
 
 
 def make_tool_node(cls: type[Tool]):
-    def node(state: State, runtime: Runtime[RunContext]) -> State:
+    def node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         rc = runtime.context
         ctx = rc.tool_context(state)
         chosen = ctx.plan.tools
@@ -143,128 +143,116 @@ def make_tool_node(cls: type[Tool]):
                              duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
         rc.progress(ToolFinished(cls.name, index, total, outcome_summary(e.outcome for e in ctx.evidence[before_e:]),
                                  time.monotonic() - t0))
-        return {**rc.record_new(ctx, before_e, before_f), "timings": {cls.name: round(time.monotonic() - t0, 2)}}
+        # the items this tool added (the state's reducer appends them); the context already holds them
+        return {"evidence": ctx.evidence[before_e:], "findings": ctx.findings[before_f:],
+                "timings": {cls.name: round(time.monotonic() - t0, 2)}}
 
     node.__name__ = f"tool_{cls.name}"
     return node
 
 
-def _evidence(state: State) -> list[Evidence]:
-    return [Evidence.model_validate(e) for e in state.get("evidence", [])]
-
-
-def judge_node(state: State, runtime: Runtime[RunContext]) -> State:
+def judge_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
     rc.close()
     rc.progress("judging against the rubric")
     from tools.engine.registry import declared_criteria
 
-    rubric = rc.rubric or load_rubric(rc.config.rubric, tools=declared_criteria())
-    criteria = judge(rubric, _evidence(state), state.get("not_applicable", {}))
-    verdict, reason = overall(criteria, human_flags=state.get("human_flags", []))
-    return {"criteria": [c.model_dump(mode="json") for c in criteria], "overall": verdict,
-            "overall_reason": reason}
+    rubric = rc.rubric or load_rubric(state.config.rubric, tools=declared_criteria())
+    criteria = judge(rubric, state.evidence, state.not_applicable)
+    verdict, reason = overall(criteria, human_flags=state.human_flags)
+    return {"criteria": criteria, "overall": verdict, "overall_reason": reason}
 
 
-def draft_node(state: State, runtime: Runtime[RunContext]) -> State:
+def draft_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
     rc.progress("drafting the assessment")
-    criteria = [CriterionResult.model_validate(c) for c in state["criteria"]]
-    findings = [Finding.model_validate(f) for f in state.get("findings", [])]
-    evidence = _evidence(state)
-    update: State = {}
-    draft: Draft | None = None
-    notes: list[str] = []
-    removed: list = []
-    outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=evidence, findings=findings)
-    draft, notes = outcome.draft, list(outcome.notes)
-    removed = list(outcome.removed)
-    if outcome.usage:
+    criteria, findings = state.criteria, state.findings
+    update: dict[str, Any] = {}
+    outcome = rc.drafter.draft(state=state, criteria=criteria, evidence=state.evidence, findings=findings)
+    draft, notes, removed = outcome.draft, list(outcome.notes), list(outcome.removed)
+    if outcome.usage is not None:
         update["llm"] = outcome.usage
     if outcome.findings:
-        update["findings"] = [f.model_dump(mode="json") for f in outcome.findings]
+        update["findings"] = list(outcome.findings)
         findings = findings + outcome.findings
+    verdict, reason = state.overall, state.overall_reason
     if outcome.human_flags:
         update["human_flags"] = list(outcome.human_flags)
-        verdict, reason = overall(criteria, human_flags=state.get("human_flags", []) + outcome.human_flags)
+        verdict, reason = overall(criteria, human_flags=state.human_flags + outcome.human_flags)
         update["overall"], update["overall_reason"] = verdict, reason
     if draft is None:
-        draft = draft_offline(criteria, evidence, findings, update.get("overall", state["overall"]),
-                              update.get("overall_reason", state["overall_reason"]))
+        draft = draft_offline(criteria, state.evidence, findings, verdict, reason)
     if notes:
         draft = draft.model_copy(update={"notes": [*draft.notes, *notes]})
     if removed:
         draft = draft.model_copy(update={"removed": [*draft.removed, *removed]})
-    update["draft"] = draft.model_dump(mode="json")
+    update["draft"] = draft
     return update
 
 
-def assemble(state: State, status: str) -> Review:
-    sub = Submission.model_validate(state["submission"])
+def assemble(state: ReviewState, status: str, **update: Any) -> Review:
+    """The review the state holds, with ``update`` (state fields a node has just set) over it."""
+    if update:
+        state = state.model_copy(update=update)
+    assert state.submission is not None and state.overall is not None  # ingest and judge ran before
     return Review(
-        run_id=state["run_id"], status=status, overall=state["overall"], overall_reason=state["overall_reason"],
-        criteria=[CriterionResult.model_validate(c) for c in state["criteria"]], evidence=_evidence(state),
-        findings=[Finding.model_validate(f) for f in state.get("findings", [])],
-        draft=Draft.model_validate(state["draft"]) if state.get("draft") else None,
-        submission=sub.info(), seed=state["seed"], environment=state.get("environment", {}),
-        signoff=SignoffRecord.model_validate(state["signoff"]) if state.get("signoff") else None,
-        llm=LLMUsage.model_validate(state.get("llm") or {}), created_at=state["created_at"],
-        timings=dict(state.get("timings") or {}),
-        duration_s=round(time.time() - state["started"], 2), run_dir=str(run_dir_of(state)),
-        task=task_of(_evidence(state)),
+        run_id=state.run_id, status=status, overall=state.overall, overall_reason=state.overall_reason,
+        criteria=state.criteria, evidence=state.evidence, findings=state.findings, draft=state.draft,
+        submission=state.submission.info(), seed=state.seed, environment=state.environment,
+        signoff=state.signoff, llm=state.llm or LLMUsage(), created_at=state.created_at,
+        timings=dict(state.timings), duration_s=round(time.time() - state.started, 2),
+        run_dir=str(run_dir_of(state)), task=task_of(state.evidence),
     )
 
 
-def run_dir_of(state: State) -> Path:
+def run_dir_of(state: ReviewState) -> Path:
     """The run's folder as ``start_review`` made it (checkpoints written before the state carried it:
     the same path, from the configuration's runs folder)."""
-    if state.get("run_dir"):
-        return Path(state["run_dir"])
-    return Path(state["config"]["runs_dir"]) / state["run_id"]
+    if state.run_dir:
+        return Path(state.run_dir)
+    return Path(state.config.runs_dir) / state.run_id
 
 
-def ground_node(state: State, runtime: Runtime[RunContext]) -> State:
+def ground_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
     rc.progress("checking every claim against the evidence")
-    criteria = [CriterionResult.model_validate(c) for c in state["criteria"]]
-    draft = ground(Draft.model_validate(state["draft"]), criteria, {e["id"] for e in state.get("evidence", [])},
-                   Path(state["submission"]["root"]))
-    status = "awaiting_signoff" if rc.config.signoff else "completed"
-    review = assemble({**state, "draft": draft.model_dump(mode="json")}, status)
+    assert state.draft is not None and state.submission is not None  # the draft and ingest nodes ran
+    draft = ground(state.draft, state.criteria, {e.id for e in state.evidence}, Path(state.submission.root))
+    status = "awaiting_signoff" if state.config.signoff else "completed"
+    review = assemble(state, status, draft=draft)
     draft = draft.model_copy(update={"markdown": render_markdown(review)})
-    return {"draft": draft.model_dump(mode="json"), "status": status}
+    return {"draft": draft, "status": status}
 
 
-def record_node(state: State, runtime: Runtime[RunContext]) -> State:
+def record_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     """The draft awaiting sign-off, written for ``kreview show`` and the sign-off in another process."""
-    review = assemble(state, state["status"])
+    assert state.status is not None
+    review = assemble(state, state.status)
     write_review(runtime.context.run_dir, review, review.draft.markdown if review.draft else "")
     return {}
 
 
-def signoff_node(state: State, runtime: Runtime[RunContext]) -> State:
-    decision = interrupt({"run_id": state["run_id"], "overall": state["overall"],
-                          "question": "approve or reject this draft"})
-    return {"signoff": decision}
+def signoff_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    """Stops the run for a human (``interrupt``); resumed with the decision ``reviewer.api.signoff`` sends:
+    the record's fields, and ``edited_markdown`` when the human rewrote the draft."""
+    decision = dict(interrupt({"run_id": state.run_id, "overall": state.overall,
+                               "question": "approve or reject this draft"}))
+    edited = decision.pop("edited_markdown", None)
+    return {"signoff": SignoffRecord(**decision, edited=edited is not None), "edited_markdown": edited}
 
 
-def publish_node(state: State, runtime: Runtime[RunContext]) -> State:
+def publish_node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     rc = runtime.context
-    signoff = state.get("signoff")
-    draft = Draft.model_validate(state["draft"])
-    if signoff:
-        status = signoff["decision"]
-        edited = signoff.pop("edited_markdown", None)
-        if edited is not None:
-            draft = draft.model_copy(update={"markdown": edited})
-            signoff["edited"] = True
-        signoff = SignoffRecord.model_validate(signoff).model_dump(mode="json")
-    else:
-        status = "completed"
-    review = assemble({**state, "draft": draft.model_dump(mode="json"), "signoff": signoff}, status)
-    markdown = draft.markdown if signoff and signoff.get("edited") else render_markdown(review)
+    signoff = state.signoff
+    assert state.draft is not None  # the draft node ran
+    draft = state.draft
+    if state.edited_markdown is not None:
+        draft = draft.model_copy(update={"markdown": state.edited_markdown})
+    status = signoff.decision if signoff else "completed"
+    review = assemble(state, status, draft=draft)
+    markdown = draft.markdown if signoff and signoff.edited else render_markdown(review)
     review = review.model_copy(update={"draft": draft.model_copy(update={"markdown": markdown})})
     write_review(rc.run_dir, review, markdown)
     for publisher in rc.publishers:
         publisher(review)
-    return {"status": status, "signoff": signoff, "draft": review.draft.model_dump(mode="json") if review.draft else None}
+    return {"status": status, "draft": review.draft}

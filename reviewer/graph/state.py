@@ -1,35 +1,86 @@
-"""The graph's state: plain JSON-able values only, so the SQLite checkpoint can hold it."""
+"""The graph's state: one typed model, the form every node reads and the SQLite checkpoint stores.
+
+Its values are the project's own models (``Evidence``, ``Draft``, ``ReviewConfig``...), kept as models
+from node to node: LangGraph hands each node ``ReviewState(**channels)``, where a model already in a
+channel is taken as it is (pydantic does not revalidate instances), so nothing converts the evidence
+list between nodes. The checkpoint stores each model by its class and fields (LangGraph's msgpack
+serializer, restricted to ``CHECKPOINT_TYPES``) and builds it again when a run resumes; a run stored
+by the previous version, whose checkpoint holds the same values as plain JSON, is validated into the
+same models on the way in (``unreadable`` names a checkpoint that no longer reads).
+
+The run's configuration lives here and nowhere else: a run resumed in another process (``kreview
+signoff``) goes on with the configuration it started with. ``RunContext`` holds only what cannot be
+stored (live sandbox children, clients, callbacks).
+"""
 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewer.core.config import ReviewConfig
+from reviewer.core.errors import SignoffError
+from reviewer.core.models import CriterionResult, Draft, Evidence, Finding, LLMUsage, Overall, RunStatus, SignoffRecord
+from reviewer.core.submission import Submission
+from tools.engine.review_plan import ReviewPlan
 
 
 def _merge(a: dict[str, float] | None, b: dict[str, float] | None) -> dict[str, float]:
     return {**(a or {}), **(b or {})}
 
 
-class ReviewState(TypedDict, total=False):
+class ReviewState(BaseModel):
+    """What the review knows at each step. The first six fields are the run's input (``start_review``);
+    the others are filled by the nodes named beside them."""
+
+    model_config = ConfigDict(extra="ignore")  # a stored run's retired keys are not an error
+
     run_id: str
-    run_dir: str
     root: str
-    config: dict[str, Any]
+    config: ReviewConfig
     seed: int
     created_at: str
     started: float
-    environment: dict[str, Any]
-    submission: dict[str, Any]
-    plan: dict[str, Any]
-    not_applicable: dict[str, str]
-    evidence: Annotated[list[dict[str, Any]], operator.add]
-    findings: Annotated[list[dict[str, Any]], operator.add]
-    human_flags: Annotated[list[str], operator.add]
-    criteria: list[dict[str, Any]]
-    overall: str
-    overall_reason: str
-    draft: dict[str, Any]
-    signoff: dict[str, Any] | None
-    status: str
-    llm: dict[str, Any]
-    timings: Annotated[dict[str, float], _merge]
+    run_dir: str = ""
+    """The run's folder ("" in checkpoints written before the state carried it: ``run_dir_of``)."""
+    submission: Submission | None = None  # ingest
+    environment: dict[str, Any] = Field(default_factory=dict)  # ingest, plan (--only)
+    plan: ReviewPlan = Field(default_factory=ReviewPlan)  # plan
+    not_applicable: dict[str, str] = Field(default_factory=dict)  # plan
+    evidence: Annotated[list[Evidence], operator.add] = Field(default_factory=list)  # tools
+    findings: Annotated[list[Finding], operator.add] = Field(default_factory=list)  # tools, draft
+    human_flags: Annotated[list[str], operator.add] = Field(default_factory=list)  # draft
+    criteria: list[CriterionResult] = Field(default_factory=list)  # judge
+    overall: Overall | None = None  # judge, draft
+    overall_reason: str = ""  # judge, draft
+    draft: Draft | None = None  # draft, ground, publish
+    status: RunStatus | None = None  # ground, publish
+    signoff: SignoffRecord | None = None  # signoff (the human's decision), publish
+    edited_markdown: str | None = None  # signoff: the reviewer's own text, published as it is
+    llm: LLMUsage | None = None  # plan, draft (a source-reading drafter)
+    timings: Annotated[dict[str, float], _merge] = Field(default_factory=dict)  # tools
+
+
+CHECKPOINT_TYPES: tuple[type[BaseModel], ...] = (ReviewConfig, Submission, ReviewPlan, Evidence, Finding,
+                                                 CriterionResult, Draft, SignoffRecord, LLMUsage)
+"""The models the checkpoint may build again from their stored class names; anything else comes back as
+its fields and is validated by ``ReviewState`` (LangGraph's msgpack allowlist)."""
+
+
+def checkpoint_serde() -> Any:
+    """LangGraph's serializer, building again only the state's own models (no warning, nothing else)."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    return JsonPlusSerializer(allowed_msgpack_modules=[(t.__module__, t.__name__) for t in CHECKPOINT_TYPES])
+
+
+def unreadable(run_id: str, exc: ValidationError) -> SignoffError:
+    """The sign-off error for a checkpoint whose values do not read as this version's state (stored by
+    a version whose state this one cannot take): says where, instead of a traceback from inside the graph."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return SignoffError(f"run {run_id}'s checkpoint does not read as this version's review state "
+                        f"({exc.error_count()} problem(s), first at {where}: {first['msg']}); "
+                        f"it was stored by another kreview version: rerun the review")

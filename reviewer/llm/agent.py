@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from reviewer.drafting.base import DraftOutcome, PlanOutcome
-from reviewer.core.submission import Submission
 from reviewer.llm.client import ChatModel
 from reviewer.llm.drafter import write_draft
 from reviewer.llm.planner import propose_probes
@@ -22,9 +21,12 @@ from reviewer.llm.settings import Price
 from reviewer.llm.static_review import review_source
 from reviewer.llm.structured import Asked, StructuredCaller, StructuredMode
 from reviewer.llm.usage import UsageMeter
-from reviewer.core.models import CriterionResult, Evidence, Finding
-from tools.engine.review_plan import ProbeOrigin, ReviewPlan
+from reviewer.core.models import CriterionResult, Evidence, Finding, LLMUsage
+from tools.engine.review_plan import ProbeOrigin
 from tools.engine.tool import ToolContext
+
+if TYPE_CHECKING:
+    from reviewer.graph.state import ReviewState
 
 
 def confirm(findings: list[Finding], evidence: list[Evidence]) -> tuple[list[Finding], list[str]]:
@@ -66,8 +68,8 @@ class LLMDrafter:
         self._callers: dict[str, StructuredCaller] = {}
 
     # -- per run -----------------------------------------------------------------------------
-    def _caller(self, state: dict[str, Any]) -> StructuredCaller:
-        run = state.get("run_id", "")
+    def _caller(self, state: ReviewState) -> StructuredCaller:
+        run = state.run_id
         if run not in self._callers:
             self._meters[run] = UsageMeter(self.model.name, self.prices)
             caller = StructuredCaller(self.model, self._meters[run], structured=self.structured,
@@ -78,12 +80,12 @@ class LLMDrafter:
             self._callers[run] = caller
         return self._callers[run]
 
-    def usage(self, state: dict[str, Any]) -> dict[str, Any]:
+    def usage(self, state: ReviewState) -> LLMUsage:
         self._caller(state)
-        return self._meters[state.get("run_id", "")].record().model_dump(mode="json")
+        return self._meters[state.run_id].record()
 
     # -- roles -------------------------------------------------------------------------------
-    def plan(self, *, state: dict[str, Any], ctx: ToolContext, tools: list[str], diff: str = "") -> PlanOutcome:
+    def plan(self, *, state: ReviewState, ctx: ToolContext, tools: list[str], diff: str = "") -> PlanOutcome:
         caller = self._caller(state)
         static = review_source(caller, ctx.submission, diff)
         out = PlanOutcome(findings=list(static.findings), removed=list(static.removed), notes=list(static.notes))
@@ -94,7 +96,7 @@ class LLMDrafter:
         out.usage = self.usage(state)
         return out
 
-    def draft(self, *, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+    def draft(self, *, state: ReviewState, criteria: list[CriterionResult], evidence: list[Evidence],
               findings: list[Finding]) -> DraftOutcome:
         try:
             return self._draft(state, criteria, evidence, findings)
@@ -103,16 +105,16 @@ class LLMDrafter:
                                 notes=[f"the LLM drafter failed ({type(exc).__name__}: {exc}); "
                                        "the offline drafter wrote this draft"[:500]])
 
-    def _draft(self, state: dict[str, Any], criteria: list[CriterionResult], evidence: list[Evidence],
+    def _draft(self, state: ReviewState, criteria: list[CriterionResult], evidence: list[Evidence],
                findings: list[Finding]) -> DraftOutcome:
         caller = self._caller(state)
-        plan = ReviewPlan.from_state(state.get("plan"))
+        plan = state.plan
         llm_findings, notes = confirm(list(plan.llm_findings), evidence)
         removed = list(plan.llm_removed)
         notes = list(plan.llm_notes) + notes
-        sub = Submission.model_validate(state["submission"])
-        result = write_draft(caller, sub, criteria=criteria, evidence=evidence, findings=findings + llm_findings,
-                             overall=state["overall"], overall_reason=state["overall_reason"])
+        assert state.submission is not None  # the ingest node ran
+        result = write_draft(caller, state.submission, criteria=criteria, evidence=evidence, findings=findings + llm_findings,
+                             overall=state.overall, overall_reason=state.overall_reason)
         notes += result.notes
         if result.draft is None:
             notes.append("the model's draft was unusable; the offline drafter wrote this one")
@@ -120,10 +122,10 @@ class LLMDrafter:
                             human_flags=result.human_flags, findings=llm_findings, removed=removed + result.removed)
 
 
-def _transcript_path(state: dict[str, Any]) -> Path | None:
-    if not state.get("run_dir"):
+def _transcript_path(state: ReviewState) -> Path | None:
+    if not state.run_dir:
         return None
-    return Path(state["run_dir"]) / "artifacts" / "llm" / "transcript.jsonl"
+    return Path(state.run_dir) / "artifacts" / "llm" / "transcript.jsonl"
 
 
 def _append(path: Path, role: str, asked: Asked) -> None:

@@ -1,8 +1,8 @@
 """The review plan: what the plan node decided before the tools run, as one typed model.
 
-The graph's state keeps it as JSON (the checkpoint is SQLite); the graph converts it once, when the
-plan node makes it (``ReviewPlan.to_state``) or when a resumed run's tool context reads it back
-(``ReviewPlan.from_state``). Tools read ``ToolContext.plan``; the drafter reads the same model.
+The graph's state holds it as this model (``ReviewState.plan``, reviewer/graph/state.py), and so does
+the run's checkpoint; a run stored when the state kept it as JSON reads back as the same model. Tools
+read ``ToolContext.plan``; the drafter reads the same model from the state.
 
 It lives in the engine, not in reviewer/core, because its probes are ``Case``s (the harness's input
 model, tools/engine/harness/case.py), which the core cannot import; everything that needs the plan
@@ -57,9 +57,6 @@ class ProbeOrigin(BaseModel):
         return cls.model_validate(raw) if isinstance(raw, dict) else None
 
 
-_LLM_FIELDS = frozenset({"llm_findings", "llm_removed", "llm_notes"})
-
-
 class ReviewPlan(BaseModel):
     """The plan node's decisions: the tools to run, those switched off, and what a source-reading
     drafter proposed (probes for the probes tool, findings confirmed after the tools ran)."""
@@ -75,14 +72,3 @@ class ReviewPlan(BaseModel):
     """Source-grounded findings of the model (origin llm), confirmed or not after the tools ran."""
     llm_removed: list[RemovedClaim] = Field(default_factory=list)
     llm_notes: list[str] = Field(default_factory=list)
-
-    @classmethod
-    def from_state(cls, stored: dict[str, Any] | None) -> ReviewPlan:
-        """The plan as the graph state stores it (``{}`` or None before the plan node ran)."""
-        return cls.model_validate(stored or {})
-
-    def to_state(self) -> dict[str, Any]:
-        """The JSON the graph state stores: ``tools``, ``probes``, ``skipped`` always; the ``llm_*``
-        keys only once a source-reading drafter set them (the form stored runs have)."""
-        drop = _LLM_FIELDS - self.model_fields_set
-        return self.model_dump(mode="json", exclude=set(drop))

@@ -1,5 +1,5 @@
-"""The review plan crosses the graph's state as JSON in the keys stored runs have, and reads back
-(also from runs stored before it was a model) as the same typed plan."""
+"""The review plan is a model in the graph's state; the JSON that runs stored before (also before it
+was a model) reads back as the same typed plan."""
 
 from __future__ import annotations
 
@@ -15,30 +15,26 @@ def _probe() -> PlannedProbe:
                         assumption="odd sizes", finding="F1", span=SPAN)
 
 
-def test_an_offline_plan_stores_only_tools_probes_and_skipped() -> None:
+def test_an_offline_plan_stored_as_json_reads_back() -> None:
+    """The JSON a run stored before the state held the plan as a model (keys as they were stored)."""
     plan = ReviewPlan(tools=["builds", "correctness"], skipped={"probes": "disabled (--skip)"})
-    stored = plan.to_state()
-    assert stored == {"tools": ["builds", "correctness"], "probes": [], "skipped": {"probes": "disabled (--skip)"}}
-    assert ReviewPlan.from_state(stored) == plan
-    assert ReviewPlan.from_state(None) == ReviewPlan() == ReviewPlan.from_state({})
+    stored = {"tools": ["builds", "correctness"], "probes": [], "skipped": {"probes": "disabled (--skip)"}}
+    assert ReviewPlan.model_validate(stored) == plan
+    assert ReviewPlan.model_validate({}) == ReviewPlan()
 
 
-def test_a_planners_plan_round_trips_with_its_llm_keys() -> None:
-    plan = ReviewPlan(tools=["probes"])
-    plan.llm_notes = ["the source-reading model failed: x"]
-    assert set(plan.to_state()) == {"tools", "probes", "skipped", "llm_notes"}
+def test_a_planners_plan_stored_as_json_reads_back_with_its_llm_keys() -> None:
     finding = Finding(id="F1", origin="llm", category="layout", message="assumes contiguous rows")
-    plan.probes, plan.llm_findings = [_probe()], [finding]
-    stored = plan.to_state()
-    assert set(stored) == {"tools", "probes", "skipped", "llm_findings", "llm_notes"}
-    assert stored["probes"][0]["case"]["params"] == {"cols": 131} and stored["llm_findings"][0]["id"] == "F1"
-    back = ReviewPlan.from_state(stored)
-    assert back.probes == [_probe()] and back.llm_findings == [finding]
+    plan = ReviewPlan(tools=["probes"], probes=[_probe()], llm_findings=[finding], llm_notes=["a note"])
+    stored = {"tools": ["probes"], "probes": [_probe().model_dump(mode="json")], "skipped": {},
+              "llm_findings": [finding.model_dump(mode="json")], "llm_notes": ["a note"]}
+    back = ReviewPlan.model_validate(stored)
+    assert back == plan and back.probes[0].case.params == {"cols": 131}
 
 
 def test_a_stored_probe_with_its_old_criterion_key_reads_back() -> None:
     old = _probe().model_dump(mode="json") | {"criterion": "generality"}
-    assert ReviewPlan.from_state({"tools": [], "probes": [old], "skipped": {}}).probes == [_probe()]
+    assert ReviewPlan.model_validate({"tools": [], "probes": [old], "skipped": {}}).probes == [_probe()]
 
 
 def test_probe_origin_is_read_from_a_probes_evidence_item() -> None:

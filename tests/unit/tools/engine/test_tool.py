@@ -13,11 +13,20 @@ from reviewer.core.errors import ToolError
 from reviewer.device import detect_device
 from reviewer.graph.context import RunContext, make_tool_context
 from reviewer.graph.nodes import make_tool_node
+from reviewer.graph.state import ReviewState
 from reviewer.ingest import load_submission
 from tests.conftest import EXAMPLES
+from tools.engine.review_plan import ReviewPlan
 from tools.engine.tool import Tool, ToolContext
 
 SOFTMAX = EXAMPLES / "softmax_triton"
+
+
+def _state(**update: object) -> ReviewState:
+    """The state a tool node sees once ingest and plan ran (plan: only ``one_criterion``)."""
+    return ReviewState(run_id="r", root=str(SOFTMAX), config=ReviewConfig(seed=1), seed=1, created_at="now",
+                       started=0.0, submission=load_submission(SOFTMAX), plan=ReviewPlan(tools=["one_criterion"]),
+                       **update)
 
 
 class _OneCriterion(Tool):
@@ -52,17 +61,14 @@ def test_items_are_recorded_only_by_the_tool_itself_never_under_a_name(tmp_path:
 
 
 def test_the_graph_records_the_bug_as_an_unverified_tool_error(tmp_path: Path) -> None:
-    sub = load_submission(SOFTMAX)
-    rc = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
-    state = {"submission": sub.model_dump(mode="json"), "seed": 1, "plan": {"tools": ["one_criterion"]},
-             "evidence": [], "findings": []}
+    rc = RunContext(run_dir=tmp_path / "run")
     try:
-        update = make_tool_node(_OneCriterion)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
+        update = make_tool_node(_OneCriterion)(_state(), SimpleNamespace(context=rc))  # type: ignore[arg-type]
     finally:
         rc.close()
     (item,) = update["evidence"]
-    assert (item["outcome"], item["defect"], item["criteria"]) == ("unverified", "tool_error", ["correctness"])
-    assert "ToolError" in item["summary"]
+    assert (item.outcome, item.defect, item.criteria) == ("unverified", "tool_error", ["correctness"])
+    assert "ToolError" in item.summary
 
 
 class _Writes(Tool):
@@ -84,21 +90,21 @@ class _Reads(Tool):
 
 
 def test_a_later_node_sees_what_a_resumed_run_reads_back_without_reloading(tmp_path: Path) -> None:
-    """Evidence crosses tool nodes as the models the context already holds (no conversion of the whole
-    list per node), in the form the checkpoint stores: a run resumed from its JSON state sees the same."""
-    sub = load_submission(SOFTMAX)
-    state = {"submission": sub.model_dump(mode="json"), "seed": 1, "plan": {"tools": ["one_criterion"]},
-             "evidence": [], "findings": []}
-    rc = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
-    resumed = RunContext(config=ReviewConfig(seed=1), run_dir=tmp_path / "run")
+    """Evidence crosses tool nodes as the models the context already holds (nothing converts the list per
+    node), holding its mappings in the form the checkpoint gives back: a resumed run sees the same."""
+    state = _state()
+    rc, resumed = RunContext(run_dir=tmp_path / "run"), RunContext(run_dir=tmp_path / "run")
     _Reads.seen = []
     try:
         update = make_tool_node(_Writes)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
-        assert update["evidence"][0]["result"] == {"shape": [4, 8]}
-        state = {**state, "evidence": update["evidence"], "findings": update["findings"]}
+        (written,) = update["evidence"]
+        assert written.result == {"shape": [4, 8]}
+        state = state.model_copy(update={"evidence": update["evidence"], "findings": update["findings"]})
         held = rc.tool_context(state).evidence[0]
+        assert held is written
         make_tool_node(_Reads)(state, SimpleNamespace(context=rc))  # type: ignore[arg-type]
-        make_tool_node(_Reads)(state, SimpleNamespace(context=resumed))  # type: ignore[arg-type]
+        stored = ReviewState.model_validate(state.model_dump(mode="json"))  # as a stored run reads back
+        make_tool_node(_Reads)(stored, SimpleNamespace(context=resumed))  # type: ignore[arg-type]
     finally:
         rc.close()
         resumed.close()
