@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
-from pydantic_core import to_jsonable_python
+from pydantic import BaseModel, ConfigDict, Field
 
 from reviewer.core.fixes import FixReport
 from reviewer.core.task import TaskAudit
@@ -73,14 +72,6 @@ class Evidence(_Model):
     artifacts: list[str] = Field(default_factory=list)
     frames_review: bool = False
     """The item frames the whole review (a port review naming its original): drafts state it first."""
-
-    @field_validator("inputs", "config", "result", mode="after")
-    @classmethod
-    def _as_stored(cls, value: dict[str, Any]) -> dict[str, Any]:
-        # Rationale: an item holds its mappings in the form review.json and the run's checkpoint give back
-        # (tuples as lists, paths as strings), so a later tool reads the same values whether the run went
-        # straight through or was resumed, and the JSON output is the item as the tools saw it.
-        return to_jsonable_python(value)
 
     def result_as(self, model: type[_R]) -> _R:
         """``result`` read as ``model`` (a typed result, tools/engine/results.py); the mapping itself is kept."""

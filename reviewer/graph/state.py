@@ -3,10 +3,10 @@
 Its values are the project's own models (``Evidence``, ``Draft``, ``ReviewConfig``...), kept as models
 from node to node: LangGraph hands each node ``ReviewState(**channels)``, where a model already in a
 channel is taken as it is (pydantic does not revalidate instances), so nothing converts the evidence
-list between nodes. The checkpoint stores each model by its class and fields (LangGraph's msgpack
-serializer, restricted to ``CHECKPOINT_TYPES``) and builds it again when a run resumes; a run stored
-by the previous version, whose checkpoint holds the same values as plain JSON, is validated into the
-same models on the way in (``unreadable`` names a checkpoint that no longer reads).
+list between nodes. The checkpoint stores each model as its JSON (``checkpoint_serde``), as the
+previous version stored its plain state, so a run stored by either version resumes the same way: its
+values are validated into the models on the way in (``unreadable`` names a checkpoint that no longer
+reads as this state).
 
 The run's configuration lives here and nowhere else: a run resumed in another process (``kreview
 signoff``) goes on with the configuration it started with. ``RunContext`` holds only what cannot be
@@ -65,15 +65,34 @@ class ReviewState(BaseModel):
 
 CHECKPOINT_TYPES: tuple[type[BaseModel], ...] = (ReviewConfig, Submission, ReviewPlan, Evidence, Finding,
                                                  CriterionResult, Draft, SignoffRecord, LLMUsage)
-"""The models the checkpoint may build again from their stored class names; anything else comes back as
-its fields and is validated by ``ReviewState`` (LangGraph's msgpack allowlist)."""
+"""The models the state holds; the checkpoint stores each as its JSON."""
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` with every state model in it replaced by its JSON (LangGraph's own values left as they are)."""
+    if isinstance(value, CHECKPOINT_TYPES):
+        return value.model_dump(mode="json")
+    if type(value) is dict:
+        return {k: _as_json(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_as_json(v) for v in value]
+    if type(value) is tuple:
+        return tuple(_as_json(v) for v in value)
+    return value
 
 
 def checkpoint_serde() -> Any:
-    """LangGraph's serializer, building again only the state's own models (no warning, nothing else)."""
+    """LangGraph's serializer, writing the state's models as their JSON: the checkpoint holds what the
+    previous version's held (plain values, no class names to import), and a resumed run's values are
+    validated into the models by ``ReviewState`` before any node sees them. Reading is LangGraph's own,
+    so ``LANGGRAPH_STRICT_MSGPACK`` (reviewer/pr/resume.py) still limits what a stored run can revive."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    return JsonPlusSerializer(allowed_msgpack_modules=[(t.__module__, t.__name__) for t in CHECKPOINT_TYPES])
+    class _JsonModels(JsonPlusSerializer):
+        def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+            return super().dumps_typed(_as_json(obj))
+
+    return _JsonModels()
 
 
 def unreadable(run_id: str, exc: ValidationError) -> SignoffError:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
+from pydantic_core import to_jsonable_python
 
 from reviewer.core.config import ToolOptions
 from reviewer.core.errors import ToolError
@@ -23,6 +24,9 @@ from tools.engine.review_plan import ReviewPlan
 from tools.engine.sandbox import CallResult
 from tools.engine.source import SourceView
 from tools.engine.session import SandboxSession
+
+_MAPPINGS = frozenset({"inputs", "config", "result"})
+"""The free-form mappings of an evidence item (``Evidence.inputs``, ``config``, ``result``)."""
 
 
 @dataclass
@@ -78,6 +82,11 @@ class ToolContext:
             raise ToolError(f"tool {name!r} recorded evidence for criteria {stray} that it does not declare "
                             f"(Tool.criteria = {list(declared)})")
         n = 1 + sum(1 for e in self.evidence if e.tool == name)
+        # Rationale: the item holds its mappings in the form review.json and the run's checkpoint give back
+        # (tuples as lists, paths as strings, NaN and inf as null), so a later tool reads the same values
+        # whether the run went straight through or was resumed, and the JSON output is what tools saw.
+        for key in _MAPPINGS.intersection(fields):
+            fields[key] = to_jsonable_python(fields[key], inf_nan_mode="null")
         ev = Evidence(id=f"{name}-{n}", tool=name, criteria=crit, outcome=outcome, summary=summary, **fields)
         self.evidence.append(ev)
         return ev
