@@ -113,7 +113,8 @@ class LLMDrafter:
         removed = list(plan.llm_removed)
         notes = list(plan.llm_notes) + notes
         assert state.submission is not None  # the ingest node ran
-        result = write_draft(caller, state.submission, criteria=criteria, evidence=evidence, findings=findings + llm_findings,
+        result = write_draft(caller, state.submission, criteria=criteria, evidence=evidence,
+                             findings=findings + llm_findings,
                              overall=state.overall, overall_reason=state.overall_reason)
         notes += result.notes
         if result.draft is None:

@@ -67,7 +67,8 @@ def test_the_checkpoint_holds_the_states_json_and_reads_back_as_the_models(tmp_p
     saver = checkpointer(runs / state.run_id, checkpoint_serde())
     with caplog.at_level(logging.WARNING):
         try:
-            values = build_graph(saver, for_signoff=True).get_state({"configurable": {"thread_id": state.run_id}}).values
+            graph = build_graph(saver, for_signoff=True)
+            values = graph.get_state({"configurable": {"thread_id": state.run_id}}).values
         finally:
             saver.conn.close()
     # plain JSON, as the previous version stored it: no class name for the checkpoint to import
