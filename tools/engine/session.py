@@ -409,7 +409,7 @@ class SandboxSession:
         return run, worker.workdir
 
     def call(self, role: str, op: str, payload: dict[str, Any], *, timeout: float | None = None) -> CallResult:
-        """Send a request registered by a child-side module (e.g. ``tools.engine.harness.integrity_probes``) to the
+        """Send a request registered by a child-side module (e.g. ``tools.engine.harness.integrity_requests``) to the
         ``role`` child, loading its program first. Returns the load's result if loading failed; a
         call the child did not answer restarts that child for the next request."""
         load = self._ensure_loaded(role)

@@ -6,7 +6,7 @@ Two halves, both on the reference's own nominal case, with every reference run i
   passed through, another case's answer, the answer in bfloat16, the answer with a row dropped),
   each judged by the task's own check (``TaskCheck``) and by kreview's correctness judgement
   (tools/engine/compare/judge.py, the error budget where it decides);
-- the reference's probes (tools/engine/harness/task_probes.py): determinism, mutation of its inputs,
+- the reference's checks (tools/engine/harness/task_requests.py): determinism, mutation of its inputs,
   non-finite outputs, and whether the output moves beyond the task's tolerance when any input or
   parameter is perturbed by its own spread.
 ``findings`` turns both into ``TaskFinding``s (reviewer/core/task.py); docs/task-audit.md.

@@ -1,4 +1,4 @@
-"""The reference probes' numbers (tools/engine/harness/task_probes.py) as task findings.
+"""The reference checks' numbers (tools/engine/harness/task_requests.py) as task findings.
 
 Each finding says what a wrong kernel could get away with and which of kreview's own checks covers
 it; ``degenerate`` marks the ones that alone let a wrong kernel pass the task's check.
@@ -15,7 +15,7 @@ FEW_DISTINCT = 16
 # fill, not a sample of the op's domain; a kernel wrong between those values passes.
 MIN_SAMPLE_FOR_DISTINCT = 1024
 
-# what kreview's own probes do about inputs that reach only part of the domain (tools/numerics/probes.py)
+# what kreview's own stress cases do about inputs that reach only part of the domain (tools/numerics/stress_cases.py)
 NEGATIVES = ("partly: numerics injects -inf and -0, its only negative values (a copy for relu/abs/clamp fails "
              "there); no probe of kreview feeds finite negative values")
 DISTINCT = "none: numerics scales and shifts the same values, which keeps their count"

@@ -1,7 +1,7 @@
 """numerics: is the submission as accurate as the operator it replaces, and does it survive the
 inputs numerical code breaks on?
 
-Probes (tools/numerics/probes.py), each one case judged in ``accuracy`` mode (the error budget
+Stress cases (tools/numerics/stress_cases.py), each one case judged in ``accuracy`` mode (the error budget
 against float64 where the reference runs in float64, NaN/inf positions strict): accuracy at the
 nominal inputs, large magnitudes, a shifted mean with small variance, NaN, +-inf, -0 and
 subnormal injection, fp16/bf16 inputs with the model cast, and determinism (two identical runs
@@ -25,7 +25,7 @@ from tools.engine.harness.case import Case
 from tools.engine.harness.tensors import flatten
 from tools.numerics.accumulators import low_precision_accumulators
 from tools.numerics.accumulators import message as accumulator_message
-from tools.numerics.probes import PROBES, NumericsProbe, plan
+from tools.numerics.stress_cases import PROBES, NumericsProbe, plan
 from tools.engine.outcomes import input_elements, refuses_dtype
 from tools.engine.work_units import WorkBudget
 

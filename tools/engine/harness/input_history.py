@@ -5,7 +5,7 @@ depends on whether the allocator hands a new input the address of a freed earlie
 depends on every allocation before it (thread arenas, the order of earlier checks), not on the
 kernel. So the child keeps each input it handed to the submission alive (``keep``): no later
 allocation can reuse its address, a cache keyed on addresses never hits in the other checks, and
-integrity's "same storage, new content" probe (harness/integrity_probes.py), which overwrites the
+integrity's "same storage, new content" probe (harness/integrity_requests.py), which overwrites the
 inputs in place and calls again, is what catches such a cache, every time.
 
 The kept inputs are capped at ``keep_bytes()``: ``KEEP_BYTES``, or a sixteenth of the child's

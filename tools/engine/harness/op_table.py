@@ -5,7 +5,7 @@ child keeps between requests (its config, device, loaded reference and submissio
 ``restored`` and ``sync`` build a case's inputs and wait for the device the same way in every handler.
 
 The handlers live in ``tools.engine.harness.ops`` (the harness's own requests, which also imports the
-integrity probes') and in ``tools.engine.harness.integrity_probes``; both import this module, neither
+integrity probes') and in ``tools.engine.harness.integrity_requests``; both import this module, neither
 the other's internals, so the two do not import each other.
 """
 

@@ -25,7 +25,7 @@ import tools.engine.harness.input_history as input_history
 import tools.engine.harness.tensors as tensors
 from tools.engine.counting import count_work
 from tools.engine.harness.case import Case
-# the request table and the helpers every handler shares (integrity_probes registers its requests there too)
+# the request table and the helpers every handler shares (integrity_requests registers its requests there too)
 from tools.engine.harness.op_table import OPS, ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
 
@@ -156,8 +156,8 @@ def _reference_work(payload: dict[str, Any], state: ChildState) -> dict[str, Any
 # Integrity probes register their requests in the same table (op_table.py); importing them at child
 # start also arms the harness guard (baseline of watched functions, audit hook) before any user code
 # is loaded. Last, so that ``dispatch`` above exists when the guard takes its baseline.
-importlib.import_module("tools.engine.harness.integrity_probes")
+importlib.import_module("tools.engine.harness.integrity_requests")
 # the task audit's probes of the reference (tools/engine/task_audit.py), registered the same way
-importlib.import_module("tools.engine.harness.task_probes")
+importlib.import_module("tools.engine.harness.task_requests")
 # every other instrument too, before any user code (tools/engine/sandbox/own_modules.py)
 instruments.load_all()

@@ -1,4 +1,4 @@
-"""The reference child's probes of the task itself (tools/engine/task_audit.py asks, the parent judges).
+"""The reference child's checks of the task itself (tools/engine/task_audit.py asks, the parent judges).
 
 ``task_probe`` runs the reference on one case's saved inputs several times: twice as given
 (deterministic? inputs left as they were?), once per floating input with that input perturbed, and,

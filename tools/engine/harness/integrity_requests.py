@@ -1,4 +1,4 @@
-"""Child requests that probe whether a submission does the work (the integrity tools' side).
+"""Child requests that check whether a submission does the work (the integrity tools' side).
 
 ``integrity_reference``  (reference child) the reference bound once on input contents A and B: both
                          outputs saved, the call on A traced with ``torch_ops``.

@@ -10,7 +10,7 @@ import tools.engine.harness.tensors as tensors
 from tools.engine.harness.case import Case
 from tools.engine.harness.kernelbench import KernelBenchReference
 from tools.engine.harness.op_table import OPS, ChildState
-from tools.engine.harness.task_probes import _task_probe  # noqa: F401 - registers the request
+from tools.engine.harness.task_requests import _task_probe  # noqa: F401 - registers the request
 
 REF = '''import torch
 import torch.nn as nn

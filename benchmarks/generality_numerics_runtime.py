@@ -1,4 +1,4 @@
-"""How long the generality and numerics probes take on level-1-sized problems.
+"""How long the generality and numerics checks take on level-1-sized problems.
 
 Target (issue 3): the full set of probes for a level-1 elementwise/softmax problem finishes within
 30 s on 2 CPU cores (Triton under TRITON_INTERPRET=1). For each problem under
@@ -14,7 +14,7 @@ With ``--full`` the tools' work budgets are lifted so every probe runs (the full
 they run as configured (budget_units of each tool, docs/verdict-determinism.md) and the script
 reports what the budgets cut.
 
-    python benchmarks/probe_runtime.py [--full] [--repeat N] [--problem NAME ...]
+    python benchmarks/generality_numerics_runtime.py [--full] [--repeat N] [--problem NAME ...]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The numerics probes: what each one feeds the kernel and the defect code it reports.
+"""The numerics stress cases: what each one feeds the kernel and the defect code it reports.
 
 Every probe is a case derived from the nominal one (same seed and sizes, or the reduced sizes
 from tools/baseline.affordable_params) with input transforms (tools/engine/harness/transforms.py) or a
