@@ -31,7 +31,7 @@ def _tolerance(outputs: Any) -> float:
 def baseline_criteria() -> tuple[str, str]:
     """The criteria the baseline's two verdicts are filed under: that of the tool that imports and runs
     the submission once, and that of the tool that checks its outputs on the nominal inputs
-    (``Tool.baseline_check``)."""
+    (``Tool.standard_check``)."""
     return baseline_criterion("runs"), baseline_criterion("nominal_outputs")
 
 

@@ -315,7 +315,7 @@ def rerun(
         with tempfile.TemporaryDirectory(prefix="kreview-rerun-") as tmp:
             ctx = make_tool_context(sub, config, Path(tmp), seed, detect_device(config.device))
             try:
-                for step in rerun_chain(tool):  # the tool, after those whose facts it reads (Tool.rerun_after)
+                for step in rerun_chain(tool):  # the tool, after those whose facts it reads (Tool.needs)
                     instance = step()
                     if the_case is not None:
                         instance.rerun_case(ctx, the_case)

@@ -101,10 +101,11 @@ def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
             chosen.append(name)
     plan = ReviewPlan(tools=chosen, skipped=skipped)
     update["not_applicable"] = not_applicable
-    if any(cls.prelaunch for cls in ordered_tools() if cls.name in chosen) and ctx.setup.can_run and ctx.submission.syntax_error is None:
-        # Rationale: the first tool imports the submission and runs the reference; their sandbox
-        # children start now (torch imports) while the source-reading model plans. Same children,
-        # same sandbox; no submission code runs before builds asks for it.
+    runs_first = any(cls.standard_check == "runs" for cls in ordered_tools() if cls.name in chosen)
+    if runs_first and ctx.setup.can_run and ctx.submission.syntax_error is None:
+        # Rationale: the run check (Tool.standard_check "runs") imports the submission and runs the
+        # reference first; their sandbox children start now (torch imports) while the source-reading
+        # model plans. Same children, same sandbox; no submission code runs before that check asks.
         ctx.session.prelaunch()
     if rc.drafter.reads_source:
         rc.progress("reading the source: findings and probes")

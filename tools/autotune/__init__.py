@@ -41,6 +41,7 @@ class AutotuneTool(Tool):
     name = "autotune"
     criteria = ("correctness",)
     after = ("builds",)
+    leaves = (AutotuneLaunches,)
     description = "each @triton.autotune config on the nominal case (outputs + sanitizer), one config forced at a time"
     frameworks = ("triton",)
     mixed = True

@@ -14,9 +14,9 @@ class BuildsTool(Tool):
     name = "builds"
     result_model = FailureDetails
     criteria = ("builds",)
-    baseline_check = "runs"
+    standard_check = "runs"
+    leaves = (BuildOutcome,)
     description = "parse, import, construct and run once on the nominal inputs"
-    prelaunch = True
 
     def run(self, ctx: ToolContext) -> None:
         finished = False

@@ -28,7 +28,7 @@ class CompiledCodeTool(Tool):
     after = ("resources",)
     description = "read TTGIR/PTX/SASS per target: tensor cores and their precision, access widths and coalescing"
 
-    rerun_after = True
+    needs = (CompiledKernels,)
 
     def applies(self, ctx: ToolContext) -> str | None:
         # Rationale: it reads what the resources tool compiles, so it applies exactly where that one
@@ -40,7 +40,7 @@ class CompiledCodeTool(Tool):
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         # Rationale: it reads the compiled code the resources tool leaves (fact CompiledKernels); alone
-        # (``kreview rerun --tool compiled_code``) the rerun runs resources first (``rerun_after``).
+        # (``kreview rerun --tool compiled_code``) the rerun runs resources first (``Tool.needs``).
         self._read(ctx)
 
     def _read(self, ctx: ToolContext) -> None:

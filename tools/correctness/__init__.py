@@ -18,7 +18,8 @@ class CorrectnessTool(Tool):
     name = "correctness"
     result_model = CorrectnessResult
     criteria = ("correctness",)
-    baseline_check = "nominal_outputs"
+    standard_check = "nominal_outputs"
+    leaves = (NominalChecks,)
     after = ("builds",)
     replays_cases = True
     description = "outputs vs the reference on nominal inputs under several seeds"

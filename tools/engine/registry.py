@@ -114,8 +114,8 @@ def case_sources() -> tuple[str, ...]:
 
 def baseline_criterion(check: str) -> str:
     """The criterion a KernelBench-style baseline files its ``check`` under ("runs", "nominal_outputs"):
-    the one criterion of the one tool that is that check (``Tool.baseline_check``)."""
-    found = [cls for cls in tools().values() if cls.baseline_check == check]
+    the one criterion of the one tool that is that check (``Tool.standard_check``)."""
+    found = [cls for cls in tools().values() if cls.standard_check == check]
     if len(found) != 1 or len(found[0].criteria) != 1:
         raise ToolError(f"the baseline's {check!r} check needs exactly one tool with one criterion declaring it; "
                         f"found {[(c.name, c.criteria) for c in found]}")
@@ -123,15 +123,13 @@ def baseline_criterion(check: str) -> str:
 
 
 def rerun_chain(name: str) -> list[type[Tool]]:
-    """The tools a probe of ``name`` runs, in order: for a tool that reads only the facts its ``after``
-    tools leave (``Tool.rerun_after``), those tools first (each with its own chain), then the tool."""
-    table = tools()
-    cls = table[name]
+    """The tools a rerun of ``name`` runs, in order: the tools that leave the facts it needs
+    (``Tool.needs``, ``Tool.leaves``; each with its own chain), then the tool."""
+    cls = tools()[name]
     chain: list[type[Tool]] = []
-    if cls.rerun_after:
-        for dep in sorted(cls.after):
-            if dep in table:
-                chain += [c for c in rerun_chain(dep) if c not in chain]
+    for producer in ordered_tools():
+        if set(producer.leaves) & set(cls.needs):
+            chain += [c for c in rerun_chain(producer.name) if c not in chain]
     return [*chain, cls]
 
 

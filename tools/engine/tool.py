@@ -171,24 +171,27 @@ class Tool(ABC):
     qualifies when its framework is one of them, or, with ``mixed``, when any kernel it holds is
     (``Submission.frameworks_seen``: a CUDA extension beside a Triton kernel)."""
     mixed: ClassVar[bool] = False
-    rerun_after: ClassVar[bool] = False
-    """The tool reads only facts its ``after`` tools leave (compiled_code reads what resources compiled):
-    a rerun of it alone (``kreview rerun --tool``) runs those tools first, in the same context."""
+    leaves: ClassVar[tuple[type, ...]] = ()
+    """The fact types (tools/engine/facts.py) it puts in ``ctx.facts`` for later tools. (A backend's facts
+    and a shared helper's cache, such as ``NominalRuns``, are not a tool's to declare.)"""
+    needs: ClassVar[tuple[type, ...]] = ()
+    """Fact types its evidence is made from, so that without them it is not the same evidence (compiled_code
+    reads the kernels resources compiled): a rerun of it alone (``kreview rerun --tool``) first runs the
+    tools that leave them (``registry.rerun_chain``); each is left by a tool among its ``after``."""
     replays_cases: ClassVar[bool] = False
     """Its evidence's ``inputs.case`` (and a search's tried cases) are configurations the submission was
     judged on: a differential comparison (``kreview compare``, the port tool) replays them
     (``registry.case_sources``)."""
-    baseline_check: ClassVar[Literal["runs", "nominal_outputs"] | None] = None
-    """Which of the two checks a KernelBench-style baseline makes this tool is: "runs" (imports and
-    runs once on the nominal inputs), "nominal_outputs" (outputs match the reference on the nominal
-    inputs); the baseline files its verdict under this tool's criterion (``registry.baseline_criterion``)."""
+    standard_check: ClassVar[Literal["runs", "nominal_outputs"] | None] = None
+    """Which of the two standard checks this tool is: "runs" (imports and runs once on the nominal inputs),
+    "nominal_outputs" (outputs match the reference on the nominal inputs). The run check is the first to
+    run the submission: when it is chosen, the graph starts the sandbox children while the source-reading
+    model plans. A KernelBench-style baseline files each check's verdict under that tool's criterion
+    (``registry.baseline_criterion``)."""
     result_model: ClassVar[type[ResultModel] | None] = None
     """The typed model its items' ``result`` follows, for readers (tools/engine/results.py, ``registry.results``)."""
     after_results: ClassVar[tuple[type[ResultModel], ...]] = ()
     """Runs after every tool whose ``result_model`` is one of these (diagnosis reads failures of any tool)."""
-    prelaunch: ClassVar[bool] = False
-    """The tool runs the submission first (builds): when it is chosen, the graph starts the sandbox
-    children while the source-reading model plans."""
 
     def applies(self, ctx: ToolContext) -> str | None:
         """``None`` if the tool applies to this submission (its framework already checked against

@@ -30,6 +30,7 @@ def _span(f: ScanHit) -> SourceSpan:
 class IntegrityStaticTool(Tool):
     name = "integrity_static"
     criteria = ("integrity",)
+    leaves = (ScanFact,)
     description = "read the submission's source for reward hacks (nothing run)"
 
     def run(self, ctx: ToolContext) -> None:

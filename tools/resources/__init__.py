@@ -82,6 +82,7 @@ class ResourcesTool(Tool):
     result_model = ResourcesResult
     criteria = ("resources",)
     after = ("builds",)
+    leaves = (CompiledKernels, TritonLaunches)
     description = "compile for sm_90/sm_80 without a GPU: registers, spills, shared memory, occupancy"
 
     def applies(self, ctx: ToolContext) -> str | None:

@@ -39,6 +39,7 @@ class RooflineTool(Tool):
     result_model = RooflineResult
     criteria = ("performance", "integrity")
     after = ("builds",)
+    leaves = (RooflineFact,)
     description = "FLOPs and minimum bytes of the reference; speed-of-light floor per GPU; claims below it"
 
     def run(self, ctx: ToolContext) -> None:

@@ -30,7 +30,7 @@ class TaskAuditTool(Tool):
     name = "task_audit"
     criteria = ("correctness",)
     after = ("correctness",)
-    rerun_after = True  # its needs_human rule reads the nominal checks: a rerun runs correctness first
+    needs = (NominalChecks,)  # its needs_human rule reads the nominal checks: a rerun runs correctness first
     description = "impostor outputs through the task's check; the reference probed for degenerate traits"
 
     def applies(self, ctx: ToolContext) -> str | None:

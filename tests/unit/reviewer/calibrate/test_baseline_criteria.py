@@ -1,5 +1,5 @@
 """The KernelBench-style baseline files its two verdicts under the criteria of the tools that are those
-checks (Tool.baseline_check), not under criterion ids written into the calibration code."""
+checks (Tool.standard_check), not under criterion ids written into the calibration code."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tools.engine.registry import baseline_criterion, declared_criteria, tools
 def test_the_baseline_criteria_are_the_declared_criteria_of_its_two_checks() -> None:
     runs, outputs = baseline_criteria()
     table = tools()
-    by_check = {cls.baseline_check: cls for cls in table.values() if cls.baseline_check}
+    by_check = {cls.standard_check: cls for cls in table.values() if cls.standard_check}
     assert set(by_check) == {"runs", "nominal_outputs"}
     assert (runs, outputs) == (by_check["runs"].criteria[0], by_check["nominal_outputs"].criteria[0])
     assert (runs, outputs) == ("builds", "correctness")

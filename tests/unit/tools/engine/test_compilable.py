@@ -92,7 +92,27 @@ def test_compiled_code_reads_the_fact_resources_left(tmp_path: Path) -> None:
     assert read.summary.startswith("scaled_add on sm_90")
 
 
-def test_a_probe_of_compiled_code_runs_resources_first_others_run_alone() -> None:
+def test_a_rerun_of_compiled_code_runs_resources_first_others_run_alone() -> None:
     assert [c.name for c in rerun_chain("compiled_code")] == ["resources", "compiled_code"]
+    assert [c.name for c in rerun_chain("task_audit")] == ["correctness", "task_audit"]
     assert [c.name for c in rerun_chain("correctness")] == ["correctness"]
     assert [c.name for c in rerun_chain("benchmark")] == ["benchmark"]
+
+
+def test_every_needed_fact_is_left_by_a_tool_the_consumer_runs_after() -> None:
+    """``Tool.needs`` names facts a tool among its ``after`` (transitively) leaves, so a review has them
+    before the tool runs, and ``rerun_chain`` finds their producer."""
+    table = tools()
+
+    def upstream(name: str) -> set[str]:
+        out: set[str] = set()
+        for dep in table[name].after:
+            if dep in table and dep not in out:
+                out |= {dep} | upstream(dep)
+        return out
+
+    needing = {name: cls.needs for name, cls in table.items() if cls.needs}
+    assert set(needing) >= {"compiled_code", "task_audit"}
+    for name, needs in needing.items():
+        left = {fact for dep in upstream(name) for fact in table[dep].leaves}
+        assert set(needs) <= left, (name, needs)
