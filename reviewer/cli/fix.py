@@ -14,7 +14,7 @@ from rich.markup import escape
 from reviewer.cli.common import DeviceOpt, RunsDir, Timeout, _guard, app, configure, err, examples
 from reviewer.core.config import default_runs_dir
 from reviewer.core.errors import UsageError
-from reviewer.core.fixes import Fix, FixReport
+from reviewer.core.fixes import FixReport
 
 BACKUP_SUFFIX = ".kreview-orig"
 
@@ -34,16 +34,14 @@ def _review(path: Path, run: str | None, config):
     return review
 
 
-def _apply(path: Path, fix: Fix, original: str) -> Path:
+def _apply(path: Path, file: str, original: str, patched: str) -> Path:
     """Patch the working tree in place, keeping the original beside it."""
-    from reviewer.fix.source import apply
-
-    target = path / fix.file
+    target = path / file
     if target.read_text() != original:
         raise UsageError(f"{target} changed since it was reviewed; rerun kreview fix")
     backup = target.with_name(target.name + BACKUP_SUFFIX)
     shutil.copy2(target, backup)
-    target.write_text(apply(original, fix.edits))
+    target.write_text(patched)
     return backup
 
 
@@ -57,7 +55,9 @@ def _say(report: FixReport) -> None:
 
 @app.command(help="Offer verified patches for a rejected submission: rule-based candidates from the review's "
                   "evidence, each rerun in the sandbox on a copy; only one whose failing cases now pass (and "
-                  "nothing that passed fails) is written. Exit 0: a patch was written or applied; 1: no verified fix."
+                  "nothing that passed fails) is written. --apply applies every verified fix whose lines overlap no "
+                  "earlier one, after one rerun of them together (if together they fail: only the first). "
+                  "Exit 0: a patch was written or applied; 1: no verified fix."
                   + examples("kreview fix examples/gelu_triton_buggy",
                              "kreview fix kernels/softmax --out softmax.patch",
                              "kreview fix kernels/softmax --apply",
@@ -94,12 +94,22 @@ def fix(
             sys.stdout.write(report.model_dump_json(indent=2) + "\n")
         if not report.fixes:
             raise typer.Exit(1)
-        first = report.fixes[0]  # one patch is written or applied; any other (another criterion) is in --format json
+        first = report.fixes[0]  # --out writes the first; --apply every one that combines (reviewer/fix/combine.py)
         patch = first.diff
         if apply_:
-            backup = _apply(path, first, original)
-            err.print(f"applied {first.id} ({first.kind}) to {escape(str(path / first.file))}; original kept as "
+            from reviewer.fix.combine import combine
+
+            both = combine(review, path, config, report.fixes, original)
+            for f, why in both.left_out:
+                err.print(f"not applied: {f.id} ({f.kind}, {f.criterion}): {escape(why)}", highlight=False,
+                          soft_wrap=True)
+            backup = _apply(path, first.file, original, both.patched)
+            names = ", ".join(f"{f.id} ({f.kind})" for f in both.applied)
+            again = "; the combined patch verified on one rerun" if both.reverified else ""
+            only = " only the first fix," if both.together else ""
+            err.print(f"applied{only} {names} to {escape(str(path / first.file))}{again}; original kept as "
                       f"{escape(str(backup))}", highlight=False, soft_wrap=True)
+            patch = both.diff
         else:
             dest = out or Path("kreview-fix.patch")
             dest.write_text(patch)

@@ -6,11 +6,13 @@ templates; nothing here runs code."""
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from reviewer.core.fixes import CaseRerun, Fix
 from reviewer.core.models import Evidence, Review
 from reviewer.runs import SOURCE_DIR
 
@@ -181,6 +183,37 @@ class FocusItem(BaseModel):
     case: str = ""
 
 
+class DiffRow(BaseModel):
+    kind: str  # hunk | add | del | ctx
+    old: int | None = None
+    new: int | None = None
+    text: str
+    comments: list[str] = Field(default_factory=list)
+
+
+class FixView(BaseModel):
+    """A verified fix as the page draws it: its diff as numbered rows, the failing cases its rerun turned into
+    passes, and what else was rerun (the checks that passed before and still pass)."""
+
+    fix: Fix
+    rows: list[DiffRow]
+    fixed: list[CaseRerun]
+    kept: int
+    """Checks that passed before the patch and pass on the patched copy."""
+    apply: str
+    """The command that applies the run's verified fixes to the submission."""
+
+
+def fix_views(review: Review, criterion: str) -> list[FixView]:
+    if review.fixes is None:
+        return []
+    apply = f"kreview fix {shlex.quote(review.submission.root)} --run {review.run_id} --apply"
+    return [FixView(fix=f, rows=diff_rows(f.diff), apply=apply,
+                    fixed=[r for r in f.reruns if r.before == "fail" and r.after == "pass"],
+                    kept=sum(r.before == r.after == "pass" for r in f.reruns))
+            for f in review.fixes.for_criterion(criterion)]
+
+
 class FocusCriterion(BaseModel):
     """A failed or unverified criterion as the first screen shows it: the items that decide it, grouped as
     the text report groups them, each with its rerun command and the source lines it (or a finding it
@@ -189,6 +222,8 @@ class FocusCriterion(BaseModel):
     criterion: CriterionView
     items: list[FocusItem]
     more: int = 0
+    fixes: list[FixView] = Field(default_factory=list)
+    """The run's verified patches for this criterion (``kreview review --fix``), drawn as diffs."""
 
 
 _CONTEXT, _EXCERPT_MAX = 1, 9
@@ -229,16 +264,9 @@ def focus_views(review: Review, criteria: list[CriterionView], sources: list[Sou
             spans = list(e.spans) or [s for f in review.findings if e.id in f.confirmed_by for s in f.spans]
             items.append(FocusItem(view=views.get(e.id) or evidence_view(e, c.verdict), case=smallest_case(e),
                                    excerpts=_excerpts(spans, by_file), like_it=[x.id for x in g.items if x.id != e.id]))
-        out.append(FocusCriterion(criterion=c, items=items, more=max(0, len(groups) - _SHOWN_GROUPS)))
+        out.append(FocusCriterion(criterion=c, items=items, more=max(0, len(groups) - _SHOWN_GROUPS),
+                                  fixes=fix_views(review, c.id) if c.verdict == "fail" else []))
     return out
-
-
-class DiffRow(BaseModel):
-    kind: str  # hunk | add | del | ctx
-    old: int | None = None
-    new: int | None = None
-    text: str
-    comments: list[str] = Field(default_factory=list)
 
 
 class DiffFile(BaseModel):
@@ -247,6 +275,38 @@ class DiffFile(BaseModel):
     binary: bool = False
     rows: list[DiffRow] = Field(default_factory=list)
     comments: int = 0
+
+
+def diff_rows(diff: str, comments: dict[int, list[str]] | None = None) -> list[DiffRow]:
+    """A unified diff as rows numbered on both sides (``comments``: texts on new-side lines); the file
+    header lines are left out, as the page names the file above the table."""
+    at = comments or {}
+    rows: list[DiffRow] = []
+    old_no = new_no = left_old = left_new = 0
+    for line in diff.splitlines():
+        if line.startswith("@@"):
+            try:
+                old, new = line.split("@@")[1].split()[:2]
+                (old_no, left_old), (new_no, left_new) = (
+                    (int(x.split(",")[0]) - 1, int(x.split(",")[1]) if "," in x else 1)
+                    for x in (old[1:], new[1:]))
+            except (IndexError, ValueError):
+                left_old = left_new = 1 << 30  # an odd header: read what follows as this hunk
+            rows.append(DiffRow(kind="hunk", text=line))
+        # Rationale: outside a hunk's counted lines sit file headers ("--- a/x"), which a removed line
+        # reading "-- x" would look like inside one
+        elif not (left_old > 0 or left_new > 0) or line.startswith("\\"):  # "\\ No newline at end of file"
+            continue
+        elif line.startswith("+"):
+            new_no, left_new = new_no + 1, left_new - 1
+            rows.append(DiffRow(kind="add", new=new_no, text=line[1:], comments=at.get(new_no, [])))
+        elif line.startswith("-"):
+            old_no, left_old = old_no + 1, left_old - 1
+            rows.append(DiffRow(kind="del", old=old_no, text=line[1:]))
+        else:
+            old_no, new_no, left_old, left_new = old_no + 1, new_no + 1, left_old - 1, left_new - 1
+            rows.append(DiffRow(kind="ctx", old=old_no, new=new_no, text=line[1:], comments=at.get(new_no, [])))
+    return rows
 
 
 def change_view(run_dir: Path) -> tuple[dict[str, str], list[DiffFile]] | None:
@@ -267,29 +327,7 @@ def change_view(run_dir: Path) -> tuple[dict[str, str], list[DiffFile]] | None:
         for c in f.get("comments") or []:
             if isinstance(c, dict) and isinstance(c.get("line"), int):
                 at.setdefault(c["line"], []).append(str(c.get("body", "")))
-        rows: list[DiffRow] = []
-        old_no = new_no = 0
-        for line in str(f.get("diff", "")).splitlines():
-            if line.startswith(("--- ", "+++ ")):
-                continue
-            if line.startswith("@@"):
-                try:
-                    spec = line.split("@@")[1].split()
-                    old_no = int(spec[0][1:].split(",")[0]) - 1
-                    new_no = int(spec[1][1:].split(",")[0]) - 1
-                except (IndexError, ValueError):
-                    pass
-                rows.append(DiffRow(kind="hunk", text=line))
-            elif line.startswith("+"):
-                new_no += 1
-                rows.append(DiffRow(kind="add", new=new_no, text=line[1:], comments=at.get(new_no, [])))
-            elif line.startswith("-"):
-                old_no += 1
-                rows.append(DiffRow(kind="del", old=old_no, text=line[1:]))
-            else:
-                old_no += 1
-                new_no += 1
-                rows.append(DiffRow(kind="ctx", old=old_no, new=new_no, text=line[1:], comments=at.get(new_no, [])))
+        rows = diff_rows(str(f.get("diff", "")), at)
         files.append(DiffFile(path=str(f.get("path", "?")), status=str(f.get("status", "")), binary=bool(f.get("binary")),
                               rows=rows, comments=sum(len(v) for v in at.values())))
     meta = {"target": str(data.get("target", "")), "base": str(data.get("base", ""))[:12],

@@ -50,3 +50,33 @@ def test_a_candidate_that_does_not_fix_the_failure_is_dropped(tmp_path: Path, co
     assert dropped.kind == "int64_offsets" and dropped.criterion == "generality"
     assert "still fail" in dropped.why and "generality" in dropped.why
     assert "no candidate verified" in report.note
+
+
+@pytest.mark.slow
+def test_a_float_stored_to_a_bool_output_gets_the_store_cast(tmp_path: Path, config: ReviewConfig,
+                                                             reviews: ReviewCache) -> None:
+    """Triton stores a float to a bool pointer as int8 (0.15 becomes False); the exact comparison fails on
+    "integer elements", the store_cast candidate casts to int1 (!= 0) and its rerun passes every case. The
+    good file beside it, cast on the store, gets no candidate. (Reviews shared with the bool_output corpus.)"""
+    from tests.e2e.test_kernel_verdicts import CORPORA
+
+    path = KERNELS / "bool_output" / "bad_store_without_cast.py"
+    sub = materialize(path, tmp_path / "sub")
+    cfg = CORPORA["bool_output"].config(path, config)
+    review = reviews.review(sub, cfg)
+    assert review.criterion("correctness").verdict == "fail"
+    report = fix_review(review, sub, cfg)
+    assert [(f.kind, f.criterion) for f in report.fixes] == [("store_cast", "correctness")], report
+    fix = report.fixes[0]
+    changed = [x for x in fix.diff.splitlines() if x[:1] in "+-" and x[:3] not in ("+++", "---")]
+    assert changed == ["-    tl.store(out_ptr + offsets, both, mask=mask)",
+                       "+    tl.store(out_ptr + offsets, both.to(out_ptr.dtype.element_ty), mask=mask)"]
+    failing = {e.id for e in review.evidence if e.outcome == "fail"}
+    assert failing and failing <= {r.evidence for r in fix.reruns if r.before == "fail" and r.after == "pass"}
+    assert not [r for r in fix.reruns if r.before == "pass" and r.after != "pass"]
+
+    good = KERNELS / "bool_output" / "good_store_cast_to_bool.py"
+    gsub = materialize(good, tmp_path / "good")
+    greview = reviews.review(gsub, CORPORA["bool_output"].config(good, config))
+    assert greview.criterion("correctness").verdict == "pass"
+    assert fix_review(greview, gsub, cfg).note == "no criterion failed: nothing to fix"

@@ -205,6 +205,16 @@ def check_output_dtype(run: Reviewed) -> None:
         assert failing and all("has dtype float32, the reference float16" in e.summary for e in failing)
 
 
+def check_bool_output(run: Reviewed) -> None:
+    """bool_output: a float stored to a bool output without the cast is truncated through int8; the exact
+    comparison of the bool output names it (the fixer's store_cast trigger, tests/e2e/test_fix.py)."""
+    failing = [e for e in run.review.evidence if e.tool == "correctness" and e.outcome == "fail"]
+    if run.path.stem.startswith("good_"):
+        assert not failing, [e.summary for e in failing]
+    else:
+        assert failing and all("integer elements differ" in e.summary for e in failing)
+
+
 def hang_settings(path: Path, base: ReviewConfig) -> dict[str, Any]:
     # an endless loop: a shorter call limit (the backstop a timed-out call is retried under) is enough
     # evidence of the hang (no retry: it equals the shortest scaled limit), which would otherwise wait
@@ -253,6 +263,7 @@ CORPORA: dict[str, Corpus] = {
     "mean_fp16": Corpus(("mean_fp16",), ["builds", "correctness", "numerics"], check_low_precision_accumulator,
                         marks=SLOW),
     "output_dtype": Corpus(("output_dtype",), ["builds", "correctness"], check_output_dtype),
+    "bool_output": Corpus(("bool_output",), ["builds", "correctness"], check_bool_output),
     "tutorial": Corpus(("tutorial_softmax",), ["builds", "correctness", "autotune"], check_tutorial_kernel,
                        ONE_SEED),
     "integrity": Corpus(INTEGRITY, INTEGRITY_TOOLS, check_integrity, ONE_SEED),

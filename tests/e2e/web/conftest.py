@@ -80,3 +80,24 @@ def add_hostile_run(runs: Path, run_id: str, new_id: str) -> str:
     data["draft"]["markdown"] = "# Draft\n</textarea><script>window.__kreview_pwned = 5</script>\n<!-- kreview:state x -->\n"
     (runs / new_id / "review.json").write_text(json.dumps(data))
     return new_id
+
+
+STORE_CAST = "tl.store(out_ptr + offs, (0.5 * x * (1.0 + tanh_u)).to(out_ptr.dtype.element_ty), mask=mask)"
+
+
+def add_fix(runs: Path, run_id: str) -> dict:
+    """Give the stored run a verified fix of its failed correctness criterion (made by hand: what is tested
+    is how the page shows one, tests/e2e/test_fix.py tests finding them), with markup in its added line.
+    Returns the failing items the fix names as now passing and the patched line's number."""
+    from reviewer.core.models import Review
+    from tests.fixstubs import verified_fix
+
+    path = runs / run_id / "review.json"
+    review = Review.model_validate_json(path.read_text())
+    text = (runs / run_id / "source" / "submission.py").read_text()
+    fixed = [e.id for e in review.evidence if e.tool == "correctness" and e.outcome == "fail"]
+    review.fixes = verified_fix(text, "tl.store(out_ptr", STORE_CAST, criterion="correctness", fixed=fixed,
+                                kept=[e.id for e in review.evidence if e.outcome == "pass"][:2])
+    path.write_text(review.model_dump_json(indent=2))
+    line = next(i for i, t in enumerate(text.splitlines(), start=1) if "tl.store(out_ptr" in t)
+    return {"fixed": fixed, "line": line}

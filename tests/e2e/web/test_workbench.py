@@ -14,7 +14,7 @@ pytest.importorskip("starlette")
 from starlette.testclient import TestClient
 
 from reviewer.web.app import create_app
-from tests.e2e.web.conftest import add_hostile_run
+from tests.e2e.web.conftest import STORE_CAST, add_fix, add_hostile_run
 
 BASE = "http://127.0.0.1:8765"
 
@@ -77,6 +77,31 @@ def test_review_page_shows_evidence_cited_source_and_plots(store) -> None:
     assert "&lt;script&gt;window.__kreview_pwned = 1&lt;/script&gt;" in html
     assert "<script>window.__kreview_pwned" not in html
     assert "&lt;!-- kreview:state" in html
+
+
+def test_a_verified_fix_shows_under_its_failed_criterion_as_an_escaped_diff(store) -> None:
+    runs, run_id = store
+    c = _client(runs)
+    before = c.get(f"/runs/{run_id}").text
+    assert 'class="fix"' not in before and "verified fix" not in before  # no fixes: the page is as it was
+    got = add_fix(runs, run_id)
+    html = c.get(f"/runs/{run_id}").text
+    focus = re.split(r'<div class="focus |<ul class="focus-idle"', html.split('id="focus-correctness"')[1])[0]
+    fix = re.search(r'<div class="fix" id="fix-fix-1">.*?</div>\n</div>', focus, re.DOTALL).group(0)
+    assert "<caption>submission.py</caption>" in fix and "cast the stored value" in fix
+    n = got["line"]
+    assert re.search(rf'<tr class="d-del"><td class="ln">{n}</td><td class="ln"></td><td class="sign">-</td>'
+                     r'<td class="code"><pre>\s*tl\.store\(out_ptr \+ offs, 0\.5 \* x', fix)
+    added = re.search(rf'<tr class="d-add"><td class="ln"></td><td class="ln">{n}</td>.*?</tr>', fix).group(0)
+    assert STORE_CAST in added
+    assert "&lt;/pre&gt;&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;script&gt;window.__kreview_pwned = 6" in added
+    assert "<script>window" not in html
+    for e in got["fixed"]:
+        assert f'<a href="#ev-{e}"><code>{e}</code></a>' in fix
+    assert f"{len(got['fixed'])} failing case(s) now pass; 2 check(s) that passed still pass" in fix
+    assert "verified on a patched copy by rerunning builds, correctness" in fix
+    assert f"--run {run_id} --apply" in fix
+    assert 'id="fix-' not in html.split('id="focus-correctness"')[0]  # only under the criterion it fixes
 
 
 def test_hostile_stored_text_is_escaped_everywhere(store) -> None:

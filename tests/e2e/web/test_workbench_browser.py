@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.web.conftest import add_hostile_run
+from tests.e2e.web.conftest import STORE_CAST, add_fix, add_hostile_run
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
@@ -189,6 +189,27 @@ def test_first_screen_is_the_verdict_the_failure_its_rerun_and_line(server, page
     assert facts.count() >= 2
     labels = facts.first.locator("th").all_inner_texts()
     assert any("max abs err" in t for t in labels) and not any("_" in t for t in labels)
+
+
+def test_a_verified_fix_is_a_coloured_diff_under_its_criterion_and_its_markup_is_text(server, page) -> None:
+    url, runs, run_id = server
+    got = add_fix(runs, run_id)
+    page.goto(f"{url}/runs/{run_id}")
+    fix = page.locator("#focus-correctness #fix-fix-1")
+    assert fix.is_visible() and fix.locator("table.fixdiff caption").inner_text() == "submission.py"
+    added, removed = fix.locator("tr.d-add"), fix.locator("tr.d-del")
+    assert added.count() == 1 and removed.count() == 1
+    assert added.locator("td.ln").nth(1).inner_text() == str(got["line"])
+    assert removed.locator("td.ln").first.inner_text() == str(got["line"])
+    code = added.locator("td.code").inner_text()
+    assert STORE_CAST in code and "<script>window.__kreview_pwned = 6</script>" in code
+    assert page.evaluate("() => window.__kreview_pwned") is None and fix.locator("script").count() == 0
+    colour = "(el) => getComputedStyle(el).backgroundColor"
+    assert added.evaluate(colour) == "rgb(230, 255, 236)" and removed.evaluate(colour) == "rgb(255, 235, 233)"
+    assert fix.locator("ul.fixed-cases li").count() == len(got["fixed"])
+    _shot(page, "workbench-fix.png")
+    fix.locator(f"ul.fixed-cases a[href='#ev-{got['fixed'][0]}']").click()
+    assert page.locator(f"#ev-{got['fixed'][0]}").is_visible()
 
 
 def test_draft_preview_renders_markdown_and_never_raw_html(server, page) -> None:

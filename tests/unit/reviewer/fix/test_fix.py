@@ -37,6 +37,16 @@ def test_oob_evidence_gives_the_tail_mask_on_the_unmasked_load() -> None:
     assert cand.kind == "tail_mask" and cand.edits[0].text == ", mask=offs < n, other=0.0"
 
 
+def test_an_integer_output_that_differs_proposes_the_store_cast() -> None:
+    """An exact (integer or bool) output that differs, from a kernel computing in fp32: the uncast store of a
+    float to a bool pointer truncates through int8."""
+    stubs = [ev("correctness-1", "correctness", "correctness", "fail", defect="mismatch",
+                summary="nominal, seed 1: output 0: 12648 of 16000 integer elements differ")]
+    (cand,) = candidates(review(stubs), (KERNELS / "bool_output/bad_store_without_cast.py").read_text())
+    assert (cand.kind, cand.criterion, cand.targets) == ("store_cast", "correctness", ("correctness-1",))
+    assert candidates(review(stubs), (KERNELS / "bool_output/good_store_cast_to_bool.py").read_text()) == []
+
+
 def test_no_candidate_when_evidence_names_no_known_class() -> None:
     stubs = [ev("integrity_runtime-1", "integrity_runtime", "correctness", "fail", defect="constant_output",
                 summary="the output does not depend on the input")]

@@ -53,6 +53,9 @@ CASES = [
     ("output_dtype/bad_output_dtype_hardcoded.py", "wrapper_dtype",
      ["y = torch.empty(x2.shape[0], dtype=torch.float32, device=x.device)"],
      ["y = torch.empty(x2.shape[0], dtype=x2.dtype, device=x.device)"]),
+    ("bool_output/bad_store_without_cast.py", "store_cast",  # a bool output: the cast is int1 (!= 0), not int8
+     ["tl.store(out_ptr + offsets, both, mask=mask)"],
+     ["tl.store(out_ptr + offsets, both.to(out_ptr.dtype.element_ty), mask=mask)"]),
     ("softmax/bad_contiguity.py", "store_cast",
      ["tl.store(y_ptr + row * n_cols + offs, out, mask=mask)"],
      ["tl.store(y_ptr + row * n_cols + offs, out.to(y_ptr.dtype.element_ty), mask=mask)"]),
@@ -83,7 +86,8 @@ def test_wrapper_dtype_uses_the_input_dtype() -> None:
 
 
 GOOD = ["softmax/good_softmax.py", "output_dtype/good_output_like_input.py", "memcheck/affine/good_masked.py",
-        "mean_fp16/good_fp32_accumulator.py", "memcheck/permute/good_permute_int64.py", "rowmean_loose/good_rowmean.py"]
+        "mean_fp16/good_fp32_accumulator.py", "memcheck/permute/good_permute_int64.py", "rowmean_loose/good_rowmean.py",
+        "bool_output/good_store_cast_to_bool.py"]
 
 
 @pytest.mark.parametrize("rel", GOOD)

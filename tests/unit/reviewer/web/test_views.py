@@ -63,3 +63,44 @@ def test_evidence_tables_have_readable_labels_and_keep_short_texts() -> None:
     assert tables["result"] == {"comparison › outputs[0] › max abs error": "0.000473"}
     assert tables["inputs"] == {"case › id": "c-0", "case › seed": "7", "shape": "[16, 4096]"}
     assert tables["configuration"] == {"device": "cpu", "unsafe": "no"}
+
+
+def test_a_verified_fix_shows_under_its_failed_criterion_as_numbered_diff_rows(tmp_path) -> None:
+    from tests.fixstubs import HOSTILE_TAIL, verified_fix
+
+    review, run = _run(tmp_path)
+    text = (run / "source" / "submission.py").read_text()
+    line = next(i for i, t in enumerate(text.splitlines(), start=1) if "tl.store(" in t)
+    review.fixes = verified_fix(text, "tl.store(", "tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty))",
+                                criterion="correctness", fixed=["correctness-1", "correctness-2"], kept=["builds-1"])
+    focus = {f.criterion.id: f for f in _focus(review, run)}
+    (fx,) = focus["correctness"].fixes
+    assert all(not f.fixes for k, f in focus.items() if k != "correctness")
+    assert [(r.evidence, r.before, r.after) for r in fx.fixed] == [("correctness-1", "fail", "pass"),
+                                                                    ("correctness-2", "fail", "pass")]
+    assert fx.kept == 1 and fx.apply.endswith(f"--run {review.run_id} --apply")
+    assert [r.kind for r in fx.rows] == ["hunk", "ctx", "ctx", "ctx", "del", "add", "ctx", "ctx", "ctx"]
+    (removed,) = [r for r in fx.rows if r.kind == "del"]
+    (added,) = [r for r in fx.rows if r.kind == "add"]
+    assert (removed.old, removed.new, added.old, added.new) == (line, None, None, line)
+    assert "tl.store(out_ptr + offs, 0.5 * x" in removed.text and added.text.endswith(HOSTILE_TAIL)
+    assert [(r.old, r.new) for r in fx.rows if r.kind == "ctx"][0] == (line - 3, line - 3)
+
+
+def test_a_run_without_fixes_and_an_unfailed_criterion_get_none(tmp_path) -> None:
+    from reviewer.core.fixes import FixReport
+
+    review, run = _run(tmp_path)
+    assert all(f.fixes == [] for f in _focus(review, run))
+    review.fixes = FixReport(note="no rule-based candidate")
+    assert all(f.fixes == [] for f in _focus(review, run))
+
+
+def test_diff_rows_number_both_sides_and_keep_a_removed_line_that_looks_like_a_header() -> None:
+    from reviewer.web.views import diff_rows
+
+    diff = "--- a/k.py\n+++ b/k.py\n@@ -4,2 +4,3 @@\n--- x\n+++ y\n+z\n ctx\n\\ No newline at end of file\n"
+    rows = diff_rows(diff)
+    assert [(r.kind, r.old, r.new, r.text) for r in rows] == [
+        ("hunk", None, None, "@@ -4,2 +4,3 @@"), ("del", 4, None, "-- x"), ("add", None, 4, "++ y"),
+        ("add", None, 5, "z"), ("ctx", 5, 6, "ctx")]
