@@ -25,10 +25,8 @@ from reviewer.core.config import ReviewConfig
 from reviewer.core.submission import Submission
 from reviewer.core.task import TaskAudit, TaskFinding
 from reviewer.device import detect_device
-from reviewer.graph.context import make_tool_context, setup_for
 from reviewer.ingest.tasks import tasks_in
 from tools.engine.runsetup import DeviceInfo
-from tools.engine.task_audit import audit
 
 
 def find_tasks(paths: list[Path]) -> list[Submission]:
@@ -39,6 +37,8 @@ def find_tasks(paths: list[Path]) -> list[Submission]:
 def _runnable(task: Submission, device: DeviceInfo) -> Submission:
     """Rationale: the run setup follows the submission's framework (a CUDA C kernel needs a GPU), but
     the audit runs only the reference; where that setup cannot run here, plain PyTorch's may."""
+    from reviewer.graph.context import setup_for
+
     if setup_for(task, device).can_run or task.framework == "torch":
         return task
     plain = task.model_copy(update={"framework": "torch"})
@@ -46,6 +46,10 @@ def _runnable(task: Submission, device: DeviceInfo) -> Submission:
 
 
 def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
+    # the graph, the tools and the harness load only where a task runs, never for a cached one
+    from reviewer.graph.context import make_tool_context
+    from tools.engine.task_audit import audit
+
     device = detect_device(config.device)
     task = _runnable(task, device)
     with tempfile.TemporaryDirectory(prefix="kreview-audit-") as run_dir:
