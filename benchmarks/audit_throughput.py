@@ -1,6 +1,7 @@
 """Tasks per minute of ``kreview audit`` on a whole benchmark level, first run and cached rerun.
 
-    python benchmarks/audit_throughput.py [--tasks N] [--seed S] [--keep DIR] [-- EXTRA AUDIT ARGS]
+    python benchmarks/audit_throughput.py [--tasks N] [--seed S] [--runs 1|2] [--keep DIR] [-- EXTRA AUDIT ARGS]
+    python benchmarks/audit_throughput.py --tasks 20 --profile 6     # where one task's time goes
 
 Writes a synthetic KernelBench-style level folder of N small reference files (``1_relu.py``,
 ``2_softmax.py`` ...) into a temporary folder: each file defines ``Model``, ``get_inputs`` and
@@ -220,6 +221,8 @@ def main() -> int:
     ap.add_argument("--tasks", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0, help="seed of the generated folder (not of the audit)")
     ap.add_argument("--keep", type=Path, help="write the folder here and keep it")
+    ap.add_argument("--runs", type=int, choices=(1, 2), default=2,
+                    help="1: the first run only (an audit without a cache reruns at the same speed)")
     ap.add_argument("--write-only", action="store_true", help="write the folder and stop")
     ap.add_argument("--profile", type=int, metavar="K", help="instead: profile the audit of the first K tasks "
                     "in this process (start-up, each child request, the parent's own work)")
@@ -236,7 +239,8 @@ def main() -> int:
             return 0
         cache_home = Path(tmp) / "cache"
         first, rc1, data1, err1 = run_audit(folder, cache_home, args.extra)
-        second, rc2, data2, err2 = run_audit(folder, cache_home, args.extra)
+        second, rc2, data2, err2 = (run_audit(folder, cache_home, args.extra) if args.runs == 2
+                                    else (first, rc1, data1, err1))
     audited = len(data1.get("tasks", []))
     errors = sum(any(f["kind"] == "audit_error" for f in t["findings"]) for t in data1.get("tasks", []))
     result = {
@@ -244,7 +248,7 @@ def main() -> int:
         "audit_errors": errors, "extra_args": args.extra,
         "first_s": round(first, 1), "first_tasks_per_min": round(60 * args.tasks / first, 1),
         "second_s": round(second, 1), "second_tasks_per_min": round(60 * args.tasks / second, 1),
-        "exit_codes": [rc1, rc2], "same_findings": _findings(data1) == _findings(data2),
+        "runs": args.runs, "exit_codes": [rc1, rc2], "same_findings": _findings(data1) == _findings(data2),
         "loadavg_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
     }
     if audited != args.tasks:
