@@ -48,3 +48,9 @@ def test_a_folder_without_a_task_is_a_usage_error(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     assert "no task here" in flat(res.output) and "Traceback" not in res.output
     assert invoke("audit", str(tmp_path / "missing")).exit_code == 2
+
+
+def test_jobs_below_one_is_a_usage_error() -> None:
+    res = invoke("audit", str(TASKS / "gelu_randn"), "--jobs", "0")
+    assert res.exit_code == 2, res.output
+    assert "--jobs" in flat(res.output) and "Traceback" not in res.output
