@@ -43,7 +43,8 @@ def render_json(results: list[TaskAudit]) -> str:
 @app.command(help="Audit tasks (no submission needed): impostor outputs through each task's own check, and the "
                   "reference probed for degenerate inputs and outputs. Exit 1 when any task is degenerate."
                   + examples("kreview audit tests/data/tasks/wide_softmax",
-                             "kreview audit KernelBench/level1 --format json > audit.json"))
+                             "kreview audit KernelBench/level1 --format json > audit.json",
+                             "kreview audit KernelBench/level1 --jobs 4 --no-cache"))
 def audit(
     paths: Annotated[list[Path], typer.Argument(help="task folders (a KernelBench reference, GPU MODE reference.py + "
                                                      "task.yml, a kreview.toml), submission folders, or folders "
@@ -53,9 +54,17 @@ def audit(
     device: DeviceOpt = None,
     timeout: Timeout = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no progress on stderr")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="tasks audited at once, each in its own "
+                                             "worker and sandbox child [default: the cores, fewer where memory "
+                                             "is short]")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="audit every task again; neither read nor write "
+                                                             "the cache")] = False,
+    cache_dir: Annotated[Path | None, typer.Option("--cache-dir", help="the audit cache's folder [default: "
+                                                                      "$XDG_CACHE_HOME/kreview/audit]")] = None,
 ) -> None:
     def go() -> None:
         from reviewer.audit import audit_tasks
+        from reviewer.audit_cache import AuditCache, default_cache_dir
 
         config = configure(cli=dict(device=device.value if device else None, timeout=timeout))
 
@@ -63,7 +72,8 @@ def audit(
             if not quiet:
                 err.print(escape(line), highlight=False, soft_wrap=True)
 
-        results = audit_tasks(list(paths), config, seed, progress)
+        cache = None if no_cache else AuditCache(cache_dir or default_cache_dir())
+        results = audit_tasks(list(paths), config, seed, progress, jobs=jobs, cache=cache)
         sys.stdout.write(render_json(results) if fmt is AuditFormat.json else render_text(results))
         # a task the audit could not finish (its own error) is not called sound either
         if any(r.degenerate or any(f.kind == "audit_error" for f in r.findings) for r in results):

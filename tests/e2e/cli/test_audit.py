@@ -4,7 +4,9 @@ task on stderr, exit 2 (before anything runs) for a folder without a task."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -15,8 +17,9 @@ TASKS = DATA / "tasks"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reviewer", "audit", *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600)
+    with tempfile.TemporaryDirectory() as cache:  # never the user's audit cache, never a hit from another test
+        return subprocess.run([sys.executable, "-m", "reviewer", "audit", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=600, env=dict(os.environ, XDG_CACHE_HOME=cache))
 
 
 def test_degenerate_and_sound_tasks_in_json() -> None:
@@ -45,3 +48,9 @@ def test_a_folder_without_a_task_is_a_usage_error(tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     assert "no task here" in flat(res.output) and "Traceback" not in res.output
     assert invoke("audit", str(tmp_path / "missing")).exit_code == 2
+
+
+def test_jobs_below_one_is_a_usage_error() -> None:
+    res = invoke("audit", str(TASKS / "gelu_randn"), "--jobs", "0")
+    assert res.exit_code == 2, res.output
+    assert "--jobs" in flat(res.output) and "Traceback" not in res.output
