@@ -148,7 +148,8 @@ class Report:
             entry = k.setdefault(kernel, {"launches": 0, "programs": 0, "args": []})
             entry["launches"] += 1
             if not entry["args"]:
-                entry["args"] = [r.describe() for r in regions]
+                # in argument order: the launch sorts its regions by address, which differs run to run
+                entry["args"] = [r.describe() for r in sorted(regions, key=lambda r: r.position)]
         return self.launch
 
     def end_launch(self, grid: tuple[int, ...] | None) -> None:
