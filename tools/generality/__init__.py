@@ -43,6 +43,7 @@ from tools.generality.paths import crossing_values, multi_dimensional
 from tools.generality.device_paths import device_branches
 import tools.generality.large_grid as LG
 from tools.generality.int32_index import int32_index_products
+from tools.generality.growth import InputGrowth
 from tools.generality.search import Search, SearchResult, Trial
 from tools.engine.sizes import launch_blocks, scaled_elements, source_blocks
 from tools.engine.harness.case import Case
@@ -285,19 +286,28 @@ class GeneralityTool(Tool):
                   cov: HostCoverage | None = None, cap_units: float | None = None):
         nominal = size_knobs_of(ctx, dict(base.case.params)) if axis.name == "sizes" else {}
         path_keys = {Search.key(c) for path in axis.paths for c in path["configs"]}
+        growth = InputGrowth(nominal, base.elements, axis.make_case, ctx.session.reference) if nominal else None
 
         def trial(cfg: dict[str, Any]) -> Trial:
             case = axis.make_case(cfg)
+            cap = cap_units or (self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units)
             if axis.name == "sizes":
                 guess = scaled_elements(base.elements, axis.base, {k: v for k, v in cfg.items()})
                 if guess > 4 * self.max_elements:
                     return Trial(cfg, "skipped", note=f"about {guess} input elements, over the memory budget")
+                # Rationale: a lower bound on the inputs from their measured growth refuses, without
+                # building them, what the exact count below would refuse (tools/generality/growth.py)
+                least = growth.at(cfg) if growth is not None else None
+                if least is not None:
+                    units = base.units(least, knob_ratios(nominal, cfg) if nominal else None)
+                    if least > self.max_elements or units > cap:
+                        return Trial(cfg, "skipped", note=f"at least {least} input elements, {units:.0f} work units: "
+                                                          f"over the per-case cap of {cap:.0f}")
             ref = ctx.session.reference(case)
             if not ref.ok:
                 return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
             n = input_elements(ref.meta)
             units = base.units(n, knob_ratios(nominal, cfg) if nominal else None)
-            cap = cap_units or (self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units)
             if n > self.max_elements or units > cap:
                 return Trial(cfg, "skipped", note=f"{n} input elements, {units:.0f} work units: over the per-case "
                                                   f"cap of {cap:.0f}")
