@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import logging
 import os
 import resource
 import secrets
@@ -37,6 +38,7 @@ from tools.engine.sandbox.memcg import MemoryCgroup
 from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
 from tools.engine.sandbox.seccomp_filter import filter_fd
 
+_log = logging.getLogger(__name__)
 CHILD_ENTRY = Path(__file__).with_name("child.py")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 _MAX_MESSAGE = 16 * 2**20
@@ -345,8 +347,10 @@ class SandboxWorker:
         t0 = self._launched_at
         # Rationale: the startup timeout runs from when the parent starts waiting, as it did before
         # launches were early: time the parent spent elsewhere is never charged to the child.
+        waited = time.monotonic()
         msg, crash = self._read_message(self.limits.startup_timeout_s, out_start, err_start)
         dt = time.monotonic() - t0
+        _log.debug("child %s: started in %.3f s (waited %.3f s)", self.name, dt, time.monotonic() - waited)
         if crash is not None:
             crash = crash.model_copy(update={"kind": "startup" if crash.kind != "timeout" else "timeout",
                                              "message": "sandbox child failed to start: " + crash.message})
@@ -483,6 +487,10 @@ class SandboxWorker:
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         msg, crash = self._read_message(timeout or self.limits.call_timeout_s, out_start, err_start, rid)
         dt = time.monotonic() - t0
+        if _log.isEnabledFor(logging.DEBUG):  # where a review's time goes, per request (benchmarks/profile_review.py)
+            case = (payload or {}).get("case")
+            _log.debug("child %s: %s in %.3f s%s %s", self.name, op, dt, "" if crash is None else f" ({crash.kind})",
+                       case.get("label", "") if isinstance(case, dict) else "")
         out_tail = _tail(self._out, out_start)
         err_tail = _tail(self._err, err_start)
         if crash is not None:
