@@ -14,6 +14,8 @@ from tests.e2e.llm.support import FakeOpenAIServer, scripted_responder
 
 KREVIEW = str(Path(sys.executable).with_name("kreview"))
 KEY = "sk-cli-secret-4242"
+# the tools these tests judge by, and the model's probes (tests/e2e/llm/test_llm_review.py says why)
+ONLY = [a for t in ("builds", "correctness", "generality", "probes") for a in ("--only", t)]
 
 
 def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -25,7 +27,7 @@ def test_review_with_an_openai_compatible_server(tmp_path: Path) -> None:
     sub = materialize(KERNELS / "llm" / "assumes_contiguous.py", tmp_path / "sub")
     with FakeOpenAIServer(scripted_responder()) as srv:
         env = {"OPENAI_BASE_URL": srv.base_url, "OPENAI_API_KEY": KEY, "KREVIEW_MODEL": "gpt-4o-mini"}
-        args = ["review", str(sub), "--llm", "openai", "--format", "json", "--seed", "1234", "--no-signoff"]
+        args = ["review", str(sub), "--llm", "openai", "--format", "json", "--seed", "1234", "--no-signoff", *ONLY]
         first = run(args, env)
         assert first.returncode == 0, first.stderr[-3000:]
         second = run(args, env)
@@ -51,7 +53,7 @@ def test_model_and_endpoint_from_a_config_file(tmp_path: Path) -> None:
         cfg = tmp_path / "kreview.toml"
         cfg.write_text(f'[llm]\nmodel = "local-llama"\nbase_url = "{srv.base_url}"\ncache = false\n')
         res = run(["review", str(sub), "--llm", "openai", "--user-config", str(cfg), "--format", "json", "--seed", "1",
-                   "--no-signoff"], {})
+                   "--no-signoff", *ONLY], {})
     assert res.returncode == 0, res.stderr[-3000:]
     r = json.loads(res.stdout)
     assert r["llm"]["model"] == "local-llama" and r["llm"]["calls"] == 3 and r["llm"]["cost_usd"] is None
@@ -66,7 +68,7 @@ def test_without_a_model_the_cli_says_so(tmp_path: Path) -> None:
 
 def test_without_llm_the_offline_drafter_writes_the_draft(tmp_path: Path) -> None:
     sub = materialize(KERNELS / "llm" / "handles_strides.py", tmp_path / "sub")
-    res = run(["review", str(sub), "--format", "json", "--seed", "1", "--no-signoff"], {})
+    res = run(["review", str(sub), "--format", "json", "--seed", "1", "--no-signoff", *ONLY], {})
     r = json.loads(res.stdout)
     assert r["draft"]["drafter"] == "offline" and r["llm"]["calls"] == 0
     # the generality tool checks the strided layouts itself: no model needed to pass it

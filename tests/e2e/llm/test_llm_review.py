@@ -16,11 +16,20 @@ from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
 from reviewer.llm import ScriptedModel, make_drafter
 from tests.kernelfiles import KERNELS, expectations, materialize
+from tests.reviewcache import ReviewCache
 from tests.e2e.llm.support import answer_for
 from tools.engine.harness.case import Case
 from tools.probes import ProbesTool
 
 LLM_KERNELS = KERNELS / "llm"
+# what these tests judge (builds, correctness, generality) and the planner's probes: the other tools'
+# evidence is the same with or without a model, and costs most of a review's time
+TOOLS = ["builds", "correctness", "generality", "probes"]
+
+
+@pytest.fixture
+def config(config: ReviewConfig) -> ReviewConfig:
+    return config.model_copy(update={"only": TOOLS})
 
 
 def review(path: Path, tmp_path: Path, config: ReviewConfig, *script, rubric: Path | None = None):
@@ -66,11 +75,8 @@ def test_planner_probes_expose_a_layout_assumption(tmp_path: Path, config: Revie
         ["StaticReviewOut", "PlannerOut", "DraftOut"]
     transcript = Path(rv.run_dir) / "artifacts" / "llm" / "transcript.jsonl"
     assert len(transcript.read_text().splitlines()) == 3
-
-
-def test_a_probe_reruns_to_the_same_evidence(tmp_path: Path, config: ReviewConfig) -> None:
-    rv, _ = review(LLM_KERNELS / "assumes_contiguous.py", tmp_path, config, *reads_the_prompt())
-    first = next(e for e in rv.evidence if e.tool == "probes")
+    # a probe's rerun reproduces its evidence
+    first = probes[0]
     sub = load_submission(rv.submission.root)
     ctx = make_tool_context(sub, config, tmp_path / "rerun", rv.seed, detect_device("auto"))
     try:
@@ -98,10 +104,11 @@ def test_the_same_probes_pass_a_layout_safe_kernel(tmp_path: Path, config: Revie
     ([{"findings": "x"}, {"findings": 3}, {"probes": [{"params": 1}]}, "[]", {"sections": 5}, "{}x{"], "unusable twice"),
     ([LLMTimeout("APITimeoutError after 3 attempt(s)")] * 3, "llm_timeout"),
 ])
-def test_a_misbehaving_model_degrades_to_the_offline_review(tmp_path: Path, config: ReviewConfig, script, why) -> None:
+def test_a_misbehaving_model_degrades_to_the_offline_review(tmp_path: Path, config: ReviewConfig, reviews: ReviewCache,
+                                                           script, why) -> None:
     path = LLM_KERNELS / "assumes_contiguous.py"
     rv, _ = review(path, tmp_path, config, *script)
-    offline = start_review(materialize(path, tmp_path / "offline"), config)
+    offline = reviews.review(materialize(path, tmp_path / "offline"), config)  # once for the three scripts
     assert {c.id: c.verdict for c in rv.criteria} == {c.id: c.verdict for c in offline.criteria}
     # without the model's probes the generality tool still finds the layout assumption
     assert rv.criteria[2].verdict == "fail"
