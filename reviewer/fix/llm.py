@@ -20,7 +20,7 @@ from reviewer.llm.client import ChatModel
 from reviewer.llm.prompt_source import numbered
 from reviewer.llm.prompts import load_prompt
 from reviewer.llm.schemas import FixerOut
-from reviewer.llm.structured import StructuredCaller, schema_text
+from reviewer.llm.structured import Asked, StructuredCaller, schema_text
 from reviewer.llm.usage import UsageMeter
 
 ROLE = "fixer"
@@ -45,6 +45,17 @@ def failing_digest(items: list[Evidence]) -> str:
     return "\n".join(rows) or "(no failing item: the criterion failed on what it requires)"
 
 
+def _inside(root: Path, rel: str) -> Path | None:
+    """``root/rel`` when it is a plain file inside ``root`` (None: a symlink or a path leading out of it, which
+    the model must never be shown: the folder may have changed since ingest refused such files)."""
+    path = root / rel
+    try:
+        ok = not path.is_symlink() and path.is_file() and path.resolve().is_relative_to(root.resolve())
+    except OSError:
+        return None
+    return path if ok else None
+
+
 def _ask(caller: StructuredCaller, review: Review, criterion: str, text: str, reference: str) -> FixerOut | None:
     c = review.criterion(criterion)
     sub = review.submission
@@ -65,14 +76,19 @@ def propose(review: Review, root: Path, text: str, criteria: list[str], model: C
     caller = StructuredCaller(model, UsageMeter(model.name, {}), structured=structured, temperature=0.0)
     notes: list[str] = []
 
-    def record(role: str, asked) -> None:
+    def record(role: str, asked: Asked) -> None:
         notes.extend(asked.notes)
         if review.run_dir:
             append_transcript(Path(review.run_dir) / "artifacts" / "llm" / "transcript.jsonl", role, asked)
 
     caller.on_exchange = record
     sub = review.submission
-    reference = (root / sub.reference_file).read_text(errors="replace") if (root / sub.reference_file).is_file() else ""
+    if _inside(root, sub.submission_file) is None:
+        out.notes.append(f"{ROLE}: {sub.submission_file} is not a plain file inside the submission folder; the "
+                         "model was not asked")
+        return out
+    ref = _inside(root, sub.reference_file)
+    reference = ref.read_text(errors="replace") if ref is not None else "(not shown)"
     for cid in criteria:
         answer = _ask(caller, review, cid, text, reference)
         if answer is None:
