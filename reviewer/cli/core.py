@@ -59,13 +59,15 @@ def user_config_file(named: Path | None, old: Path | None) -> Path | None:
     return old if old is not None else named
 
 
-def with_fixes(result, path: Path, config, progress):
-    """The review with its verified fixes (``--fix``), stored back in the run's review.json and draft.md."""
+def with_fixes(result, path: Path, config, progress, model=None):
+    """The review with its verified fixes (``--fix``; ``model``: with ``--llm``, the model is asked for a patch
+    where no rule fixed a criterion), stored back in the run's review.json and draft.md."""
     from reviewer.fix import with_fixes as fixed
 
     if progress is not None and any(c.verdict == "fail" for c in result.criteria):
-        progress("fixes: trying rule-based patches, each rerun in the sandbox")
-    return fixed(result, path, config)
+        then = " (then the model's, for a criterion no rule fixes)" if model is not None else ""
+        progress(f"fixes: trying rule-based patches{then}, each rerun in the sandbox")
+    return fixed(result, path, config, model=model)
 
 
 def target_gpu(name: str | None) -> str | None:
@@ -123,7 +125,8 @@ def review(
     verbose: Verbose = False,
     unsafe_no_sandbox: Annotated[bool, typer.Option("--unsafe-no-sandbox", help="run submission code without the "
                                                     "bubblewrap/seccomp sandbox (recorded in the review)")] = False,
-    fix: Annotated[bool, typer.Option("--fix", help="on a failed criterion, try rule-based patches and show those "
+    fix: Annotated[bool, typer.Option("--fix", help="on a failed criterion, try rule-based patches (with --llm, "
+                                      "then the model's, once per criterion no rule fixes) and show those "
                                       "verified by a sandbox rerun (a diff under the criterion; SARIF fixes); "
                                       "slower: one rerun per candidate")] = False,
 ) -> None:
@@ -162,7 +165,7 @@ def review(
         with reporter(quiet) as progress:
             result = start_review(path, config, progress=progress, drafter=drafter)
             if fix:
-                result = with_fixes(result, path, config, progress)
+                result = with_fixes(result, path, config, progress, model=getattr(drafter, "model", None))
         _emit(result, fmt, verbose=verbose)
         if fmt not in MACHINE and not quiet and result.status == "awaiting_signoff":
             err.print(f"[dim]reviewer mode: run {result.run_id} is queued for sign-off: kreview signoff "

@@ -11,8 +11,20 @@ from typing import Annotated, Optional
 import typer
 from rich.markup import escape
 
-from reviewer.cli.common import DeviceOpt, RunsDir, Timeout, _guard, app, configure, err, examples
-from reviewer.core.config import default_runs_dir
+from reviewer.cli.common import (
+    DeviceOpt,
+    LLMProvider,
+    RunsDir,
+    Timeout,
+    _guard,
+    app,
+    configure,
+    err,
+    examples,
+    require_extra,
+    setting,
+)
+from reviewer.core.config import LLMSettings, default_runs_dir
 from reviewer.core.errors import UsageError
 from reviewer.core.fixes import FixReport
 
@@ -47,7 +59,10 @@ def _apply(path: Path, file: str, original: str, patched: str) -> Path:
 
 def _say(report: FixReport) -> None:
     for d in report.dropped:
-        err.print(f"dropped {d.kind} ({d.criterion}): {escape(d.why)}", highlight=False, soft_wrap=True)
+        err.print(f"dropped {d.kind} ({d.criterion}, origin {escape(d.origin)}): {escape(d.why)}", highlight=False,
+                  soft_wrap=True)
+    for note in report.notes:
+        err.print(f"model fixer: {escape(note)}", highlight=False, soft_wrap=True)
     if not report.fixes:
         err.print(f"[bold]no verified fix[/]: {escape(report.note or 'no candidate verified')}", highlight=False,
                   soft_wrap=True)
@@ -73,6 +88,10 @@ def fix(
     seed: Annotated[Optional[int], typer.Option(help="master seed of the review (random if omitted)")] = None,
     fmt: Annotated[str, typer.Option("--format", help="text (the patch on stdout too) or json (the FixReport)")
                    ] = "text",
+    llm: Annotated[Optional[LLMProvider], setting("--llm", help="also ask the model for a patch where no rule fixes "
+                                                  "a criterion (verified by the same rerun; none: rules only)",
+                                                  model=LLMSettings, name="provider")] = None,
+    model: Annotated[Optional[str], typer.Option(help="model name", envvar="KREVIEW_MODEL", show_envvar=True)] = None,
     device: DeviceOpt = None,
     timeout: Timeout = None,
     runs_dir: RunsDir = None,
@@ -84,11 +103,24 @@ def fix(
             raise UsageError(f"--format {fmt!r}: use text or json")
         if not path.is_dir():
             raise UsageError(f"{path} is not a directory holding a submission")
+        user = None
+        if llm is LLMProvider.openai:
+            from reviewer.llm.settings import user_layer
+
+            user = user_layer(None)
         config = configure(cli=dict(runs_dir=runs_dir or default_runs_dir(), seed=seed, device=device,
-                                    timeout=timeout, signoff=False))
+                                    timeout=timeout, signoff=False,
+                                    llm=dict(provider=llm.value if llm else None, model=model)), user=user)
+        chat = None
+        if config.llm.provider == "openai":
+            require_extra("llm", "openai", what="--llm openai")
+            from reviewer.llm import make_model
+            from reviewer.llm.settings import resolve
+
+            chat = make_model(resolve(config.llm))
         review = _review(path, run, config)
         original = (path / review.submission.submission_file).read_text()
-        report = fix_review(review, path, config)
+        report = fix_review(review, path, config, model=chat)
         _say(report)
         if fmt == "json":
             sys.stdout.write(report.model_dump_json(indent=2) + "\n")
@@ -113,7 +145,8 @@ def fix(
         else:
             dest = out or Path("kreview-fix.patch")
             dest.write_text(patch)
-            err.print(f"wrote {escape(str(dest))}: {first.description} ({first.criterion}), verified by rerunning "
+            err.print(f"wrote {escape(str(dest))}: {escape(first.description)} ({first.criterion}, origin "
+                      f"{escape(first.origin)}), verified by rerunning "
                       f"{', '.join(first.tools)}; apply it inside {escape(str(path))}: "
                       f"patch -p1 < {escape(str(dest.resolve()))}",
                       highlight=False, soft_wrap=True)

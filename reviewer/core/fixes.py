@@ -2,7 +2,9 @@
 
 A ``Fix`` is only ever made from a candidate whose rerun in the sandbox passed: the failing cases it
 targets now pass and no check that passed before fails. A candidate that did not get there is a
-``DroppedFix`` with the reason; it carries no diff, so no unverified patch can be shown.
+``DroppedFix`` with the reason; it carries no diff, so no unverified patch can be shown. A fix's ``origin``
+says who proposed it: ``rule`` (reviewer/fix/rules.py) or ``llm:<model>`` (reviewer/fix/llm.py); both go
+through the same rerun.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 FixKind = Literal["tail_mask", "contiguous", "fp32_accumulator", "max_subtraction", "int64_offsets",
-                  "store_cast", "wrapper_dtype"]
+                  "store_cast", "wrapper_dtype", "llm_patch"]
 RerunOutcome = Literal["pass", "fail", "unverified", "info", "missing"]
 
 
@@ -62,6 +64,8 @@ class Fix(_Model):
     kind: FixKind
     criterion: str
     """The failed criterion the patch makes pass."""
+    origin: str = "rule"
+    """Who proposed the patch: ``rule`` or ``llm:<model>`` (the rerun verified it either way)."""
     file: str
     """The patched file, relative to the submission directory."""
     description: str
@@ -84,6 +88,7 @@ class DroppedFix(_Model):
     description: str
     why: str
     duration_s: float = 0.0
+    origin: str = "rule"
 
 
 class FixReport(_Model):
@@ -93,6 +98,8 @@ class FixReport(_Model):
     dropped: list[DroppedFix] = Field(default_factory=list)
     note: str = ""
     """Why there is nothing to offer, when there is nothing (no failed criterion, no candidate rule applies)."""
+    notes: list[str] = Field(default_factory=list)
+    """What the model fixer could not do (no answer, an unusable answer); empty without a model."""
     duration_s: float = 0.0
 
     def for_criterion(self, cid: str) -> list[Fix]:

@@ -46,6 +46,8 @@ class Candidate:
     edits: tuple[TextEdit, ...]
     targets: tuple[str, ...]
     """Ids of the criterion's failing evidence items the patch must turn into passes."""
+    origin: str = "rule"
+    """``rule`` or ``llm:<model>`` (reviewer/fix/llm.py)."""
 
 
 def _words(e: Evidence) -> str:

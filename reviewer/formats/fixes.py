@@ -32,7 +32,8 @@ def text_lines(report: FixReport | None, criterion: str, indent: str) -> list[st
         return []
     out: list[str] = []
     for f in report.for_criterion(criterion):
-        out.append(f"{indent}verified fix {f.id} ({f.kind}): {f.description}; {_verified(f)}")
+        out.append(f"{indent}verified fix {f.id} ({f.kind}) [origin: {inert(f.origin)}]: {inert(f.description)}; "
+                   f"{_verified(f)}")
         out += [f"{indent}  {inert(line)}" for line in f.diff.splitlines()]
     return out
 
@@ -43,7 +44,8 @@ def markdown_lines(report: FixReport | None, criterion: str) -> list[str]:
     out: list[str] = []
     for f in report.for_criterion(criterion):
         marks = fence(f.diff)
-        out += [f"**Verified fix `{f.id}`** ({f.kind}): {f.description}; {_verified(f)}.", "",
+        out += [f"**Verified fix `{f.id}`** ({f.kind}, origin {inert(f.origin)}): {inert(f.description)}; "
+                f"{_verified(f)}.", "",
                 f"{marks}diff", *[inert(x) for x in f.diff.splitlines()], marks, ""]
     return out
 
@@ -51,9 +53,10 @@ def markdown_lines(report: FixReport | None, criterion: str) -> list[str]:
 def dropped_lines(report: FixReport | None) -> list[str]:
     if report is None:
         return []
-    lines = [f"{d.kind} for {d.criterion}: dropped, {inert(d.why)}" for d in report.dropped]
+    lines = [f"{d.kind} for {d.criterion}: dropped, {inert(d.why)} [origin: {inert(d.origin)}]" for d in report.dropped]
     if report.note and not report.fixes:
         lines.append(inert(report.note))
+    lines += [f"model fixer: {inert(n)}" for n in report.notes]
     return lines
 
 

@@ -54,9 +54,10 @@ def _fixes(review: Review, criterion: str) -> list[dict[str, Any]]:
         reps = [{"deletedRegion": {"startLine": e.start_line, "startColumn": e.start_col + 1,
                                    "endLine": e.end_line, "endColumn": e.end_col + 1},
                  "insertedContent": {"text": e.text}} for e in f.edits]
-        out.append({"description": {"text": sarif_text(f"{f.id} ({f.kind}): {f.description}; verified by rerunning "
-                                                       f"{', '.join(f.tools)} in the sandbox")},
-                    "artifactChanges": [{"artifactLocation": art, "replacements": reps}]})
+        out.append({"description": {"text": sarif_text(f"{f.id} ({f.kind}, origin {f.origin}): {f.description}; "
+                                                       f"verified by rerunning {', '.join(f.tools)} in the sandbox")},
+                    "artifactChanges": [{"artifactLocation": art, "replacements": reps}],
+                    "properties": {"origin": f.origin}})
     return out
 
 

@@ -76,7 +76,7 @@ class LLMDrafter:
                                       temperature=self.temperature)
             log = _transcript_path(state)
             if log is not None:
-                caller.on_exchange = lambda role, asked, log=log: _append(log, role, asked)
+                caller.on_exchange = lambda role, asked, log=log: append_transcript(log, role, asked)
             self._callers[run] = caller
         return self._callers[run]
 
@@ -129,7 +129,7 @@ def _transcript_path(state: ReviewState) -> Path | None:
     return Path(state.run_dir) / "artifacts" / "llm" / "transcript.jsonl"
 
 
-def _append(path: Path, role: str, asked: Asked) -> None:
+def append_transcript(path: Path, role: str, asked: Asked) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as fh:

@@ -84,3 +84,17 @@ class DraftOut(_Out):
     headline: list[ClaimOut] = Field(default_factory=list, max_length=8)
     sections: list[SectionOut]
     needs_human: list[HumanFlagOut] = Field(default_factory=list, max_length=5)
+
+
+class LineEditOut(_Out):
+    start_line: int = Field(ge=1, description="first line replaced (1-based, as numbered in the listing)")
+    end_line: int = Field(ge=1, description="last line replaced, inclusive")
+    replacement: str = Field(max_length=4000, description="the new text of those lines, without line numbers; "
+                             "empty deletes them")
+    why: str = Field(default="", max_length=600)
+
+
+class FixerOut(_Out):
+    edits: list[LineEditOut] = Field(max_length=8, description="replacements in the submission file, none "
+                                     "overlapping; an empty list: no patch proposed")
+    summary: str = Field(default="", max_length=600, description="what the patch changes, in one sentence")

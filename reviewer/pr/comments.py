@@ -185,7 +185,8 @@ def _inside(change: FileChange, start: int, end: int) -> bool:
 
 
 def _fix_body(fix: Fix, part: str, suggestion_block: str, fp: str) -> str:
-    return "\n".join([f"**💡 verified fix {md_code(fix.id)}** for {md_text(fix.criterion)} ({md_text(fix.kind)}{part}): "
+    return "\n".join([f"**💡 verified fix {md_code(fix.id)}** for {md_text(fix.criterion)} ({md_text(fix.kind)}{part}; "
+                      f"origin {md_code(fix.origin)}): "
                       f"{md_text(fix.description)}; rerunning {md_text(', '.join(fix.tools))} on the patched copy in "
                       "the sandbox passed the failing checks and kept every passing one.", "", suggestion_block, "",
                       fp_marker(fp)])
@@ -203,7 +204,8 @@ def _fix_comments(review: Review, target: ReviewTarget, changes: dict[str, FileC
         planted = any("<!--" in line or FP_MARK in line for c in parts for line in c.new)
         on_diff = path in changes and all(_inside(changes[path], c.start_line, c.end_line) for c in parts)
         if planted or not on_diff:
-            notes.append(OffDiffNote(target=target.dir, text=f"verified fix {fix.id} ({fix.kind}) for {fix.criterion} "
+            notes.append(OffDiffNote(target=target.dir, text=f"verified fix {fix.id} ({fix.kind}, origin {fix.origin}) "
+                                     f"for {fix.criterion} "
                                      f"touches lines outside this change: {fix.description}; run kreview fix to get it",
                                      where=posixpath.join(target.dir, fix.file), sources=[fix.id]))
             continue

@@ -144,7 +144,7 @@ def _review_target(t: ReviewTarget, head_tree: Path, base_tree: Path | None, cfg
         old, report.old_error = _review(folder, base_config.model_copy(update={"signoff": False}), progress=say)
     if new is not None and cfg.fixes and new.overall == "reject":
         say(f"{t.dir or '.'}: trying verified fixes")
-        new = with_fixes(new, head_tree / t.dir, base_config)
+        new = with_fixes(new, head_tree / t.dir, base_config, model=getattr(drafter, "model", None))
     if new is not None:
         report.new_run, report.new_status, report.new_overall = new.run_id, new.status, new.overall
         planned, notes = plan_comments(new, t, files, head_tree)

@@ -89,6 +89,7 @@ def test_a_verified_fix_shows_under_its_failed_criterion_as_an_escaped_diff(stor
     focus = re.split(r'<div class="focus |<ul class="focus-idle"', html.split('id="focus-correctness"')[1])[0]
     fix = re.search(r'<div class="fix" id="fix-fix-1">.*?</div>\n</div>', focus, re.DOTALL).group(0)
     assert "<caption>submission.py</caption>" in fix and "cast the stored value" in fix
+    assert "origin rule;" in fix  # who proposed it (a model's patch reads origin llm:<model>)
     n = got["line"]
     assert re.search(rf'<tr class="d-del"><td class="ln">{n}</td><td class="ln"></td><td class="sign">-</td>'
                      r'<td class="code"><pre>\s*tl\.store\(out_ptr \+ offs, 0\.5 \* x', fix)

@@ -75,6 +75,7 @@ def test_suggestion_block_on_the_changed_line(tmp_path: Path) -> None:
     (c,) = [p for p in planned if "verified fix" in p.body]
     anchor = fix.changes[0]
     assert c.line == anchor.end_line and c.path == "k/submission.py"
+    assert "(max\\_subtraction; origin `rule`)" in c.body
     assert "```suggestion\n" + "\n".join(anchor.new) + "\n```" in c.body
     off = FileChange(path="k/submission.py", status="modified", added=[LineRange(start=1, end=2)])
     planned, notes = plan_comments(r, target, [off], tmp_path)

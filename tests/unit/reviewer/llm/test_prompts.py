@@ -13,7 +13,7 @@ NAMES = sorted(p.stem for p in data_dir("prompts").glob("*.yaml"))
 
 
 def test_the_roles_have_prompts() -> None:
-    assert {"planner", "static_review", "drafter", "repair"} <= set(NAMES)
+    assert {"planner", "static_review", "drafter", "repair", "fixer"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
