@@ -19,6 +19,21 @@ from tools.engine.formats import format_names, formats
 
 
 
+def no_such_directory(path: str | Path) -> str:
+    """``PATH: no such directory``, with the nearest name beside it when one is close (a typo)."""
+    import difflib
+
+    given = Path(path)
+    parent = given.expanduser().parent
+    try:
+        names = [p.name for p in parent.iterdir() if p.is_dir()] if parent.is_dir() else []
+    except OSError:
+        names = []
+    close = difflib.get_close_matches(given.name, names, n=1)
+    hint = f" (did you mean {str(given.parent / close[0])!r}?)" if close else ""
+    return f"{path}: no such directory{hint}"
+
+
 def looked_for() -> str:
     """What a submission directory may hold: each registered format's ``looked_for``, in detection order."""
     table = formats()
@@ -161,7 +176,7 @@ def load_submission(path: str | Path, hint: str | None = None, target_gpu: str |
     original a ``[port]`` manifest names too (one level: an original's own ``[port]`` is not followed)."""
     root = Path(path).expanduser().resolve()
     if not root.exists():
-        raise IngestError(f"{path}: no such directory")
+        raise IngestError(no_such_directory(path))
     if not root.is_dir():
         raise IngestError(f"{path} is a file; give the directory that holds the submission. Looked for: {looked_for()}")
     table = formats()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.core.errors import IngestError
+from reviewer.core.errors import IngestError, UnsafeSubmissionFile
 from reviewer.ingest import load_submission
 from reviewer.ingest.tasks import tasks_in
 from tests.conftest import DATA, EXAMPLES
@@ -57,3 +57,28 @@ def test_no_task_is_an_ingest_error(tmp_path: Path) -> None:
     (tmp_path / "x.py").write_text("x = 1\n")
     with pytest.raises(IngestError, match="no task here"):
         tasks_in(tmp_path)
+
+
+def test_a_folder_without_tasks_says_so_whatever_its_sub_folders_hold(tmp_path: Path) -> None:
+    """``kreview audit /tmp``: compiled code deep in an unrelated sub-folder is not the answer; "no task
+    here" is. Beside reference files, the unsafe file is still refused."""
+    junk = tmp_path / "other" / "artifacts"
+    junk.mkdir(parents=True)
+    (junk / "kernel.cubin").write_bytes(b"\x7fELF" + bytes(64))
+    (tmp_path / "notes.md").write_text("nothing to run\n")
+    with pytest.raises(IngestError, match="no task here") as err:
+        tasks_in(tmp_path)
+    assert "cannot be read" not in str(err.value) and "cubin" not in str(err.value)
+    (tmp_path / "1_a.py").write_text(KB)
+    with pytest.raises(UnsafeSubmissionFile, match="compiled code"):
+        tasks_in(tmp_path)
+
+
+def test_a_mistyped_folder_gets_the_near_name(tmp_path: Path) -> None:
+    (tmp_path / "softmax_triton").mkdir()
+    with pytest.raises(IngestError, match=r"no such directory \(did you mean '.*softmax_triton'\?\)"):
+        tasks_in(tmp_path / "sofmax_triton")
+    with pytest.raises(IngestError, match=r"no such directory \(did you mean"):
+        load_submission(tmp_path / "sofmax_triton")
+    with pytest.raises(IngestError, match=r"no such directory$"):
+        load_submission(tmp_path / "zzz")
