@@ -91,8 +91,9 @@ class GeneralityTool(Tool):
     # counted against the same work budget (issue: such paths were skipped and the tail bug accepted).
     path_cap_units: ClassVar[float] = 16000.0
     # Rationale: sizes aimed at a host branch no configuration took (a threshold in the wrapper)
-    # get their own counted allowance, so a search that spent the budget does not leave a cheap
-    # branch unprobed; each such size is capped like a benchmark-size path.
+    # get their own counted allowance, twice this per untaken side, so a search that spent the budget,
+    # or the sizes aimed at another side, do not leave a branch unprobed; each such size is capped
+    # like a benchmark-size path.
     branch_units: ClassVar[float] = 16000.0
     # Rationale: layouts and dtypes are run first, all of them, at a size where together they use
     # at most this share of the budget; sizes get the rest.
@@ -450,13 +451,17 @@ class GeneralityTool(Tool):
         if not plan:
             return []
         ordered = sorted(plan.values(), key=lambda e: (e[0], Search.key(e[1])))
-        # Rationale: not shrunk by a budget below 1: a handful of sizes, spent only on branches untaken.
-        allowance = WorkBudget(self.branch_units * max(1.0, ctx.options.budget))
-        search.trial_fn = self._trial_fn(ctx, base, axis, allowance, cov, cap_units=self.path_cap_units)
+        # Rationale: each untaken side has an allowance of its own, not shrunk by a budget below 1: the
+        # cheapest sizes on both sides of every threshold (the comparison's direction is not read, so a
+        # threshold's value and the next may both be needed) run whatever the sizes aimed at other sides
+        # spent; a size that serves several sides is charged to the one with the most left.
+        allowances = {s.key: WorkBudget(2 * self.branch_units * max(1.0, ctx.options.budget)) for s in sides}
         open_keys = {s.key for s in sides}
         for units, cfg, keys in ordered:
             if not keys & open_keys:
                 continue
+            allowance = max((allowances[k] for k in sorted(keys & open_keys)), key=lambda b: b.left)
+            search.trial_fn = self._trial_fn(ctx, base, axis, allowance, cov, cap_units=self.path_cap_units)
             if units > self.path_cap_units:
                 # the same cost model the trial applies, without building inputs that cannot run
                 trial = Trial(cfg, "skipped", note=f"about {units:.0f} work units, over the per-case cap of "
