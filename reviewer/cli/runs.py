@@ -71,6 +71,8 @@ def runs(
             err.print(f"no runs in {escape(str(where))}", highlight=False)
             return
         width = max(len(r.run_id) for r in found)
+        # the column names on stderr: stdout stays one run a line for scripts
+        sys.stderr.write(f"{'run':<{width}}  {'status':<16}  {'verdict':<11}  {'age':>7}  {'backend':<7}  submission\n")
         for r in found:
             sys.stdout.write(f"{r.run_id:<{width}}  {r.status:<16}  {r.overall or '-':<11}  "
                              f"{human_age(r.age_s()):>7}  {r.framework or '-':<7}  {r.name or r.error}\n")

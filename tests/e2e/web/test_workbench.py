@@ -202,6 +202,8 @@ def test_runs_command_lists_prefixes_and_prunes(store, tmp_path) -> None:
     assert out.returncode == 0, out.stderr
     first = out.stdout.splitlines()[0].split()
     assert first[:3] == [run_id, "awaiting_signoff", "reject"]
+    # the column names go to stderr, so stdout stays one run a line for scripts
+    assert out.stderr.splitlines()[0].split() == ["run", "status", "verdict", "age", "backend", "submission"]
     assert "incomplete" in out.stdout
     listed = json.loads(_cli(["runs", "--runs-dir", str(runs), "--format", "json"], tmp_path).stdout)
     assert {r["run_id"] for r in listed} == {run_id, "20000101-000000-dead00"}
