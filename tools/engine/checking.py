@@ -40,7 +40,7 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str
     j = ev.judgement
     assert j is not None and ev.run is not None
     ctx.add_evidence(tool, criteria=criteria, outcome="pass" if j.ok else ("unverified" if j.unverified else "fail"),
-                     defect=j.defect, reason=j.unverified, summary=f"{case.label}: {j.summary}", check=check, inputs=inputs,
+                     defect=j.defect, reason=j.unverified, summary=_labelled(case, j.summary), check=check, inputs=inputs,
                      config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
                      duration_s=ev.duration_s)
     own_check = format_of(sub).own_check
@@ -50,8 +50,14 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str
             verdict = checked.result["checker"]
             ok = bool(verdict.get("ok"))
             ctx.add_evidence(tool, criteria=criteria, outcome="pass" if ok else "fail", defect=None if ok else "task_check",
-                             summary=f"{case.label}: the task's own {own_check} "
+                             summary=_labelled(case, f"the task's own {own_check} ")
                                      + ("accepts the output" if ok else f"rejects it: {verdict.get('message', '')[:300]}"),
                              check=f"reference.py {own_check}(data, output)", inputs=inputs,
                              config=env, result={"checker": verdict}, rerun=rerun)
     return ev
+
+
+def _labelled(case: Case, text: str) -> str:
+    """``text`` after the case's label; a case rebuilt from a rerun command has none (its JSON carries
+    only what decides the run), and then the text stands alone instead of after a bare colon."""
+    return f"{case.label}: {text}" if case.label else text
