@@ -61,10 +61,7 @@ def audit_one(task: Submission, config: ReviewConfig, seed: int) -> TaskAudit:
                     kind="reference_not_run", detail=f"the reference cannot run here: {ctx.setup.why_not}")]).finished()
             result = audit(ctx)
         except Exception as exc:  # noqa: BLE001 - kreview's own bug on one task: said, and the others go on
-            return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
-                kind="audit_error",
-                detail=f"the audit itself failed (a kreview bug): {type(exc).__name__}: {exc}"[:500],
-                numbers={"traceback": traceback.format_exc()[-3000:]})]).finished()
+            return _error(task, f"{type(exc).__name__}: {exc}", traceback.format_exc())
         finally:
             ctx.session.close()
     return result.model_copy(update={"path": _path(task)})
@@ -102,11 +99,11 @@ def _done(i: int, n: int, task: Submission, result: TaskAudit, cached: bool = Fa
             f"({len(result.findings)} finding(s){', cached' if cached else ''})")
 
 
-def _error(task: Submission, error: str) -> TaskAudit:
-    """A worker process that failed twice (raised, or died) on the task: kreview's failure, said."""
+def _error(task: Submission, what: str, trace: str) -> TaskAudit:
+    """kreview's own failure on the task (the audit raised, or its worker process failed twice), said."""
     return TaskAudit(path=_path(task), format=task.format, findings=[TaskFinding(
-        kind="audit_error", detail=f"the audit itself failed (a kreview bug): {error.splitlines()[0]}"[:500],
-        numbers={"traceback": error[-3000:]})]).finished()
+        kind="audit_error", detail=f"the audit itself failed (a kreview bug): {what}"[:500],
+        numbers={"traceback": trace[-3000:]})]).finished()
 
 
 def audit_tasks(paths: list[Path], config: ReviewConfig, seed: int,
@@ -149,7 +146,8 @@ def audit_tasks(paths: list[Path], config: ReviewConfig, seed: int,
     with LocalExecutor(workers) as executor:
         for outcome in executor.run(runs):
             i = int(outcome.task.key)
-            result = outcome.value if outcome.error is None else _error(tasks[i], outcome.error)
+            result = outcome.value if outcome.error is None else \
+                _error(tasks[i], (outcome.error.splitlines() or [""])[0], outcome.error)
             results[i] = result
             if cache is not None:
                 cache.put(bodies[i], result)

@@ -33,6 +33,8 @@ from pydantic import ValidationError
 from reviewer import __version__
 from reviewer.core.submission import Submission
 from reviewer.core.task import TaskAudit
+# what ingest never reads and the sandbox never copies into a child, so never part of a task
+from reviewer.ingest import SKIPPED_DIRS
 
 SCHEMA = 1
 """Bumped when an entry's layout changes."""
@@ -41,8 +43,6 @@ LIBRARIES = ("torch", "triton", "jax", "jaxlib", "numpy")
 # harness the child runs, the judgement) live; a digest of all of them cannot miss a module.
 _PACKAGES = ("reviewer", "tools")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[1]
-# what the sandbox never copies into a child (tools/engine/session.py), so never part of a task
-_SKIPPED = {".git", ".kreview", "__pycache__", ".venv", "node_modules"}
 # Rationale: outcomes that can come from the machine rather than the task: rerun, never kept
 _NOT_KEPT = {"audit_error", "reference_not_run", "reference_failed", "reference_hang",
              "reference_probes_failed", "reference_probes_hang"}
@@ -59,7 +59,7 @@ def code_version() -> str:
     h = hashlib.sha256(__version__.encode())
     for pkg in _PACKAGES:
         for path in sorted((_PACKAGE_ROOT / pkg).rglob("*.py")):
-            if _SKIPPED.isdisjoint(path.relative_to(_PACKAGE_ROOT).parts):
+            if SKIPPED_DIRS.isdisjoint(path.relative_to(_PACKAGE_ROOT).parts):
                 h.update(str(path.relative_to(_PACKAGE_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return f"{__version__}+{h.hexdigest()[:16]}"
 
@@ -85,7 +85,7 @@ def task_files(task: Submission, siblings: set[str]) -> dict[str, str]:
     reference = (root / task.reference_file).read_text(errors="replace") if task.reference_file else ""
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED)
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         for name in sorted(filenames):
             path = Path(dirpath) / name
             rel = str(path.relative_to(root))

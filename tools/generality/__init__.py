@@ -292,6 +292,7 @@ class GeneralityTool(Tool):
         def trial(cfg: dict[str, Any]) -> Trial:
             case = axis.make_case(cfg)
             cap = cap_units or (self.path_cap_units if Search.key(cfg) in path_keys else self.case_cap_units)
+            ratios = knob_ratios(nominal, cfg) if nominal else None
             if axis.name == "sizes":
                 guess = scaled_elements(base.elements, axis.base, {k: v for k, v in cfg.items()})
                 if guess > 4 * self.max_elements:
@@ -300,7 +301,7 @@ class GeneralityTool(Tool):
                 # building them, what the exact count below would refuse (tools/generality/growth.py)
                 least = growth.at(cfg) if growth is not None else None
                 if least is not None:
-                    units = base.units(least, knob_ratios(nominal, cfg) if nominal else None)
+                    units = base.units(least, ratios)
                     if least > self.max_elements or units > cap:
                         return Trial(cfg, "skipped", note=f"at least {least} input elements, {units:.0f} work units: "
                                                           f"over the per-case cap of {cap:.0f}")
@@ -308,7 +309,7 @@ class GeneralityTool(Tool):
             if not ref.ok:
                 return Trial(cfg, "invalid", note=f"the reference rejects it: {ref.call.failure_text()[:160]}")
             n = input_elements(ref.meta)
-            units = base.units(n, knob_ratios(nominal, cfg) if nominal else None)
+            units = base.units(n, ratios)
             if n > self.max_elements or units > cap:
                 return Trial(cfg, "skipped", note=f"{n} input elements, {units:.0f} work units: over the per-case "
                                                   f"cap of {cap:.0f}")
@@ -321,7 +322,7 @@ class GeneralityTool(Tool):
             # Rationale: hangs are hangs: only a configuration no larger than the measured nominal run
             # in every size (its program count cannot exceed what was measured) gets a hang verdict
             # from a timeout; a grown one that times out is too slow to tell.
-            grown = n > base.elements or any(r > 1 for r in (knob_ratios(nominal, cfg) if nominal else []))
+            grown = n > base.elements or any(r > 1 for r in (ratios or []))
             ev = evaluate(ctx, case, instruments=instruments_for(ctx) + (["host_coverage"] if cov else []),
                           timeout=base.timeout_s(ctx, est, grown=grown), expected_s=base.expected_s(ctx, est),
                           allow_rejection=True, estimate_is_bound=not grown, options=cov.options if cov else None)
@@ -456,12 +457,14 @@ class GeneralityTool(Tool):
         # threshold's value and the next may both be needed) run whatever the sizes aimed at other sides
         # spent; a size that serves several sides is charged to the one with the most left.
         allowances = {s.key: WorkBudget(2 * self.branch_units * max(1.0, ctx.options.budget)) for s in sides}
+        trial_fns = {k: self._trial_fn(ctx, base, axis, b, cov, cap_units=self.path_cap_units)
+                     for k, b in allowances.items()}
         open_keys = {s.key for s in sides}
         for units, cfg, keys in ordered:
             if not keys & open_keys:
                 continue
-            allowance = max((allowances[k] for k in sorted(keys & open_keys)), key=lambda b: b.left)
-            search.trial_fn = self._trial_fn(ctx, base, axis, allowance, cov, cap_units=self.path_cap_units)
+            charged = max(sorted(keys & open_keys), key=lambda k: allowances[k].left)
+            search.trial_fn = trial_fns[charged]
             if units > self.path_cap_units:
                 # the same cost model the trial applies, without building inputs that cannot run
                 trial = Trial(cfg, "skipped", note=f"about {units:.0f} work units, over the per-case cap of "
