@@ -6,7 +6,6 @@ Only git objects are read: nothing here touches the user's working tree or runs 
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
@@ -15,9 +14,9 @@ import git
 from gitdb.exc import BadName, BadObject
 
 from reviewer.core.errors import UsageError
+from reviewer.core.unidiff import diff_lines
 from reviewer.pr.models import FileChange, LineRange
 
-_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 # Rationale: a tree bigger than this is not a kernel repository we should copy wholesale into /tmp.
 MAX_TREE_BYTES = 512 * 1024 * 1024
 
@@ -56,29 +55,9 @@ def _ranges(lines: list[int]) -> list[LineRange]:
 
 def parse_patch(patch: str) -> tuple[list[LineRange], list[LineRange]]:
     """Added (new side) and removed (old side) line ranges of a unified diff body, any context size."""
-    added: list[int] = []
-    removed: list[int] = []
-    old = new = 0
-    in_hunk = False
-    for line in patch.splitlines():
-        m = _HUNK.match(line)
-        if m:
-            old, new, in_hunk = int(m.group(1)), int(m.group(3)), True
-            continue
-        if not in_hunk or line.startswith("\\"):  # "\ No newline at end of file"
-            continue
-        if line.startswith("+"):
-            added.append(new)
-            new += 1
-        elif line.startswith("-"):
-            removed.append(old)
-            old += 1
-        elif line.startswith(" ") or line == "":
-            old += 1
-            new += 1
-        else:
-            in_hunk = False
-    return _ranges(added), _ranges(removed)
+    lines = list(diff_lines(patch))
+    return (_ranges([d.new for d in lines if d.kind == "add" and d.new is not None]),
+            _ranges([d.old for d in lines if d.kind == "del" and d.old is not None]))
 
 
 def _status(d: git.Diff) -> str:

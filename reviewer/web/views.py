@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from reviewer.core.fixes import CaseRerun, Fix
 from reviewer.core.models import Evidence, Review
+from reviewer.core.unidiff import diff_lines
 from reviewer.runs import SOURCE_DIR
 
 _MAX_SOURCE = 1 << 20
@@ -279,34 +280,11 @@ class DiffFile(BaseModel):
 
 def diff_rows(diff: str, comments: dict[int, list[str]] | None = None) -> list[DiffRow]:
     """A unified diff as rows numbered on both sides (``comments``: texts on new-side lines); the file
-    header lines are left out, as the page names the file above the table."""
+    header lines are left out, as the page names the file above the table (reviewer/core/unidiff.py)."""
     at = comments or {}
-    rows: list[DiffRow] = []
-    old_no = new_no = left_old = left_new = 0
-    for line in diff.splitlines():
-        if line.startswith("@@"):
-            try:
-                old, new = line.split("@@")[1].split()[:2]
-                (old_no, left_old), (new_no, left_new) = (
-                    (int(x.split(",")[0]) - 1, int(x.split(",")[1]) if "," in x else 1)
-                    for x in (old[1:], new[1:]))
-            except (IndexError, ValueError):
-                left_old = left_new = 1 << 30  # an odd header: read what follows as this hunk
-            rows.append(DiffRow(kind="hunk", text=line))
-        # Rationale: outside a hunk's counted lines sit file headers ("--- a/x"), which a removed line
-        # reading "-- x" would look like inside one
-        elif not (left_old > 0 or left_new > 0) or line.startswith("\\"):  # "\\ No newline at end of file"
-            continue
-        elif line.startswith("+"):
-            new_no, left_new = new_no + 1, left_new - 1
-            rows.append(DiffRow(kind="add", new=new_no, text=line[1:], comments=at.get(new_no, [])))
-        elif line.startswith("-"):
-            old_no, left_old = old_no + 1, left_old - 1
-            rows.append(DiffRow(kind="del", old=old_no, text=line[1:]))
-        else:
-            old_no, new_no, left_old, left_new = old_no + 1, new_no + 1, left_old - 1, left_new - 1
-            rows.append(DiffRow(kind="ctx", old=old_no, new=new_no, text=line[1:], comments=at.get(new_no, [])))
-    return rows
+    return [DiffRow(kind=d.kind, old=d.old, new=d.new, text=d.text,
+                    comments=at.get(d.new, []) if d.kind in ("add", "ctx") else [])
+            for d in diff_lines(diff)]
 
 
 def change_view(run_dir: Path) -> tuple[dict[str, str], list[DiffFile]] | None:
