@@ -44,8 +44,10 @@ def test_a_copy_kernel_records_only_movement_and_an_add_kernel_records_arithmeti
 
 
 def test_new_value_share_tells_arithmetic_from_moved_values() -> None:
-    x = torch.randn(64, 32)
-    y = torch.randn(64, 32)
+    # seeded: with unseeded inputs about one run in eight has a sum that equals some input value
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(64, 32, generator=gen)
+    y = torch.randn(64, 32, generator=gen)
     assert new_value_share(x + y, [x, y]) == (1.0, 64 * 32)
     assert new_value_share(x.T.contiguous(), [x]) == (0.0, 64 * 32)  # a transpose only moves values
     share, n = new_value_share(torch.nn.functional.pad(x, (0, 32)), [x])  # padding: one new value, 0
