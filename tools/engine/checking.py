@@ -9,6 +9,9 @@ from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
 from tools.engine.tool import Tool, ToolContext, failure_details
 
+# judgements about the values themselves (not the outputs' structure): where they are computed is worth naming
+_VALUE_BASES = ("tolerance", "nonfinite", "constant_output", "error_budget")
+
 
 def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str] | None = None,
                  extra_inputs: dict[str, Any] | None = None) -> Evaluation | None:
@@ -39,10 +42,13 @@ def compare_case(ctx: ToolContext, tool: Tool, case: Case, *, criteria: list[str
         return None
     j = ev.judgement
     assert j is not None and ev.run is not None
+    # Rationale: a value mismatch names no line by itself; the author is pointed at where the kernels
+    # compute what they store (a static slice), the place a wrong formula or accumulator lives.
+    spans = ctx.value_spans() if not j.ok and not j.unverified and j.basis in _VALUE_BASES else []
     ctx.add_evidence(tool, criteria=criteria, outcome="pass" if j.ok else ("unverified" if j.unverified else "fail"),
                      defect=j.defect, reason=j.unverified, summary=_labelled(case, j.summary), check=check, inputs=inputs,
                      config={**env, **tolerance_config(ctx)}, result=ev.result_record(), rerun=rerun,
-                     duration_s=ev.duration_s)
+                     duration_s=ev.duration_s, spans=spans)
     own_check = format_of(sub).own_check
     if own_check is not None:
         checked = ctx.session.task_check(case, ev.ref, ev.run)

@@ -22,8 +22,9 @@ from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.review_plan import ReviewPlan
 from tools.engine.sandbox import CallResult
-from tools.engine.source import SourceView
+from tools.engine.source import SourceView, source_file
 from tools.engine.session import SandboxSession
+from tools.engine.value_slice import ranges, value_slices
 
 _MAPPINGS = frozenset({"inputs", "config", "result"})
 """The free-form mappings of an evidence item (``Evidence.inputs``, ``config``, ``result``)."""
@@ -141,6 +142,21 @@ class ToolContext:
             spec = spec_for(self.submission.target.gpu, tuple(self.submission.target.arch))
             env["virtual_gpu"] = f"{spec['name']} ({spec['arch']}); {spec['chosen_by']}"
         return env
+
+    def value_spans(self) -> list[SourceSpan]:
+        """Where the submission's kernels compute the values they store (tools/engine/value_slice.py),
+        each run of lines one span with its text quoted; nothing for a submission without kernels in Python."""
+        spans = []
+        for rel in self.source.python_files():
+            text = self.source.file(rel)
+            src = source_file(rel, text)
+            if src is None:
+                continue
+            lines = text.splitlines()
+            for sl in value_slices(src):
+                spans += [SourceSpan(file=rel, start_line=a, end_line=b, quote="\n".join(lines[a - 1:b]))
+                          for a, b in ranges(sl.lines)]
+        return spans
 
     def submission_span(self, line: int | None, end: int | None = None) -> list[SourceSpan]:
         """A span of the submission file with its real text quoted, or nothing if out of range."""

@@ -1,0 +1,97 @@
+"""Where a kernel computes what it stores: the value's arithmetic and its loads, not the addressing."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tools.engine.source import source_file
+from tools.engine.value_slice import MAX_LINES, ranges, value_slices
+
+
+def _slices(text: str):
+    src = source_file("submission.py", textwrap.dedent(text))
+    assert src is not None
+    return value_slices(src)
+
+
+def test_a_triton_store_names_its_value_arithmetic_and_load_not_the_offsets() -> None:
+    (s,) = _slices('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            pid = tl.program_id(0)
+            offs = pid * BLOCK + tl.arange(0, BLOCK)
+            mask = offs < n
+            x = tl.load(x_ptr + offs, mask=mask)
+            u = 0.79788 * (x + 0.044715 * x * x * x)
+            t = 1.0 - 2.0 / (tl.exp(2.0 * u) + 1.0)
+            tl.store(out_ptr + offs, 0.5 * x * (1.0 + t), mask=mask)
+
+        def host(x):
+            y = x * 2  # not device code
+            return y
+        ''')
+    assert s.kernel == "gelu" and s.stores == (13,)
+    assert ranges(s.lines) == [(10, 13)]  # load, u, t, store; pid/offs/mask (addressing) are not named
+
+
+def test_an_accumulator_in_a_loop_is_followed_through_its_augmented_assignment() -> None:
+    (s,) = _slices('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def rowsum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            row = tl.program_id(0)
+            acc = tl.zeros([BLOCK], dtype=tl.float16)
+            for start in range(0, n, BLOCK):
+                cols = start + tl.arange(0, BLOCK)
+                acc += tl.load(x_ptr + row * n + cols, mask=cols < n, other=0.0)
+            total = tl.sum(acc, axis=0)
+            tl.store(out_ptr + row, total)
+        ''')
+    # the fp16 accumulator's line is named: where a wrong accumulator type lives
+    assert ranges(s.lines) == [(8, 8), (11, 13)]
+
+
+def test_pallas_ref_assignments_and_nki_stores_are_stores() -> None:
+    (p,) = _slices('''
+        import functools
+        import jax.numpy as jnp
+        from jax.experimental import pallas as pl
+
+        def kernel(x_ref, o_ref, *, scale):
+            v = x_ref[...] * scale
+            o_ref[...] = v + 1
+
+        def run(x):
+            return pl.pallas_call(functools.partial(kernel, scale=2.0), out_shape=x)(x)
+        ''')
+    assert p.kernel == "kernel" and ranges(p.lines) == [(7, 8)]
+    (n,) = _slices('''
+        import neuronxcc.nki as nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def add(a, b):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            ta = nl.load(a)
+            tb = nl.load(b)
+            nl.store(out, value=ta - tb)
+            return out
+        ''')
+    assert ranges(n.lines) == [(8, 10)]
+
+
+def test_a_slice_too_long_to_be_a_place_names_the_stores_only() -> None:
+    body = "\n".join(f"    v{i} = v{i - 1} * 1.5" for i in range(1, MAX_LINES + 4))
+    text = ("import triton\nimport triton.language as tl\n\n@triton.jit\ndef k(x_ptr, o_ptr):\n"
+            "    v0 = tl.load(x_ptr)\n" + body + f"\n    tl.store(o_ptr, v{MAX_LINES + 3})\n")
+    (s,) = _slices(text)
+    assert s.lines == s.stores == (len(text.splitlines()),)
+
+
+def test_no_kernel_no_slice() -> None:
+    assert _slices("import torch\n\ndef f(x):\n    x[0] = 1\n    return x\n") == []

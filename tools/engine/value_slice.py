@@ -1,0 +1,169 @@
+"""Where a kernel computes the values it writes: the statements a wrong output value comes from.
+
+A numeric mismatch (outputs off by more than the tolerance, non-finite, constant) says *that* the
+values are wrong; a kernel author then asks *where*. This reads the submission's device code (Triton
+and NKI kernels, Pallas kernel bodies) statically: every store of a result (``tl.store``, ``nl.store``,
+``pl.store``, a descriptor's ``.store``, atomics, ``o_ref[...] = v``) and the assignments its value is
+computed from, followed backwards through the kernel's own names. Address and mask arithmetic is not
+followed: a ``load``'s pointer, mask and ``other`` operands, a subscript's index. So the lines named are
+the value's arithmetic and the loads it starts from, the place a wrong formula, a wrong accumulator
+type or a wrong constant lives; a wrong offset shows as the load or store line itself.
+
+It is a static slice (every definition of a name, whatever the control flow), so it can name a line that
+did not run; it names nothing outside the kernels. ``value_lines`` is deterministic for one text.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from tools.engine.source import SourceFile, dotted
+
+# a slice this long is no longer a place to look: the store lines alone are named
+MAX_LINES = 16
+
+_STORES = {"store", "atomic_add", "atomic_max", "atomic_min", "atomic_xchg", "atomic_and", "atomic_or",
+           "atomic_xor", "store_scatter"}
+_LOADS = {"load", "load_scatter", "load_transpose"}
+
+
+@dataclass(frozen=True)
+class ValueSlice:
+    """The stores of one kernel and the lines their values are computed on (1-based, sorted)."""
+
+    kernel: str
+    stores: tuple[int, ...]
+    lines: tuple[int, ...]
+
+
+def _call_name(node: ast.Call) -> str:
+    f = node.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _stored_value(src: SourceFile, node: ast.Call) -> ast.AST | None:
+    """The value operand of a store-like call, or None."""
+    name = _call_name(node)
+    if name not in _STORES:
+        return None
+    for kw in node.keywords:
+        if kw.arg in ("value", "val"):
+            return kw.value
+    full = dotted(src, node.func) or ""
+    # pl.store(ref, idx, val) and pltpu-style stores take the index before the value
+    index = 2 if full.startswith("jax.experimental.pallas") else 1
+    return node.args[index] if len(node.args) > index else None
+
+
+def _pallas_kernels(src: SourceFile) -> set[ast.AST]:
+    """Functions handed to ``pallas_call`` (directly or through ``functools.partial``) by name."""
+    names: set[str] = set()
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and (dotted(src, node.func) or "").endswith("pallas_call") and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Call) and (dotted(src, first.func) or "").endswith("partial") and first.args:
+                first = first.args[0]
+            if isinstance(first, ast.Name):
+                names.add(first.id)
+    return {f for f in ast.walk(src.tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name in names}
+
+
+def _names(src: SourceFile, expr: ast.AST) -> set[str]:
+    """Names a value expression reads, not following address or mask operands."""
+    out: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and _call_name(node) in _LOADS:
+            # the loaded value comes from memory: its pointer, mask and fill are addressing
+            return
+        if isinstance(node, ast.Subscript):
+            visit(node.value)  # the index is addressing
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.add(node.id)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(expr)
+    return out
+
+
+def _definitions(fn: ast.AST) -> dict[str, list[ast.stmt]]:
+    """Name -> the statements of ``fn`` that assign it (every one, whatever the control flow)."""
+    defs: dict[str, list[ast.stmt]] = {}
+    for node in ast.walk(fn):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = [node.target]
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    defs.setdefault(n.id, []).append(node)  # type: ignore[arg-type]
+    return defs
+
+
+def _value_of(node: ast.stmt) -> ast.AST | None:
+    if isinstance(node, ast.AugAssign):
+        return ast.BinOp(left=node.target, op=node.op, right=node.value)
+    return getattr(node, "value", None)
+
+
+def _stores(src: SourceFile, fn: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """(statement, stored value) for every store in ``fn``."""
+    params = {a.arg for a in ast.walk(fn) if isinstance(a, ast.arg)}
+    out: list[tuple[ast.AST, ast.AST]] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and (value := _stored_value(src, node)) is not None:
+            out.append((node, value))
+        elif isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in params
+                   for t in targets):
+                out.append((node, _value_of(node)))  # type: ignore[arg-type]
+    return out
+
+
+def value_slices(src: SourceFile) -> list[ValueSlice]:
+    """One slice per kernel of ``src`` that stores something, in source order."""
+    kernels = sorted({*src.kernels, *_pallas_kernels(src)}, key=lambda f: f.lineno)  # type: ignore[attr-defined]
+    out = []
+    for fn in kernels:
+        stores = _stores(src, fn)
+        if not stores:
+            continue
+        defs = _definitions(fn)
+        lines: set[int] = set()
+        seen: set[int] = set()
+        todo = [value for _, value in stores]
+        while todo:
+            expr = todo.pop()
+            for name in _names(src, expr):
+                for stmt in defs.get(name, []):
+                    if id(stmt) in seen:
+                        continue
+                    seen.add(id(stmt))
+                    lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+                    if (value := _value_of(stmt)) is not None:
+                        todo.append(value)
+        store_lines = tuple(sorted({getattr(s, "lineno", 0) for s, _ in stores}))
+        for s, _ in stores:
+            lines.update(range(s.lineno, (getattr(s, "end_lineno", None) or s.lineno) + 1))  # type: ignore[attr-defined]
+        if len(lines) > MAX_LINES:
+            lines = {n for s, _ in stores
+                     for n in range(s.lineno, (getattr(s, "end_lineno", None) or s.lineno) + 1)}  # type: ignore[attr-defined]
+        out.append(ValueSlice(kernel=fn.name, stores=store_lines, lines=tuple(sorted(lines))))  # type: ignore[attr-defined]
+    return out
+
+
+def ranges(lines: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
+    """Sorted line numbers as inclusive runs: (18, 21), (30, 30)."""
+    out: list[tuple[int, int]] = []
+    for n in sorted(set(lines)):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
