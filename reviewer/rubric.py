@@ -163,7 +163,8 @@ def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, st
     for spec in rubric.criteria:
         items = [e for e in evidence if spec.id in e.criteria]
         blocked = [r for r in spec.requires if results[r].verdict != "pass"]
-        if blocked and not any(deciding_fail(spec, e) for e in items):
+        gated = blocked if blocked and not any(deciding_fail(spec, e) for e in items) else []
+        if gated:
             why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in blocked)
             verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass ({why})"
         elif not items:
@@ -177,7 +178,8 @@ def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, st
         else:
             verdict, summary = RULES[spec.rule](spec, items)
         results[spec.id] = CriterionResult(id=spec.id, title=spec.title, verdict=verdict, summary=summary,
-                                           evidence=[e.id for e in items], required=spec.required)
+                                           evidence=[e.id for e in items], required=spec.required,
+                                           blocked_by=gated)
     return list(results.values())
 
 

@@ -99,6 +99,8 @@ class CriterionResult(_Model):
     summary: str
     evidence: list[str] = Field(default_factory=list)
     required: bool = True
+    blocked_by: list[str] = Field(default_factory=list)
+    """The required criteria that did not pass, so this one was not assessed (its verdict is then unverified)."""
 
 
 class Claim(_Model):

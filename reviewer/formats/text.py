@@ -1,9 +1,11 @@
 """The plain-text report (``--format text``): what a kernel author acts on first, then the details.
 
 Layout: the verdict; per failed or unverified criterion one line of cause, where in the source, the
-smallest failing case and the command that reruns it; the criteria; the concerns (checks that found
-something without deciding a verdict), each said once with a count; then, with ``verbose``, every claim,
-the evidence table and every rerun command. Repeated items (same defect, same place) are grouped.
+smallest failing case and the command that reruns it (said once, in full, wrapped rather than cut); the
+criteria, one row each (a row whose cause is above only counts); the concerns (checks that found something
+without deciding a verdict), each said once with a count; then, with ``verbose``, every criterion's items,
+every claim, the evidence table and every rerun command. Repeated items (same defect, same place) are
+grouped. A value mismatch is placed where the kernels compute what they store (tools/engine/value_slice.py).
 
 Plain text on every stream: no Markdown escaping. Text that came from a submission is hostile, so
 control characters (terminal escapes, bidirectional overrides) are replaced and each value stays one
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 from reviewer.core.models import CriterionResult, Evidence, Finding, Review
@@ -29,7 +32,10 @@ _STATUS = {
     "failed": "review failed",
 }
 _INDENT = " " * 13
-_CUT = 160  # characters of a cause in the first block; the details repeat a longer one in full
+_WIDTH = 120  # a cause longer than this continues on indented lines
+_PLACES = 4  # places named in a cause's line (-v and --format json have all)
+# defects about the output's values (not its shape): their places are where the values are computed
+_VALUE_DEFECTS = {"mismatch", "nonfinite_mismatch", "zero_output", "constant_output", "precision_loss"}
 
 
 def plain(text: object, limit: int | None = None) -> str:
@@ -57,8 +63,27 @@ class Group:
 
 
 def where(e: Evidence, findings: list[Finding]) -> list[str]:
+    """The item's places as ``file:line`` or ``file:first-last``: its own spans, else those of the findings it confirms."""
     spans = list(e.spans) or [s for f in findings if e.id in f.confirmed_by for s in f.spans]
-    return list(dict.fromkeys(f"{s.file}:{s.start_line}" for s in spans))
+    return list(dict.fromkeys(f"{s.file}:{s.start_line}" + (f"-{s.end_line}" if s.end_line > s.start_line else "")
+                              for s in spans))
+
+
+def _places(e: Evidence, findings: list[Finding]) -> str:
+    """The places fact of a cause: a value mismatch cites where the stored values are computed."""
+    places = where(e, findings)
+    if not places:
+        return ""
+    shown = ", ".join(places[:_PLACES]) + (f" and {len(places) - _PLACES} more" if len(places) > _PLACES else "")
+    if e.defect in _VALUE_DEFECTS and e.spans:
+        return f"values computed at {shown}"
+    return f"at {shown}"
+
+
+def wrapped(head: str, text: str, tail: str = "") -> list[str]:
+    """``head`` then ``text`` + ``tail`` in full, continued on indented lines: the cause is never cut."""
+    return textwrap.wrap(head + text + tail, width=_WIDTH, subsequent_indent=_INDENT, break_long_words=False,
+                         break_on_hyphens=False) or [head]
 
 
 def _size(e: Evidence) -> float:
@@ -97,23 +122,25 @@ def deciding(c: CriterionResult, by_id: dict[str, Evidence]) -> list[Evidence]:
 def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence], said: set[str]) -> list[str]:
     """The criterion's causes; an item already said for an earlier criterion (one check can decide two) is
     named, not repeated. ``said`` collects the ids said."""
-    groups = group(deciding(c, by_id), review.findings)
     opt = "" if c.required else " (optional)"
     head = f"{_MARK[c.verdict]:<10}   {plain(c.title)}{opt}"
+    if c.blocked_by:  # one reason: its own checks' reasons are behind -v
+        return [f"{head}: not assessed: {', '.join(c.blocked_by)} did not pass"]
+    groups = group(deciding(c, by_id), review.findings)
     if not groups:
-        return [f"{head}: {plain(c.summary, _CUT)}"]
+        return wrapped(f"{head}: ", plain(c.summary))
     fresh = [g for g in groups if not {e.id for e in g.items} <= said]
     seen = [g.first.id for g in groups if g not in fresh]
     lines = [f"{head}: also {', '.join(seen)} above"] if seen and not fresh else []
     for n, g in enumerate(fresh):
         e = g.first
         count = f" [x{len(g.items)}: {g.ids}]" if len(g.items) > 1 else f" [{e.id}]"
-        lines.append(f"{head + ': ' if n == 0 else _INDENT + 'and: '}{plain(e.summary, _CUT)}{count}")
-        places = where(e, review.findings)
+        lines += wrapped(head + ": " if n == 0 else _INDENT + "and: ", plain(e.summary), count)
+        places = _places(e, review.findings)
         case = smallest_case(e)
-        facts = ([f"at {', '.join(places)}"] if places else []) + ([f"smallest case: {case}"] if case else [])
+        facts = ([places] if places else []) + ([f"smallest case: {case}"] if case else [])
         if facts:
-            lines.append(_INDENT + " · ".join(facts))
+            lines += wrapped(_INDENT, " · ".join(facts))
         if e.rerun and e.defect != "not_assessed":
             lines.append(_INDENT + "rerun: " + rerun_command(e))
         said.update(x.id for x in g.items)
@@ -141,7 +168,8 @@ def concerns(review: Review, *, verbose: bool = False) -> list[str]:
         count = f" x{len(fs)}" if len(fs) > 1 else ""
         at = f" at {', '.join(places)}" if places else ""
         lines.append(f"  concern{count}: {plain(category)}{at} ({f.severity}, {by})")
-        lines.append(f"    {plain(f.message, 240)}")
+        lines += textwrap.wrap(plain(f.message), width=_WIDTH, initial_indent="    ", subsequent_indent="    ",
+                               break_long_words=False, break_on_hyphens=False)
     for category, places in unconfirmed.items():
         at = f" at {', '.join(dict.fromkeys(places))}" if places else ""
         lines.append(f"  unconfirmed: {plain(category)}{at} (no tool confirmed it; -v for the message)")
@@ -162,25 +190,25 @@ def _task(review: Review) -> list[str]:
 
 
 def _criteria(review: Review) -> list[str]:
+    """One row per criterion; a failed or unverified one's cause is in the first block, so its row only counts."""
     width = max((len(plain(c.title)) for c in review.criteria), default=0) + 11
     lines = []
     for c in review.criteria:
         title = plain(c.title) + ("" if c.required else " (optional)")
-        lines.append(f"  {_MARK[c.verdict]:<10}  {title:<{width}}  {plain(c.summary, 110)}")
+        summary = plain(c.summary, 110)
+        if c.blocked_by:
+            summary = f"not assessed: {', '.join(c.blocked_by)} did not pass"
+        elif c.verdict in ("fail", "unverified") and c.evidence:
+            summary = plain(c.summary.split(": ", 1)[0], 110) + " (above)"
+        lines.append(f"  {_MARK[c.verdict]:<10}  {title:<{width}}  {summary}")
     return lines
 
 
-def _details(review: Review, by_id: dict[str, Evidence], verbose: bool) -> list[str]:
+def _details(review: Review, by_id: dict[str, Evidence]) -> list[str]:
+    """Every criterion's items, grouped (``-v``: the first block has said the deciding ones in full)."""
     lines: list[str] = []
-    said: set[str] = set()
     for c in review.criteria:
-        if c.verdict not in ("fail", "unverified") and not verbose:
-            continue
-        items = [by_id[i] for i in c.evidence if i in by_id]
-        groups = group(items if verbose else deciding(c, by_id), review.findings)
-        if not verbose:  # only what the first block had to cut short, once
-            groups = [g for g in groups if len(plain(g.first.summary)) > _CUT and g.first.id not in said]
-            said.update(g.first.id for g in groups)
+        groups = group([by_id[i] for i in c.evidence if i in by_id], review.findings)
         if not groups:
             continue
         lines += ["", f"{plain(c.title)}: {_MARK[c.verdict]}"]
@@ -226,8 +254,8 @@ def render_text(review: Review, *, verbose: bool = False) -> str:
     found = concerns(review, verbose=verbose)
     if found:
         lines += ["", "Concerns (do not decide a verdict; act on them if they apply to your use):"] + found
-    lines += _details(review, by_id, verbose)
     if verbose:
+        lines += _details(review, by_id)
         if review.draft and review.draft.notes:
             lines += ["", "Notes:"] + [f"  {plain(n)}" for n in review.draft.notes]
         lines += _evidence(review)

@@ -49,12 +49,47 @@ def test_the_cause_comes_first_with_place_smallest_case_and_rerun_grouped_once()
     cause = next(i for i, ln in enumerate(lines) if ln.startswith("FAIL"))
     assert cause < next(i for i, ln in enumerate(lines) if ln.startswith("Criteria:"))
     # the same defect at the same line, six times: one line with its count
-    assert "out-of-bounds load" in lines[cause] and "[x6: memcheck-1" in lines[cause]
+    assert "out-of-bounds load" in lines[cause] and "[x6: memcheck-1" in out
     assert out.count("out-of-bounds load of x_ptr") == 1
-    assert "at submission.py:18" in lines[cause + 1]
-    assert "smallest case: case memcheck-4 (float32[64, 999])" in lines[cause + 1]  # fewest elements
-    assert lines[cause + 2].strip().startswith("rerun: kreview rerun sub --tool memcheck --case")
-    assert '"id":"memcheck-4"' in lines[cause + 2]
+    facts = next(i for i in range(cause, len(lines)) if "smallest case" in lines[i])
+    assert "at submission.py:18" in lines[facts]
+    assert "smallest case: case memcheck-4 (float32[64, 999])" in lines[facts]  # fewest elements
+    assert lines[facts + 1].strip().startswith("rerun: kreview rerun sub --tool memcheck --case")
+    assert '"id":"memcheck-4"' in lines[facts + 1]
+    # the criterion's row counts and points up: the cause is said once
+    row = next(ln for ln in lines if ln.startswith("  FAIL"))
+    assert row.rstrip().endswith("6 of 8 checks failed (above)")
+
+
+def test_a_long_cause_is_wrapped_in_full_and_a_value_mismatch_names_where_values_are_computed() -> None:
+    long = ("nominal, seed 7: output 0: 43178 of 65536 elements (65.9%) outside atol=1e-05, rtol=1.3e-06; max abs "
+            "error 0.000474; worst at index [11, 3217]: expected -0.00919301, got -0.00871939; error vs float64 "
+            "is 479x the reference's own (budget 64x)")
+    spans = [{"file": "submission.py", "start_line": 18, "end_line": 21}, {"file": "submission.py", "start_line": 30,
+                                                                         "end_line": 30}]
+    data = _review().model_dump()
+    for e in data["evidence"]:
+        if e["id"] == "memcheck-1":
+            e.update(summary=long, defect="mismatch", spans=spans)
+    out = render_text(Review.model_validate(data))
+    assert long + " [memcheck-1]" in " ".join(out.split())  # in full, wrapped, not cut
+    assert out.count("43178 of 65536") == 1  # not again in the criteria row or a details section
+    assert "values computed at submission.py:18-21, submission.py:30" in out
+    cause = out[out.index("FAIL "): out.index("Criteria:")]
+    assert max(len(ln) for ln in cause.splitlines() if "rerun:" not in ln) <= 120
+
+
+def test_a_criterion_not_assessed_gives_one_reason() -> None:
+    data = _review().model_dump()
+    data["criteria"][1].update(summary="not assessed: correctness did not pass (correctness fail: 6 of 8 ...)",
+                               blocked_by=["correctness"])
+    data["evidence"].append({**_ev("benchmark-1", "benchmark", "performance", "unverified"),
+                             "summary": "not measured: no CUDA device"})
+    data["criteria"][1]["evidence"] = ["benchmark-1"]
+    out = render_text(Review.model_validate(data))
+    assert "no CUDA device" not in out  # the item's own reason is behind -v
+    assert out.count("not assessed: correctness did not pass") == 2  # the cause and the row, nothing more
+    assert "(correctness fail" not in out
 
 
 def test_text_is_plain_not_markdown_and_hostile_text_is_inert() -> None:
