@@ -6,7 +6,7 @@ from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.task_section import task_lines
 from reviewer.core.models import Claim, Finding, Review
 from reviewer.formats.fixes import dropped_lines, markdown_lines
-from reviewer.formats.text import deciding, group, rerun_command, smallest_case, where
+from reviewer.formats.text import VALUE_DEFECTS, deciding, group, rerun_command, smallest_case, where
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
 _STATUS = {
@@ -19,7 +19,8 @@ _STATUS = {
 
 
 def _claim(c: Claim) -> str:
-    cites = [f"\\[{md_text(i)}\\]" for i in c.evidence] + [md_code(f"{s.file}:{s.start_line}") for s in c.spans]
+    cites = [f"\\[{md_text(i)}\\]" for i in c.evidence] + [
+        md_code(f"{s.file}:{s.start_line}" + (f"-{s.end_line}" if s.end_line > s.start_line else "")) for s in c.spans]
     return f"- {md_text(c.text)} {' '.join(cites)}".rstrip()
 
 
@@ -29,27 +30,34 @@ def _cell(text: str, limit: int = 160) -> str:
     return md_text(text)
 
 
-def _act_on(review: Review) -> list[str]:
-    """Per failed or unverified criterion: the cause (same defect at the same place once, with a count),
-    where, the smallest failing case and its rerun command."""
+def _act_on(review: Review, said: set[str]) -> list[str]:
+    """Per failed or unverified criterion: the cause in full (same defect at the same place once, with a
+    count), where, the smallest failing case and its rerun command; a criterion not assessed because a
+    required one failed, that one reason. ``said`` collects the ids said."""
     by_id = review.evidence_by_id()
     open_ = sorted((c for c in review.criteria if c.verdict in ("fail", "unverified")),
                    key=lambda c: (c.verdict != "fail", not c.required))
     lines: list[str] = []
     for c in open_:
-        groups = group(deciding(c, by_id), review.findings)
         opt = "" if c.required else " (optional)"
+        head = f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: "
+        if c.blocked_by:
+            lines.append(head + md_text(f"not assessed: {', '.join(c.blocked_by)} did not pass"))
+            said.update(c.evidence)
+            continue
+        groups = group(deciding(c, by_id), review.findings)
         if not groups:
-            lines.append(f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: {_cell(c.summary)}")
+            lines.append(head + _cell(c.summary, 2000))
         for g in groups:
             e = g.first
             count = f" ×{len(g.items)}" if len(g.items) > 1 else ""
-            lines.append(f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: {_cell(e.summary)} "
-                         f"\\[{md_text(g.ids)}\\]{count}")
+            lines.append(f"{head}{_cell(e.summary, 2000)} \\[{md_text(g.ids)}\\]{count}")
+            said.update(x.id for x in g.items)
             places = where(e, review.findings)
             case = smallest_case(e)
+            label = "values computed at" if e.defect in VALUE_DEFECTS and e.spans else "at"
             if places or case:
-                lines.append("  - " + " · ".join([f"at {', '.join(md_code(p) for p in places)}"] * bool(places)
+                lines.append("  - " + " · ".join([f"{label} {', '.join(md_code(p) for p in places)}"] * bool(places)
                                                + [f"smallest case: {md_text(case)}"] * bool(case)))
             if e.rerun and e.defect != "not_assessed":
                 lines.append(f"  - rerun: {md_code(rerun_command(e))}")
@@ -88,16 +96,24 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     ]
     if env.get("selection"):
         lines += [f"*{md_text(env['selection'])}*", ""]
-    lines += _act_on(review)
+    said: set[str] = set()
+    lines += _act_on(review, said)
     draft = review.draft
-    if draft and draft.headline:
-        # a finding is said once, under Concerns
-        lines += [_claim(c) for c in draft.headline if not c.text.startswith("Finding: ")] + [""]
+    # a finding is said once, under Concerns; a claim resting only on causes said above is not said again
+    headline = [c for c in (draft.headline if draft else []) if not c.text.startswith("Finding: ")
+                and not (c.evidence and set(c.evidence) <= said)]
+    if headline:
+        lines += [_claim(c) for c in headline] + [""]
     lines += ["| criterion | verdict | summary | evidence |", "|---|---|---|---|"]
     for c in review.criteria:
         ev = ", ".join(c.evidence[:6]) + (" …" if len(c.evidence) > 6 else "")
         req = "" if c.required else " (optional)"
-        lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(c.summary)} | {md_text(ev)} |")
+        summary = c.summary
+        if c.blocked_by:
+            summary = f"not assessed: {', '.join(c.blocked_by)} did not pass"
+        elif c.verdict in ("fail", "unverified") and c.evidence:
+            summary = c.summary.split(": ", 1)[0] + " (above)"
+        lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(summary)} | {md_text(ev)} |")
     lines.append("")
     lines += task_lines(review.task)
     if draft:

@@ -35,7 +35,7 @@ _INDENT = " " * 13
 _WIDTH = 120  # a cause longer than this continues on indented lines
 _PLACES = 4  # places named in a cause's line (-v and --format json have all)
 # defects about the output's values (not its shape): their places are where the values are computed
-_VALUE_DEFECTS = {"mismatch", "nonfinite_mismatch", "zero_output", "constant_output", "precision_loss"}
+VALUE_DEFECTS = {"mismatch", "nonfinite_mismatch", "zero_output", "constant_output", "precision_loss"}
 
 
 def plain(text: object, limit: int | None = None) -> str:
@@ -75,7 +75,7 @@ def _places(e: Evidence, findings: list[Finding]) -> str:
     if not places:
         return ""
     shown = ", ".join(places[:_PLACES]) + (f" and {len(places) - _PLACES} more" if len(places) > _PLACES else "")
-    if e.defect in _VALUE_DEFECTS and e.spans:
+    if e.defect in VALUE_DEFECTS and e.spans:
         return f"values computed at {shown}"
     return f"at {shown}"
 

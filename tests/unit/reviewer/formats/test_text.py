@@ -157,3 +157,19 @@ def test_show_prints_plain_text_off_a_terminal_and_markdown_only_when_asked(tmp_
     assert "Evidence (rerun any item):" in verbose.stdout and "Evidence" not in text.stdout
     md = invoke("show", "r1", "--runs-dir", str(tmp_path / "runs"), "--format", "markdown")
     assert md.stdout.startswith("# Kernel review: my\\_gelu\\_buggy — REJECT")
+
+
+def test_markdown_says_a_cause_in_full_once_and_a_blocked_criterion_one_reason() -> None:
+    data = _review().model_dump()
+    long = "output 0: " + "wrong element " * 30 + "end of cause"
+    for e in data["evidence"]:
+        if e["id"] == "memcheck-1":
+            e.update(summary=long, defect="mismatch",
+                     spans=[{"file": "submission.py", "start_line": 18, "end_line": 21}])
+    data["criteria"][1].update(summary="not assessed: correctness did not pass (correctness fail: 6 of 8 ...)",
+                               blocked_by=["correctness"])
+    md = render_markdown(Review.model_validate(data))
+    head = md[: md.index("## Evidence")]
+    assert "end of cause" in head and "values computed at `submission.py:18-21`" in head
+    assert "| ❌ fail | 6 of 8 checks failed (above) |" in head
+    assert head.count("not assessed: correctness did not pass") == 2 and "(correctness fail" not in head
