@@ -4,7 +4,9 @@ A numeric mismatch (outputs off by more than the tolerance, non-finite, constant
 values are wrong; a kernel author then asks *where*. This reads the submission's device code (Triton
 and NKI kernels, Pallas kernel bodies) statically: every store of a result (``tl.store``, ``nl.store``,
 ``pl.store``, a descriptor's ``.store``, atomics, ``o_ref[...] = v``) and the assignments its value is
-computed from, followed backwards through the kernel's own names. Address and mask arithmetic is not
+computed from, followed backwards through the kernel's own names; CUDA ``__global__`` functions (load_inline
+sources, ``.cu`` files) are read from their text the same way: stores through a non-const pointer
+parameter and the statements their values come from. Address and mask arithmetic is not
 followed: a ``load``'s pointer, mask and ``other`` operands, a subscript's index. So the lines named are
 the value's arithmetic and the loads it starts from, the place a wrong formula, a wrong accumulator
 type or a wrong constant lives; a wrong offset shows as the load or store line itself.
@@ -16,8 +18,10 @@ did not run; it names nothing outside the kernels. ``value_lines`` is determinis
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
+from tools.engine.cuda_sources import strip_comments
 from tools.engine.source import SourceFile, dotted
 
 # a slice this long is no longer a place to look: the store lines alone are named
@@ -166,4 +170,107 @@ def ranges(lines: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
             out[-1] = (out[-1][0], n)
         else:
             out.append((n, n))
+    return out
+
+
+# -- CUDA C++ (load_inline sources, .cu files): the same slice, read from the text ---------------------
+_CUDA_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
+_CUDA_GLOBAL = re.compile(r"__global__\s[^(;{}]*?(\w+)\s*\(")
+_CUDA_STORE = re.compile(r"^(?:\*\s*)?(\w+)\s*(?:\[[^;]*\])+\s*([-+*/|&^]?=)(?!=)\s*(.+)$", re.DOTALL)
+_CUDA_ATOMIC = re.compile(r"^atomic\w+\s*\(\s*&?\s*\(?\s*(\w+)", re.DOTALL)
+_CUDA_DEF = re.compile(r"^(?:[\w:<>,\s*&]+?\s+[*&]*)?(\w+)\s*(?:\[[^;]*\])*\s*([-+*/|&^]?=)(?!=)\s*(.+)$",
+                       re.DOTALL)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _matching(text: str, start: int, open_: str, close: str) -> int:
+    """Index of the bracket closing the one at ``start``; -1 if none."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == open_:
+            depth += 1
+        elif text[i] == close:
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def _unbracketed(expr: str) -> str:
+    """``expr`` without what is inside ``[...]`` (indices are addressing)."""
+    out, depth = [], 0
+    for ch in expr:
+        depth += ch == "["
+        if depth == 0:
+            out.append(ch)
+        depth -= ch == "]" and depth > 0
+    return "".join(out)
+
+
+def _after_header(stmt: str) -> str:
+    """A statement without its control header (``if (c) out[i] = v`` -> ``out[i] = v``; ``for (int k = 0``,
+    cut at the ``;``, -> ``int k = 0``)."""
+    while (m := re.match(r"(?:else\b\s*)?(?:for|if|while|switch)\s*\(", stmt)) is not None:
+        close = _matching(stmt, m.end() - 1, "(", ")")
+        stmt = (stmt[close + 1:] if close > 0 else stmt[m.end():]).strip()
+    return re.sub(r"^(?:else|do)\b", "", stmt).strip()
+
+
+def cuda_value_slices(text: str) -> list[ValueSlice]:
+    """The slices of the ``__global__`` functions of one CUDA text (lines 1-based in ``text``): stores
+    through a non-const pointer parameter (``out[i] = v``, ``out[i] += v``, ``atomicAdd(&out[i], v)``) and
+    the statements their values come from, indices not followed."""
+    clean = _CUDA_BOUNDS.sub(lambda m: " " * len(m.group(0)), strip_comments(text))
+    out = []
+    for m in _CUDA_GLOBAL.finditer(clean):
+        close = _matching(clean, m.end() - 1, "(", ")")
+        brace = clean.find("{", close)
+        end = _matching(clean, brace, "{", "}") if close > 0 and brace > 0 else -1
+        if end < 0:
+            continue
+        params = [p.strip() for p in clean[m.end():close].split(",")]
+        writable = {w[-1] for p in params if "*" in p and not p.startswith("const")
+                    and (w := _WORD.findall(p.replace("__restrict__", "")))}
+        stmts: list[tuple[int, int, str]] = []  # (first line, last line, text)
+        for piece in re.finditer(r"[^;{}]+", clean[brace + 1:end]):
+            s = piece.group(0)
+            lead = len(s) - len(s.lstrip())
+            if not s.strip():
+                continue
+            a = brace + 1 + piece.start() + lead
+            b = brace + 1 + piece.end()
+            body = s.strip()
+            body = _after_header(body)
+            stmts.append((clean.count("\n", 0, a) + 1, clean.count("\n", 0, b - 1) + 1, body))
+        defs: dict[str, list[int]] = {}
+        stores: list[int] = []
+        values: dict[int, str] = {}
+        for k, (_, _, body) in enumerate(stmts):
+            st = _CUDA_STORE.match(body)
+            at = _CUDA_ATOMIC.match(body)
+            if st and st.group(1) in writable:
+                stores.append(k)
+                values[k] = st.group(3) + (f" {st.group(1)}" if st.group(2) != "=" else "")
+            elif at and at.group(1) in writable:
+                stores.append(k)
+                values[k] = body[body.find(",") + 1:] if "," in body else ""
+            elif (d := _CUDA_DEF.match(body)) is not None:
+                defs.setdefault(d.group(1), []).append(k)
+                values[k] = d.group(3) + (f" {d.group(1)}" if d.group(2) != "=" else "")
+        if not stores:
+            continue
+        taken: set[int] = set(stores)
+        todo = list(stores)
+        while todo:
+            k = todo.pop()
+            for name in _WORD.findall(_unbracketed(values.get(k, ""))):
+                for j in defs.get(name, []):
+                    if j not in taken:
+                        taken.add(j)
+                        todo.append(j)
+        lines = {n for k in taken for n in range(stmts[k][0], stmts[k][1] + 1)}
+        store_lines = {n for k in stores for n in range(stmts[k][0], stmts[k][1] + 1)}
+        if len(lines) > MAX_LINES:
+            lines = store_lines
+        out.append(ValueSlice(kernel=m.group(1), stores=tuple(sorted(store_lines)), lines=tuple(sorted(lines))))
     return out

@@ -95,3 +95,26 @@ def test_a_slice_too_long_to_be_a_place_names_the_stores_only() -> None:
 
 def test_no_kernel_no_slice() -> None:
     assert _slices("import torch\n\ndef f(x):\n    x[0] = 1\n    return x\n") == []
+
+
+def test_cuda_stores_through_writable_pointers_and_their_values_not_indices() -> None:
+    from tools.engine.value_slice import cuda_value_slices
+
+    text = textwrap.dedent('''
+        __global__ void __launch_bounds__(256) mm(const float* __restrict__ A, const float* B, float* C,
+                                                  int M, int N, int K) {
+            __shared__ float tile[16][16];
+            int row = blockIdx.y * 16 + threadIdx.y;  // addressing: not named
+            int col = blockIdx.x * 16 + threadIdx.x;
+            half acc = 0;
+            for (int k = 0; k < K; ++k) {
+                tile[threadIdx.y][threadIdx.x] = A[row * K + k];
+                acc += tile[threadIdx.y][threadIdx.x] * B[k * N + col];
+            }
+            if (row < M && col < N) C[row * N + col] = acc;
+        }
+        __global__ void reads_only(const float* x, int n) { float y = x[0] * 2; }
+        ''')
+    (s,) = cuda_value_slices(text)
+    assert s.kernel == "mm" and s.stores == (12,)
+    assert ranges(s.lines) == [(7, 7), (9, 10), (12, 12)]  # the half accumulator, the tile, the sum, the store
