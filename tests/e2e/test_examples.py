@@ -68,3 +68,14 @@ def test_example_overall_verdict(name: str, config: ReviewConfig, reviews: Revie
         assert defects <= failed, (verdicts, notes)
         # rejected for its defect, not for a false integrity finding on the way
         assert verdicts.get("integrity") != "fail", notes
+        # a value mismatch is placed where the kernel computes what it stores: for the Python kernels the
+        # lines of the formula (a CUDA example's mismatch, on a GPU, is placed in its load_inline source)
+        mismatches = [e for e in review.evidence if e.tool == "correctness" and e.outcome == "fail"
+                      and e.defect == "mismatch" and e.result.get("basis", "tolerance") != "structure"]
+        source = (EXAMPLES / name / "submission.py").read_text().splitlines()
+        for e in mismatches:
+            assert e.spans, (e.id, e.summary)
+            for s in e.spans:
+                assert s.quote == "\n".join(source[s.start_line - 1:s.end_line]), (e.id, s)
+        if name == "gelu_triton_buggy":  # its defect, the tanh approximation's formula, is among the lines named
+            assert mismatches and all(any("0.044715" in s.quote for s in e.spans) for e in mismatches)
