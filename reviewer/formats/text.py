@@ -294,9 +294,9 @@ def rerun_report(items: list[Evidence], tool: str) -> str:
         lines.append(f"{e.id} [{e.outcome}] {plain(e.summary)}")
         if e.outcome not in ("fail", "unverified"):
             continue
-        places = where(e, [])
+        places = _places(e, [])
         if places:
-            lines.append(f"  at {', '.join(places)}")
+            lines.append(f"  {places}")
         if e.reason:
             lines.append(f"  reason: {plain(e.reason)}")
         for key, value in e.result.items():
