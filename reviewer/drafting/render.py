@@ -6,7 +6,9 @@ from reviewer.drafting.escape import md_code, md_text
 from reviewer.drafting.task_section import task_lines
 from reviewer.core.models import Claim, Finding, Review
 from reviewer.formats.fixes import dropped_lines, markdown_lines
-from reviewer.formats.text import VALUE_DEFECTS, deciding, group, rerun_command, smallest_case, where
+from reviewer.formats.text import (
+    VALUE_DEFECTS, blocked_reason, deciding, group, rerun_command, row_summary, smallest_case, where,
+)
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
 _STATUS = {
@@ -42,7 +44,7 @@ def _act_on(review: Review, said: set[str]) -> list[str]:
         opt = "" if c.required else " (optional)"
         head = f"- {_MARK[c.verdict]} **{md_text(c.title)}**{opt}: "
         if c.blocked_by:
-            lines.append(head + md_text(f"not assessed: {', '.join(c.blocked_by)} did not pass"))
+            lines.append(head + md_text(blocked_reason(c)))
             said.update(c.evidence)
             continue
         groups = group(deciding(c, by_id), review.findings)
@@ -108,12 +110,7 @@ def render_markdown(review: Review, *, evidence_table: bool = True) -> str:
     for c in review.criteria:
         ev = ", ".join(c.evidence[:6]) + (" …" if len(c.evidence) > 6 else "")
         req = "" if c.required else " (optional)"
-        summary = c.summary
-        if c.blocked_by:
-            summary = f"not assessed: {', '.join(c.blocked_by)} did not pass"
-        elif c.verdict in ("fail", "unverified") and c.evidence:
-            summary = c.summary.split(": ", 1)[0] + " (above)"
-        lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(summary)} | {md_text(ev)} |")
+        lines.append(f"| {md_text(c.title)}{req} | {_MARK[c.verdict]} | {_cell(row_summary(c))} | {md_text(ev)} |")
     lines.append("")
     lines += task_lines(review.task)
     if draft:

@@ -125,7 +125,7 @@ def _cause_lines(c: CriterionResult, review: Review, by_id: dict[str, Evidence],
     opt = "" if c.required else " (optional)"
     head = f"{_MARK[c.verdict]:<10}   {plain(c.title)}{opt}"
     if c.blocked_by:  # one reason: its own checks' reasons are behind -v
-        return [f"{head}: not assessed: {', '.join(c.blocked_by)} did not pass"]
+        return [f"{head}: {blocked_reason(c)}"]
     groups = group(deciding(c, by_id), review.findings)
     if not groups:
         return wrapped(f"{head}: ", plain(c.summary))
@@ -189,18 +189,27 @@ def _task(review: Review) -> list[str]:
     return lines
 
 
+def row_summary(c: CriterionResult) -> str:
+    """A criterion's summary in the criteria table: a failed or unverified one's cause is said in the first
+    block, so its row only counts ("3 of 4 checks failed (above)"); one not assessed names what blocked it."""
+    if c.blocked_by:
+        return blocked_reason(c)
+    if c.verdict in ("fail", "unverified") and c.evidence:
+        return c.summary.split(": ", 1)[0] + " (above)"
+    return c.summary
+
+
+def blocked_reason(c: CriterionResult) -> str:
+    return f"not assessed: {', '.join(c.blocked_by)} did not pass"
+
+
 def _criteria(review: Review) -> list[str]:
-    """One row per criterion; a failed or unverified one's cause is in the first block, so its row only counts."""
+    """One row per criterion (``row_summary``)."""
     width = max((len(plain(c.title)) for c in review.criteria), default=0) + 11
     lines = []
     for c in review.criteria:
         title = plain(c.title) + ("" if c.required else " (optional)")
-        summary = plain(c.summary, 110)
-        if c.blocked_by:
-            summary = f"not assessed: {', '.join(c.blocked_by)} did not pass"
-        elif c.verdict in ("fail", "unverified") and c.evidence:
-            summary = plain(c.summary.split(": ", 1)[0], 110) + " (above)"
-        lines.append(f"  {_MARK[c.verdict]:<10}  {title:<{width}}  {summary}")
+        lines.append(f"  {_MARK[c.verdict]:<10}  {title:<{width}}  {plain(row_summary(c), 110)}")
     return lines
 
 
