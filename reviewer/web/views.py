@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from reviewer.core.fixes import CaseRerun, Fix
 from reviewer.core.models import Evidence, Review
 from reviewer.core.unidiff import diff_lines
+from reviewer.formats.text import blocked_reason, row_summary
 from reviewer.runs import SOURCE_DIR
 
 _MAX_SOURCE = 1 << 20
@@ -158,11 +159,16 @@ class CriterionView(BaseModel):
     summary: str
     required: bool
     evidence: list[EvidenceView]
+    blocked: str = ""
+    """Why it was not assessed (a required criterion did not pass): its one reason on the first screen."""
+    row: str = ""
+    """Its summary in the verdicts table (reviewer/formats/text.py:row_summary): a cause shown above only counts."""
 
 
 def criteria_views(review: Review) -> list[CriterionView]:
     by_id = review.evidence_by_id()
     return [CriterionView(id=c.id, title=c.title, verdict=c.verdict, summary=c.summary, required=c.required,
+                          blocked=blocked_reason(c) if c.blocked_by else "", row=row_summary(c),
                           evidence=[evidence_view(by_id[i], c.verdict) for i in c.evidence if i in by_id])
             for c in review.criteria]
 
@@ -258,7 +264,8 @@ def focus_views(review: Review, criteria: list[CriterionView], sources: list[Sou
     out = []
     for c in sorted((c for c in criteria if c.verdict in order), key=lambda c: (not c.required, order[c.verdict])):
         views = {v.ev.id: v for v in c.evidence}
-        groups = group(deciding(results[c.id], by_id), review.findings)
+        # a criterion not assessed is said with its one reason, not its own items' (theirs are in its section)
+        groups = [] if c.blocked else group(deciding(results[c.id], by_id), review.findings)
         items = []
         for g in groups[:_SHOWN_GROUPS]:
             e = g.first

@@ -68,7 +68,7 @@ def test_review_page_shows_evidence_cited_source_and_plots(store) -> None:
     failing = next(e for e in review["evidence"] if e["tool"] == "correctness" and e["outcome"] == "fail")
     assert f'id="ev-{failing["id"]}"' in html and 'class="copy"' in html
     # the resources evidence cites the @triton.jit line: that line is highlighted, with its citation
-    span = next(s for e in review["evidence"] for s in e["spans"])
+    span = next(s for e in review["evidence"] if e["tool"] == "resources" for s in e["spans"])
     row = re.search(rf'<tr id="src-{re.escape(span["file"])}-{span["start_line"]}" class="cited">.*?</tr>', html, re.DOTALL)
     assert row and "triton.jit" in row.group(0)
     assert 'id="chart-error"' in html and 'id="chart-resources"' in html
