@@ -8,6 +8,8 @@ entry-point groups a third-party package would use (``kreview.tools``, ``kreview
 from __future__ import annotations
 
 import functools
+import graphlib
+import heapq
 from collections.abc import Iterable, Mapping
 from importlib.metadata import entry_points
 
@@ -61,24 +63,26 @@ def declared_criteria(table: Mapping[str, type[Tool]] | None = None) -> dict[str
 
 
 def ordered_tools() -> list[type[Tool]]:
-    """Tools in dependency order (``Tool.after``), ties broken by name for reproducibility."""
+    """Tools in dependency order (``Tool.after``, ``Tool.after_results``): a topological order that, of
+    the tools ready to run, takes those using the submission child as it is before those that take a
+    fresh one (``Tool.fresh_submission_child``), ties broken by name for reproducibility. So a fresh
+    child is never restarted only for a tool that could have used the child before it."""
     table = tools()
+    graph = {name: {dep for dep in (*cls.after, *_after_results(table, cls)) if dep in table}
+             for name, cls in table.items()}
+    sorter = graphlib.TopologicalSorter(graph)
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        raise ToolError(f"tool ordering cycle: {' -> '.join(reversed(exc.args[1]))}") from exc
+    ready: list[tuple[bool, str]] = []
     done: list[type[Tool]] = []
-    seen: set[str] = set()
-
-    def visit(name: str, stack: tuple[str, ...]) -> None:
-        if name in seen:
-            return
-        if name in stack:
-            raise ToolError(f"tool ordering cycle: {' -> '.join((*stack, name))}")
-        for dep in sorted({*table[name].after, *_after_results(table, table[name])}):
-            if dep in table:
-                visit(dep, (*stack, name))
-        seen.add(name)
+    while sorter.is_active():
+        for name in sorter.get_ready():
+            heapq.heappush(ready, (table[name].fresh_submission_child, name))
+        _, name = heapq.heappop(ready)
         done.append(table[name])
-
-    for name in sorted(table):
-        visit(name, ())
+        sorter.done(name)
     return done
 
 

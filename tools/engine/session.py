@@ -125,6 +125,14 @@ def _remove_stale_roots() -> None:
             pass
 
 
+def _jax_cache_env(folder: Path) -> dict[str, str]:
+    """JAX's persistent compilation cache in ``folder``, for every compile (jax.config reads these
+    variables at import: ``jax_compilation_cache_dir``, ``jax_persistent_cache_min_compile_time_secs``,
+    ``jax_persistent_cache_min_entry_size_bytes``)."""
+    return {"JAX_COMPILATION_CACHE_DIR": str(folder), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+            "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "0"}
+
+
 class SandboxSession:
     def __init__(self, submission: Submission, *, limits: SandboxLimits, device: DeviceInfo,
                  setup: RunSetup, workroot: Path | None = None, keep_logs_in: Path | None = None) -> None:
@@ -180,6 +188,11 @@ class SandboxSession:
             # Inductor's cache likewise, per review: never the host's /tmp/torchinductor_<user>, which
             # one review's submission could fill with code another review would load
             env["TORCHINDUCTOR_CACHE_DIR"] = str(self.root / "submission-extensions" / "inductor")
+            # and XLA's compiled executables (JAX/Pallas): a child restarted for a fresh heap or a probe's
+            # own calls would otherwise compile every shape it runs again (about 0.1 s a shape for a Pallas
+            # kernel under the interpreter, 0.02 s from this cache). Any compile time is kept (the default
+            # keeps only compiles over 1 s). Only submission-side children read or write it.
+            env.update(_jax_cache_env(self.root / "submission-extensions" / "jax"))
             writable.append(self.root / "submission-extensions")
         env.update(env_extra or {})
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),

@@ -229,6 +229,12 @@ class Tool(ABC):
     """The typed model its items' ``result`` follows, for readers (tools/engine/results.py, ``registry.results``)."""
     after_results: ClassVar[tuple[type[ResultModel], ...]] = ()
     """Runs after every tool whose ``result_model`` is one of these (diagnosis reads failures of any tool)."""
+    fresh_submission_child: ClassVar[bool] = False
+    """It restarts the submission child before using it (``ctx.session.restart("submission")``: memcheck
+    wants a heap no earlier call touched, integrity_runtime counts only its own calls) and may leave it
+    restarted or dirtied. Such tools run after every tool that uses the child as it is and does not have
+    to follow them (``registry.ordered_tools``), so no child is started again only for a later tool;
+    a tool's evidence never depends on that order."""
 
     def applies(self, ctx: ToolContext) -> str | None:
         """``None`` if the tool applies to this submission (its framework already checked against

@@ -49,6 +49,7 @@ class IntegrityRuntimeTool(Tool):
     name = "integrity_runtime"
     criteria = ("integrity",)
     after = ("builds", "correctness", "integrity_static")
+    fresh_submission_child = True
     description = "trace forward's operators and launches, probe caching, mutation, harness access"
 
     def run(self, ctx: ToolContext) -> None:

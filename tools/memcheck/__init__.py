@@ -35,6 +35,7 @@ class MemcheckTool(Tool):
     result_model = FailureDetails
     criteria = ("correctness", "generality")
     after = ("builds",)
+    fresh_submission_child = True
     description = "Triton kernels under the CPU sanitizer on nominal and boundary shapes"
     frameworks = ("triton",)
     mixed = True
