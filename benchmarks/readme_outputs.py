@@ -94,7 +94,9 @@ def softmax_excerpt(review, seconds: float, where: str, date: str, root: Path = 
     from reviewer.drafting.render import render_markdown
 
     md = _relative(render_markdown(review), root).splitlines()
-    rows = [ln for ln in md if ln.startswith(("| Performance", "| Resource use"))]
+    # the first block's performance line (its cause, said once), then the table's rows for the two
+    cause = [ln for ln in md if ln.startswith("- ") and "**Performance**" in ln][:1]
+    rows = cause + [ln for ln in md if ln.startswith(("| Performance", "| Resource use"))]
     first_resource = next((ln for ln in md if ln.startswith("- ") and "resources-1" in ln), "")
     return (f"The reviewed correct example (`kreview review {DEMOS['softmax-excerpt']} --seed 0`: overall "
             f"**{review.overall}**, {seconds:.0f} s wall on {date}, {where}) passes every required criterion; "
