@@ -106,6 +106,12 @@ class Submission(_Strict):
     def root_path(self) -> Path:
         return Path(self.root)
 
+    @property
+    def kernel_files(self) -> list[str]:
+        """The submission's own Python files, without its reference, inputs and task files."""
+        skip = {self.reference_file, self.inputs_file, "task.py"}
+        return [f for f in self.source_files if f.endswith(".py") and f not in skip]
+
     def path(self, rel: str) -> Path:
         return self.root_path / rel
 

@@ -14,12 +14,6 @@ from tools.engine.cuda_sources import CudaSource, find_cuda_sources
 from tools.engine.registry import backend_for
 
 
-def kernel_files(sub: Submission) -> list[str]:
-    """The submission's own Python files, without its reference, inputs and task files."""
-    skip = {sub.reference_file, sub.inputs_file, "task.py"}
-    return [f for f in sub.source_files if f.endswith(".py") and f not in skip]
-
-
 @dataclass(frozen=True)
 class Compilable:
     triton: bool
@@ -37,13 +31,13 @@ def triton_kernels(sub: Submission) -> bool:
 
 def compilable(sub: Submission) -> Compilable:
     return Compilable(triton=triton_kernels(sub),
-                      cuda_sources=tuple(find_cuda_sources(sub.root_path, kernel_files(sub))))
+                      cuda_sources=tuple(find_cuda_sources(sub.root_path, sub.kernel_files)))
 
 
 def nothing_to_compile(sub: Submission) -> str | None:
     """Why there is nothing to compile statically in ``sub``, or None when there is."""
     if sub.syntax_error is not None:
         return "the submission does not parse"
-    if triton_kernels(sub) or find_cuda_sources(sub.root_path, kernel_files(sub)):
+    if triton_kernels(sub) or find_cuda_sources(sub.root_path, sub.kernel_files):
         return None
     return f"no Triton or CUDA C kernel to compile (framework: {sub.framework})"

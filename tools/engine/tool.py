@@ -22,10 +22,9 @@ from tools.engine.runsetup import DeviceInfo, RunSetup
 from tools.engine.harness.case import Case
 from tools.engine.review_plan import ReviewPlan
 from tools.engine.sandbox import CallResult
-from tools.engine.source import SourceView, source_file
+from tools.engine.source import SourceView
 from tools.engine.session import SandboxSession
-from tools.engine.value_slice import cuda_value_slices, ranges, value_slices
-from tools.engine.cuda_sources import find_cuda_sources
+from tools.engine.value_slice import value_spans
 
 _MAPPINGS = frozenset({"inputs", "config", "result"})
 """The free-form mappings of an evidence item (``Evidence.inputs``, ``config``, ``result``)."""
@@ -145,39 +144,8 @@ class ToolContext:
         return env
 
     def value_spans(self) -> list[SourceSpan]:
-        """Where the submission's kernels compute the values they store (tools/engine/value_slice.py),
-        each run of lines one span with its text quoted; nothing for a submission without kernels in Python."""
-        spans = []
-        for rel in self.source.python_files():
-            text = self.source.file(rel)
-            src = source_file(rel, text)
-            if src is None:
-                continue
-            lines = text.splitlines()
-            for sl in value_slices(src):
-                spans += [SourceSpan(file=rel, start_line=a, end_line=b, quote="\n".join(lines[a - 1:b]))
-                          for a, b in ranges(sl.lines)]
-        for cu in find_cuda_sources(self.submission.root_path, list(self.submission.source_files)):
-            if cu.text is None:
-                continue
-            try:
-                lines = self.source.file(cu.file).splitlines()
-            except (OSError, ValueError):
-                continue
-            cuda_lines = cu.text.splitlines()
-            runs = [r for sl in cuda_value_slices(cu.text) for r in ranges(sl.lines)]
-
-            def same(shift: int) -> bool:  # the text's lines are the file's own there (not assembled at import)
-                return all(0 <= a + shift - 1 and b + shift <= len(lines) and
-                           [x.strip() for x in lines[a + shift - 1:b + shift]] == [x.strip() for x in cuda_lines[a - 1:b]]
-                           for a, b in runs)
-
-            # CudaSource.line is where the literal or its first line is; a leading newline shifts by one
-            shift = next((d for d in (cu.line - 1, cu.line - 2) if same(d)), None)
-            if shift is not None:
-                spans += [SourceSpan(file=cu.file, start_line=a + shift, end_line=b + shift,
-                                     quote="\n".join(lines[a + shift - 1:b + shift])) for a, b in runs]
-        return spans
+        """Where the submission's kernels compute the values they store (tools/engine/value_slice.py)."""
+        return value_spans(self.submission, self.source)
 
     def submission_span(self, line: int | None, end: int | None = None) -> list[SourceSpan]:
         """A span of the submission file with its real text quoted, or nothing if out of range."""

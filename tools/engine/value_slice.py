@@ -21,8 +21,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from tools.engine.cuda_sources import strip_comments
-from tools.engine.source import SourceFile, dotted
+from reviewer.core.models import SourceSpan
+from reviewer.core.submission import Submission
+from tools.engine.cuda_sources import find_cuda_sources, strip_comments
+from tools.engine.source import SourceFile, SourceView, dotted, source_file
 
 # a slice this long is no longer a place to look: the store lines alone are named
 MAX_LINES = 16
@@ -274,3 +276,37 @@ def cuda_value_slices(text: str) -> list[ValueSlice]:
             lines = store_lines
         out.append(ValueSlice(kernel=m.group(1), stores=tuple(sorted(store_lines)), lines=tuple(sorted(lines))))
     return out
+
+
+def value_spans(submission: Submission, source: SourceView) -> list[SourceSpan]:
+    """The slices of the submission's own kernel files (never its reference, inputs or task files) as
+    spans, each run of lines one span with its text quoted: Python kernels, then CUDA sources. A CUDA
+    text is placed only where its lines are the file's own (a literal, not assembled at import time)."""
+    spans = []
+    own = set(submission.kernel_files)
+    for rel in (f for f in source.python_files() if f in own):
+        text = source.file(rel)
+        src = source_file(rel, text)
+        if src is None:
+            continue
+        lines = text.splitlines()
+        spans += [SourceSpan(file=rel, start_line=a, end_line=b, quote="\n".join(lines[a - 1:b]))
+                  for sl in value_slices(src) for a, b in ranges(sl.lines)]
+    for cu in find_cuda_sources(submission.root_path, submission.kernel_files):
+        if cu.text is None:
+            continue
+        lines = source.file(cu.file).splitlines()
+        cuda_lines = cu.text.splitlines()
+        runs = [r for sl in cuda_value_slices(cu.text) for r in ranges(sl.lines)]
+
+        def same(shift: int) -> bool:
+            return all(0 <= a + shift - 1 and b + shift <= len(lines) and
+                       [x.strip() for x in lines[a + shift - 1:b + shift]] == [x.strip() for x in cuda_lines[a - 1:b]]
+                       for a, b in runs)
+
+        # CudaSource.line is where the literal or its first line is; a leading newline shifts by one
+        shift = next((d for d in (cu.line - 1, cu.line - 2) if same(d)), None)
+        if shift is not None:
+            spans += [SourceSpan(file=cu.file, start_line=a + shift, end_line=b + shift,
+                                 quote="\n".join(lines[a + shift - 1:b + shift])) for a, b in runs]
+    return spans

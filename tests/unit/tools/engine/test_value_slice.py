@@ -118,3 +118,29 @@ def test_cuda_stores_through_writable_pointers_and_their_values_not_indices() ->
     (s,) = cuda_value_slices(text)
     assert s.kernel == "mm" and s.stores == (12,)
     assert ranges(s.lines) == [(7, 7), (9, 10), (12, 12)]  # the half accumulator, the tile, the sum, the store
+
+
+def test_spans_come_from_the_submissions_own_files_never_its_reference(tmp_path) -> None:
+    import shutil
+
+    from reviewer.ingest import load_submission
+    from tests.conftest import EXAMPLES
+    from tools.engine.source import SourceView
+    from tools.engine.value_slice import value_spans
+
+    shutil.copytree(EXAMPLES / "gelu_triton_buggy", tmp_path / "sub")
+    reference = tmp_path / "sub" / "reference.py"
+    # a reference that is itself a Triton kernel (a port's original, a GPU MODE reference): its stores are
+    # not where the submission's values are computed
+    reference.write_text(reference.read_text() + textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def ref_kernel(x_ptr, o_ptr):
+            tl.store(o_ptr, tl.load(x_ptr) * 2)
+        '''))
+    sub = load_submission(tmp_path / "sub")
+    spans = value_spans(sub, SourceView(sub))
+    assert spans and {s.file for s in spans} == {"submission.py"}
+    assert any("0.044715" in s.quote for s in spans)
