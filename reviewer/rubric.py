@@ -165,8 +165,8 @@ def judge(rubric: Rubric, evidence: list[Evidence], not_applicable: dict[str, st
         blocked = [r for r in spec.requires if results[r].verdict != "pass"]
         gated = blocked if blocked and not any(deciding_fail(spec, e) for e in items) else []
         if gated:
-            why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in blocked)
-            verdict, summary = "unverified", f"not assessed: {', '.join(blocked)} did not pass ({why})"
+            why = "; ".join(f"{r} {results[r].verdict}: {results[r].summary[:240]}" for r in gated)
+            verdict, summary = "unverified", f"not assessed: {', '.join(gated)} did not pass ({why})"
         elif not items:
             na = [f"{t}: {not_applicable[t]}" for t in spec.tools if t in not_applicable]
             if spec.tools and len(na) == len(spec.tools):

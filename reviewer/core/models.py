@@ -51,6 +51,11 @@ class SourceSpan(_Model):
     end_line: int = Field(ge=1)
     quote: str = ""
 
+    @property
+    def place(self) -> str:
+        """``file:line``, or ``file:first-last`` for several lines."""
+        return f"{self.file}:{self.start_line}" + (f"-{self.end_line}" if self.end_line > self.start_line else "")
+
 
 class Evidence(_Model):
     """One concrete, rerunnable observation made by a tool."""

@@ -7,7 +7,7 @@ from reviewer.drafting.task_section import task_lines
 from reviewer.core.models import Claim, Finding, Review
 from reviewer.formats.fixes import dropped_lines, markdown_lines
 from reviewer.formats.text import (
-    VALUE_DEFECTS, blocked_reason, deciding, group, rerun_command, row_summary, smallest_case, where,
+    blocked_reason, deciding, group, places_label, rerun_command, row_summary, smallest_case, where,
 )
 
 _MARK = {"pass": "✅ pass", "fail": "❌ fail", "unverified": "❔ unverified", "not_applicable": "➖ n/a"}
@@ -21,8 +21,7 @@ _STATUS = {
 
 
 def _claim(c: Claim) -> str:
-    cites = [f"\\[{md_text(i)}\\]" for i in c.evidence] + [
-        md_code(f"{s.file}:{s.start_line}" + (f"-{s.end_line}" if s.end_line > s.start_line else "")) for s in c.spans]
+    cites = [f"\\[{md_text(i)}\\]" for i in c.evidence] + [md_code(s.place) for s in c.spans]
     return f"- {md_text(c.text)} {' '.join(cites)}".rstrip()
 
 
@@ -57,9 +56,9 @@ def _act_on(review: Review, said: set[str]) -> list[str]:
             said.update(x.id for x in g.items)
             places = where(e, review.findings)
             case = smallest_case(e)
-            label = "values computed at" if e.defect in VALUE_DEFECTS and e.spans else "at"
             if places or case:
-                lines.append("  - " + " · ".join([f"{label} {', '.join(md_code(p) for p in places)}"] * bool(places)
+                lines.append("  - " + " · ".join([f"{places_label(e)} {', '.join(md_code(p) for p in places)}"]
+                                               * bool(places)
                                                + [f"smallest case: {md_text(case)}"] * bool(case)))
             if e.rerun and e.defect != "not_assessed":
                 lines.append(f"  - rerun: {md_code(rerun_command(e))}")

@@ -35,7 +35,7 @@ _INDENT = " " * 13
 _WIDTH = 120  # a cause longer than this continues on indented lines
 _PLACES = 4  # places named in a cause's line (-v and --format json have all)
 # defects about the output's values (not its shape): their places are where the values are computed
-VALUE_DEFECTS = {"mismatch", "nonfinite_mismatch", "zero_output", "constant_output", "precision_loss"}
+_VALUE_DEFECTS = {"mismatch", "nonfinite_mismatch", "zero_output", "constant_output", "precision_loss"}
 
 
 def plain(text: object, limit: int | None = None) -> str:
@@ -65,24 +65,26 @@ class Group:
 def where(e: Evidence, findings: list[Finding]) -> list[str]:
     """The item's places as ``file:line`` or ``file:first-last``: its own spans, else those of the findings it confirms."""
     spans = list(e.spans) or [s for f in findings if e.id in f.confirmed_by for s in f.spans]
-    return list(dict.fromkeys(f"{s.file}:{s.start_line}" + (f"-{s.end_line}" if s.end_line > s.start_line else "")
-                              for s in spans))
+    return list(dict.fromkeys(s.place for s in spans))
+
+
+def places_label(e: Evidence) -> str:
+    """What an item's places are: a value mismatch's own spans are where the stored values are computed."""
+    return "values computed at" if e.defect in _VALUE_DEFECTS and e.spans else "at"
 
 
 def _places(e: Evidence, findings: list[Finding]) -> str:
-    """The places fact of a cause: a value mismatch cites where the stored values are computed."""
+    """The places fact of a cause (``places_label``), the first ``_PLACES`` of them."""
     places = where(e, findings)
     if not places:
         return ""
     shown = ", ".join(places[:_PLACES]) + (f" and {len(places) - _PLACES} more" if len(places) > _PLACES else "")
-    if e.defect in VALUE_DEFECTS and e.spans:
-        return f"values computed at {shown}"
-    return f"at {shown}"
+    return f"{places_label(e)} {shown}"
 
 
-def wrapped(head: str, text: str, tail: str = "") -> list[str]:
-    """``head`` then ``text`` + ``tail`` in full, continued on indented lines: the cause is never cut."""
-    return textwrap.wrap(head + text + tail, width=_WIDTH, subsequent_indent=_INDENT, break_long_words=False,
+def wrapped(head: str, text: str, tail: str = "", indent: str = _INDENT) -> list[str]:
+    """``head`` then ``text`` + ``tail`` in full, continued on lines indented by ``indent``: never cut."""
+    return textwrap.wrap(head + text + tail, width=_WIDTH, subsequent_indent=indent, break_long_words=False,
                          break_on_hyphens=False) or [head]
 
 
@@ -168,8 +170,7 @@ def concerns(review: Review, *, verbose: bool = False) -> list[str]:
         count = f" x{len(fs)}" if len(fs) > 1 else ""
         at = f" at {', '.join(places)}" if places else ""
         lines.append(f"  concern{count}: {plain(category)}{at} ({f.severity}, {by})")
-        lines += textwrap.wrap(plain(f.message), width=_WIDTH, initial_indent="    ", subsequent_indent="    ",
-                               break_long_words=False, break_on_hyphens=False)
+        lines += wrapped("    ", plain(f.message), indent="    ")
     for category, places in unconfirmed.items():
         at = f" at {', '.join(dict.fromkeys(places))}" if places else ""
         lines.append(f"  unconfirmed: {plain(category)}{at} (no tool confirmed it; -v for the message)")
