@@ -25,7 +25,7 @@ from tools.engine.cases import nominal_cases
 from tools.engine.facts import NominalChecks
 from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
-from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound, find_device
+from tools.engine.speed_of_light import RooflineFact, bound_here, check_time, claim_bound, targets_bound
 import tools.engine.sandbox.gpu as gpu
 import tools.engine.sandbox.safe_files as safe_files
 from tools.engine.sandbox import SandboxWorker
@@ -56,8 +56,7 @@ class BenchmarkTool(Tool):
             if roof:
                 b = claim_bound(roof.bounds, ctx.submission.target.gpu)
                 # with no target GPU the floor is the lowest of the table's: say so, or it reads as the target
-                dev = find_device(ctx.submission.target.gpu)
-                on = b.device if dev is not None and dev.key in roof.bounds else \
+                on = b.device if targets_bound(roof.bounds, ctx.submission.target.gpu) else \
                     f"{b.device} (the lowest of the GPUs known; [target] gpu names yours)"
                 floor = (f"; speed-of-light floor on {on} with a flushed L2: {b.cold_floor_s * 1e6:.3g} us"
                          + (f", roofline at {b.native_format}: {b.roofline_s * 1e6:.3g} us" if b.roofline_s else ""))

@@ -146,12 +146,15 @@ def bound_here(roof: RooflineFact, device_name: str) -> Bound:
     return min((speed_of_light(roof.work, d) for d in devices().values()), key=lambda b: b.cold_floor_s)
 
 
+def targets_bound(bounds: dict[str, Bound], gpu: str | None) -> Bound | None:
+    """The bound of the target GPU ``gpu``, if the table knows it."""
+    dev = find_device(gpu)
+    return bounds.get(dev.key) if dev is not None else None
+
+
 def claim_bound(bounds: dict[str, Bound], gpu: str | None) -> Bound:
     """The bound a claim is held to: its GPU's, else the smallest floor of all (never a false alarm)."""
-    dev = find_device(gpu)
-    if dev is not None and dev.key in bounds:
-        return bounds[dev.key]
-    return min(bounds.values(), key=lambda b: (b.floor_s, b.cold_floor_s))
+    return targets_bound(bounds, gpu) or min(bounds.values(), key=lambda b: (b.floor_s, b.cold_floor_s))
 
 
 def check_time(ctx: ToolContext, tool: Tool, *, seconds: float, what: str, bound: Bound, case: Case | None,
