@@ -14,6 +14,7 @@ import git
 from gitdb.exc import BadName, BadObject
 
 from reviewer.core.errors import UsageError
+from reviewer.core.lines import runs
 from reviewer.core.unidiff import diff_lines
 from reviewer.pr.models import FileChange, LineRange
 
@@ -44,13 +45,7 @@ def merge_base(repo: git.Repo, base: git.Commit, head: git.Commit) -> git.Commit
 
 
 def _ranges(lines: list[int]) -> list[LineRange]:
-    out: list[LineRange] = []
-    for n in sorted(set(lines)):
-        if out and n == out[-1].end + 1:
-            out[-1] = LineRange(start=out[-1].start, end=n)
-        else:
-            out.append(LineRange(start=n, end=n))
-    return out
+    return [LineRange(start=a, end=b) for a, b in runs(lines)]
 
 
 def parse_patch(patch: str) -> tuple[list[LineRange], list[LineRange]]:

@@ -21,6 +21,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from reviewer.core.lines import runs
 from reviewer.core.models import SourceSpan
 from reviewer.core.submission import Submission
 from tools.engine.cuda_sources import find_cuda_sources, strip_comments
@@ -36,7 +37,7 @@ _LOADS = {"load", "load_scatter", "load_transpose"}
 
 @dataclass(frozen=True)
 class ValueSlice:
-    """The stores of one kernel and the lines their values are computed on (1-based, sorted)."""
+    """The lines of one kernel's stores and the lines their values are computed on (1-based, sorted)."""
 
     kernel: str
     stores: tuple[int, ...]
@@ -111,6 +112,12 @@ def _definitions(fn: ast.AST) -> dict[str, list[ast.stmt]]:
     return defs
 
 
+def _lines_of(node: ast.AST) -> range:
+    """The lines a statement or call spans."""
+    first = node.lineno  # type: ignore[attr-defined]
+    return range(first, (getattr(node, "end_lineno", None) or first) + 1)
+
+
 def _value_of(node: ast.stmt) -> ast.AST | None:
     if isinstance(node, ast.AugAssign):
         return ast.BinOp(left=node.target, op=node.op, right=node.value)
@@ -141,7 +148,8 @@ def value_slices(src: SourceFile) -> list[ValueSlice]:
         if not stores:
             continue
         defs = _definitions(fn)
-        lines: set[int] = set()
+        store_lines = {n for s, _ in stores for n in _lines_of(s)}
+        lines: set[int] = set(store_lines)
         seen: set[int] = set()
         todo = [value for _, value in stores]
         while todo:
@@ -151,27 +159,13 @@ def value_slices(src: SourceFile) -> list[ValueSlice]:
                     if id(stmt) in seen:
                         continue
                     seen.add(id(stmt))
-                    lines.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+                    lines.update(_lines_of(stmt))
                     if (value := _value_of(stmt)) is not None:
                         todo.append(value)
-        store_lines = tuple(sorted({getattr(s, "lineno", 0) for s, _ in stores}))
-        for s, _ in stores:
-            lines.update(range(s.lineno, (getattr(s, "end_lineno", None) or s.lineno) + 1))  # type: ignore[attr-defined]
         if len(lines) > MAX_LINES:
-            lines = {n for s, _ in stores
-                     for n in range(s.lineno, (getattr(s, "end_lineno", None) or s.lineno) + 1)}  # type: ignore[attr-defined]
-        out.append(ValueSlice(kernel=fn.name, stores=store_lines, lines=tuple(sorted(lines))))  # type: ignore[attr-defined]
-    return out
-
-
-def ranges(lines: tuple[int, ...] | list[int]) -> list[tuple[int, int]]:
-    """Sorted line numbers as inclusive runs: (18, 21), (30, 30)."""
-    out: list[tuple[int, int]] = []
-    for n in sorted(set(lines)):
-        if out and n == out[-1][1] + 1:
-            out[-1] = (out[-1][0], n)
-        else:
-            out.append((n, n))
+            lines = store_lines
+        out.append(ValueSlice(kernel=fn.name, stores=tuple(sorted(store_lines)),  # type: ignore[attr-defined]
+                              lines=tuple(sorted(lines))))
     return out
 
 
@@ -291,22 +285,22 @@ def value_spans(submission: Submission, source: SourceView) -> list[SourceSpan]:
             continue
         lines = text.splitlines()
         spans += [SourceSpan(file=rel, start_line=a, end_line=b, quote="\n".join(lines[a - 1:b]))
-                  for sl in value_slices(src) for a, b in ranges(sl.lines)]
+                  for sl in value_slices(src) for a, b in runs(sl.lines)]
     for cu in find_cuda_sources(submission.root_path, submission.kernel_files):
         if cu.text is None:
             continue
         lines = source.file(cu.file).splitlines()
         cuda_lines = cu.text.splitlines()
-        runs = [r for sl in cuda_value_slices(cu.text) for r in ranges(sl.lines)]
+        cited = [r for sl in cuda_value_slices(cu.text) for r in runs(sl.lines)]
 
         def same(shift: int) -> bool:
             return all(0 <= a + shift - 1 and b + shift <= len(lines) and
                        [x.strip() for x in lines[a + shift - 1:b + shift]] == [x.strip() for x in cuda_lines[a - 1:b]]
-                       for a, b in runs)
+                       for a, b in cited)
 
         # CudaSource.line is where the literal or its first line is; a leading newline shifts by one
         shift = next((d for d in (cu.line - 1, cu.line - 2) if same(d)), None)
         if shift is not None:
             spans += [SourceSpan(file=cu.file, start_line=a + shift, end_line=b + shift,
-                                 quote="\n".join(lines[a + shift - 1:b + shift])) for a, b in runs]
+                                 quote="\n".join(lines[a + shift - 1:b + shift])) for a, b in cited]
     return spans

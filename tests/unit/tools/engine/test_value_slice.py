@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from tools.engine.source import source_file
-from tools.engine.value_slice import MAX_LINES, ranges, value_slices
+from reviewer.core.lines import runs
+from tools.engine.value_slice import MAX_LINES, value_slices
 
 
 def _slices(text: str):
@@ -34,7 +35,7 @@ def test_a_triton_store_names_its_value_arithmetic_and_load_not_the_offsets() ->
             return y
         ''')
     assert s.kernel == "gelu" and s.stores == (13,)
-    assert ranges(s.lines) == [(10, 13)]  # load, u, t, store; pid/offs/mask (addressing) are not named
+    assert runs(s.lines) == [(10, 13)]  # load, u, t, store; pid/offs/mask (addressing) are not named
 
 
 def test_an_accumulator_in_a_loop_is_followed_through_its_augmented_assignment() -> None:
@@ -53,7 +54,7 @@ def test_an_accumulator_in_a_loop_is_followed_through_its_augmented_assignment()
             tl.store(out_ptr + row, total)
         ''')
     # the fp16 accumulator's line is named: where a wrong accumulator type lives
-    assert ranges(s.lines) == [(8, 8), (11, 13)]
+    assert runs(s.lines) == [(8, 8), (11, 13)]
 
 
 def test_pallas_ref_assignments_and_nki_stores_are_stores() -> None:
@@ -69,7 +70,7 @@ def test_pallas_ref_assignments_and_nki_stores_are_stores() -> None:
         def run(x):
             return pl.pallas_call(functools.partial(kernel, scale=2.0), out_shape=x)(x)
         ''')
-    assert p.kernel == "kernel" and ranges(p.lines) == [(7, 8)]
+    assert p.kernel == "kernel" and runs(p.lines) == [(7, 8)]
     (n,) = _slices('''
         import neuronxcc.nki as nki
         import neuronxcc.nki.language as nl
@@ -82,7 +83,7 @@ def test_pallas_ref_assignments_and_nki_stores_are_stores() -> None:
             nl.store(out, value=ta - tb)
             return out
         ''')
-    assert ranges(n.lines) == [(8, 10)]
+    assert runs(n.lines) == [(8, 10)]
 
 
 def test_a_slice_too_long_to_be_a_place_names_the_stores_only() -> None:
@@ -117,7 +118,7 @@ def test_cuda_stores_through_writable_pointers_and_their_values_not_indices() ->
         ''')
     (s,) = cuda_value_slices(text)
     assert s.kernel == "mm" and s.stores == (12,)
-    assert ranges(s.lines) == [(7, 7), (9, 10), (12, 12)]  # the half accumulator, the tile, the sum, the store
+    assert runs(s.lines) == [(7, 7), (9, 10), (12, 12)]  # the half accumulator, the tile, the sum, the store
 
 
 def test_spans_come_from_the_submissions_own_files_never_its_reference(tmp_path) -> None:
