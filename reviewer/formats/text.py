@@ -63,7 +63,8 @@ class Group:
 
 
 def where(e: Evidence, findings: list[Finding]) -> list[str]:
-    """The item's places as ``file:line`` or ``file:first-last``: its own spans, else those of the findings it confirms."""
+    """The item's places as ``file:line`` or ``file:first-last``: its own spans, else those of the findings
+    it confirms."""
     spans = list(e.spans) or [s for f in findings if e.id in f.confirmed_by for s in f.spans]
     return list(dict.fromkeys(s.place for s in spans))
 

@@ -350,14 +350,15 @@ def strip_comments(text: str) -> str:
     return "".join(out)
 
 
-_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
-_GLOBAL = re.compile(r"__global__\s[^(;{}]*?(\w+)\s*\(")
+LAUNCH_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
+# a __global__ function's name, the match ending at its parameter list's "(" (launch bounds blanked first)
+GLOBAL_FUNCTION = re.compile(r"__global__\s[^(;{}]*?(\w+)\s*\(")
 
 
 def kernel_names(cuda_text: str) -> list[str]:
     """Names of the ``__global__`` functions, in order of appearance."""
     names: list[str] = []
-    for m in _GLOBAL.finditer(_BOUNDS.sub(" ", strip_comments(cuda_text))):
+    for m in GLOBAL_FUNCTION.finditer(LAUNCH_BOUNDS.sub(" ", strip_comments(cuda_text))):
         if m.group(1) not in names:
             names.append(m.group(1))
     return names
@@ -378,7 +379,8 @@ def launch_bounds(cuda_text: str) -> dict[str, int]:
 _LAUNCH = re.compile(r"\b(\w+)\s*(<(?:[^<>;]|<[^<>;]*>)*>)?\s*<<<(.*?)>>>", re.DOTALL)
 
 
-def _split_top(args: str) -> list[str]:
+def split_top(args: str) -> list[str]:
+    """``args`` split at its top-level commas (not inside brackets or template arguments)."""
     parts, depth, cur = [], 0, []
     for ch in args:
         if ch in "([{<":
@@ -454,7 +456,7 @@ def _threads(block: str, text: str, consts: dict[str, int]) -> int | None:
     block = block.strip()
     m = re.fullmatch(r"dim3\s*\((.*)\)", block, flags=re.DOTALL)
     if m is not None:
-        dims = [evaluate_int(d, consts) for d in _split_top(m.group(1))]
+        dims = [evaluate_int(d, consts) for d in split_top(m.group(1))]
         if all(d is not None for d in dims):
             n = 1
             for d in dims:
@@ -478,7 +480,7 @@ def launch_sites(cuda_text: str) -> list[LaunchSite]:
     consts = int_constants(text)
     out = []
     for m in _LAUNCH.finditer(text):
-        parts = _split_top(m.group(3))
+        parts = split_top(m.group(3))
         if len(parts) < 2:
             continue
         smem = parts[2] if len(parts) > 2 else None

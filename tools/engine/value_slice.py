@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from reviewer.core.lines import runs
 from reviewer.core.models import SourceSpan
 from reviewer.core.submission import Submission
-from tools.engine.cuda_sources import find_cuda_sources, strip_comments
+from tools.engine.cuda_sources import GLOBAL_FUNCTION, LAUNCH_BOUNDS, find_cuda_sources, split_top, strip_comments
 from tools.engine.source import SourceFile, SourceView, dotted, source_file
 
 # a slice this long is no longer a place to look: the store lines alone are named
@@ -170,8 +170,6 @@ def value_slices(src: SourceFile) -> list[ValueSlice]:
 
 
 # -- CUDA C++ (load_inline sources, .cu files): the same slice, read from the text ---------------------
-_CUDA_BOUNDS = re.compile(r"__launch_bounds__\s*\([^)]*\)")
-_CUDA_GLOBAL = re.compile(r"__global__\s[^(;{}]*?(\w+)\s*\(")
 _CUDA_STORE = re.compile(r"^(?:\*\s*)?(\w+)\s*(?:\[[^;]*\])+\s*([-+*/|&^]?=)(?!=)\s*(.+)$", re.DOTALL)
 _CUDA_ATOMIC = re.compile(r"^atomic\w+\s*\(\s*&?\s*\(?\s*(\w+)", re.DOTALL)
 _CUDA_DEF = re.compile(r"^(?:[\w:<>,\s*&]+?\s+[*&]*)?(\w+)\s*(?:\[[^;]*\])*\s*([-+*/|&^]?=)(?!=)\s*(.+)$",
@@ -216,15 +214,15 @@ def cuda_value_slices(text: str) -> list[ValueSlice]:
     """The slices of the ``__global__`` functions of one CUDA text (lines 1-based in ``text``): stores
     through a non-const pointer parameter (``out[i] = v``, ``out[i] += v``, ``atomicAdd(&out[i], v)``) and
     the statements their values come from, indices not followed."""
-    clean = _CUDA_BOUNDS.sub(lambda m: " " * len(m.group(0)), strip_comments(text))
+    clean = LAUNCH_BOUNDS.sub(lambda m: " " * len(m.group(0)), strip_comments(text))
     out = []
-    for m in _CUDA_GLOBAL.finditer(clean):
+    for m in GLOBAL_FUNCTION.finditer(clean):
         close = _matching(clean, m.end() - 1, "(", ")")
         brace = clean.find("{", close)
         end = _matching(clean, brace, "{", "}") if close > 0 and brace > 0 else -1
         if end < 0:
             continue
-        params = [p.strip() for p in clean[m.end():close].split(",")]
+        params = split_top(clean[m.end():close])
         writable = {w[-1] for p in params if "*" in p and not p.startswith("const")
                     and (w := _WORD.findall(p.replace("__restrict__", "")))}
         stmts: list[tuple[int, int, str]] = []  # (first line, last line, text)
