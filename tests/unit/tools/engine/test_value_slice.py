@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import textwrap
 
-from tools.engine.source import source_file
 from reviewer.core.lines import runs
+from tests.conftest import EXAMPLES
+from tools.engine.source import source_file
 from tools.engine.value_slice import MAX_LINES, value_slices
 
 
@@ -16,26 +17,20 @@ def _slices(text: str):
 
 
 def test_a_triton_store_names_its_value_arithmetic_and_load_not_the_offsets() -> None:
-    (s,) = _slices('''
-        import triton
-        import triton.language as tl
+    # the bundled buggy GELU: its kernel, then a host module (ModelNew) that is not device code
+    text = (EXAMPLES / "gelu_triton_buggy" / "submission.py").read_text()
+    src = source_file("submission.py", text)
+    assert src is not None
+    (s,) = value_slices(src)
+    lines = text.splitlines()
 
-        @triton.jit
-        def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-            pid = tl.program_id(0)
-            offs = pid * BLOCK + tl.arange(0, BLOCK)
-            mask = offs < n
-            x = tl.load(x_ptr + offs, mask=mask)
-            u = 0.79788 * (x + 0.044715 * x * x * x)
-            t = 1.0 - 2.0 / (tl.exp(2.0 * u) + 1.0)
-            tl.store(out_ptr + offs, 0.5 * x * (1.0 + t), mask=mask)
+    def at(fragment: str) -> int:
+        return next(i for i, ln in enumerate(lines, start=1) if fragment in ln)
 
-        def host(x):
-            y = x * 2  # not device code
-            return y
-        ''')
-    assert s.kernel == "gelu" and s.stores == (13,)
-    assert runs(s.lines) == [(10, 13)]  # load, u, t, store; pid/offs/mask (addressing) are not named
+    assert s.kernel == "gelu_kernel" and s.stores == (at("tl.store("),)
+    # load, u, tanh_u, store; pid/offs/mask (addressing) and the host code are not named
+    assert runs(s.lines) == [(at("x = tl.load("), at("tl.store("))]
+    assert at("mask = offs <") not in s.lines and at("pid = tl.program_id") not in s.lines
 
 
 def test_an_accumulator_in_a_loop_is_followed_through_its_augmented_assignment() -> None:
@@ -125,7 +120,6 @@ def test_spans_come_from_the_submissions_own_files_never_its_reference(tmp_path)
     import shutil
 
     from reviewer.ingest import load_submission
-    from tests.conftest import EXAMPLES
     from tools.engine.source import SourceView
     from tools.engine.value_slice import value_spans
 
