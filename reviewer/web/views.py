@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from reviewer.core.fixes import CaseRerun, Fix
 from reviewer.core.models import Evidence, Review
 from reviewer.core.unidiff import diff_lines
-from reviewer.formats.text import blocked_reason, row_summary
+from reviewer.formats.text import blocked_reason, deciding, group, rerun_command, row_summary, smallest_case
 from reviewer.runs import SOURCE_DIR
 
 _MAX_SOURCE = 1 << 20
@@ -140,8 +140,6 @@ class EvidenceView(BaseModel):
 
 
 def evidence_view(e: Evidence, verdict: str = "") -> EvidenceView:
-    from reviewer.formats.text import rerun_command
-
     concern = bool(e.defect) and (e.outcome == "pass" or (e.outcome == "fail" and verdict not in ("", "fail")))
     tables = [FactTable(title=title, rows=[(_label(k), v) for k, v in rows]) for title, rows in
               (("result", _scalars(e.result)), ("inputs", _scalars(e.inputs, strings=True, limit=10)),
@@ -255,8 +253,6 @@ def focus_views(review: Review, criteria: list[CriterionView], sources: list[Sou
     """Required criteria first, failed before unverified; per criterion its deciding items grouped (same
     tool, defect and place), each group's smallest case with the lines it cites, else the lines of a
     finding it confirms."""
-    from reviewer.formats.text import deciding, group, smallest_case
-
     by_file = {s.name: s for s in sources}
     by_id = review.evidence_by_id()
     results = {c.id: c for c in review.criteria}
