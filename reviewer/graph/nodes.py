@@ -122,6 +122,20 @@ def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     return update
 
 
+def _prepare_ahead(ctx: Any, names: list[str]) -> None:
+    """Once the submission runs, each tool still to come starts what it would wait for (``Tool.prepare``:
+    a spare child, a compile child) while the tools before it work. A tool whose ``prepare`` fails starts
+    it when it runs, as it would have."""
+    from tools.engine.registry import tools
+
+    table = tools()
+    for name in names:
+        try:
+            table[name]().prepare(ctx)
+        except Exception:  # noqa: BLE001, S112 - an early start only saves time; the tool reports for itself
+            continue
+
+
 def make_tool_node(cls: type[Tool]):
     def node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         rc = runtime.context
@@ -144,6 +158,9 @@ def make_tool_node(cls: type[Tool]):
                              duration_s=time.monotonic() - t0, rerun=ctx.rerun(cls.name))
         rc.progress(ToolFinished(cls.name, index, total, outcome_summary(e.outcome for e in ctx.evidence[before_e:]),
                                  time.monotonic() - t0))
+        added = ctx.evidence[before_e:]
+        if cls.standard_check == "runs" and added and all(e.outcome in ("pass", "info") for e in added):
+            _prepare_ahead(ctx, chosen[index:])
         # the items this tool added (the state's reducer appends them); the context already holds them
         return {"evidence": ctx.evidence[before_e:], "findings": ctx.findings[before_f:],
                 "timings": {cls.name: round(time.monotonic() - t0, 2)}}

@@ -25,7 +25,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from reviewer.core.submission import Submission
 from tools.engine.runsetup import DeviceInfo, RunSetup
@@ -125,6 +125,19 @@ def _remove_stale_roots() -> None:
             pass
 
 
+def _kept_log(ran: list[SandboxWorker], stream: Literal["stdout", "stderr"]) -> bytes:
+    """The last ``LOG_KEEP`` bytes a role's children wrote to ``stream``, oldest child first, each cut part
+    saying so; read through the workers' own descriptors (tools/engine/sandbox/worker.py)."""
+    parts: list[bytes] = []
+    left = LOG_KEEP
+    for w in reversed(ran):
+        size = w.log_size(stream)
+        if size and left > 0:
+            parts.insert(0, w.log_bytes(stream, left))
+            left -= size
+    return b"".join(parts)
+
+
 def _jax_cache_env(folder: Path) -> dict[str, str]:
     """JAX's persistent compilation cache in ``folder``, for every compile (jax.config reads these
     variables at import: ``jax_compilation_cache_dir``, ``jax_persistent_cache_min_compile_time_secs``,
@@ -151,6 +164,10 @@ class SandboxSession:
         for d in (self.xfer, self.sub_xfer, self.parent_dir):
             d.mkdir(parents=True, exist_ok=True)
         self._workers: dict[str, SandboxWorker] = {}
+        # launched ahead for a role (``stand_by``), each put in place of a used child by a ``restart``;
+        # and the children a restart retired, whose logs are kept with their role's at ``close``
+        self._spares: dict[str, list[SandboxWorker]] = {}
+        self._retired: list[tuple[str, SandboxWorker]] = []
         # the files in the children's folders that are the parent's (staged inputs, outputs taken):
         # out of every child's disk budget (tools/engine/sandbox/disk.py)
         self.owned: set[tuple[int, int]] = set()
@@ -174,9 +191,10 @@ class SandboxSession:
         return virtual_gpu.spec_for(target.gpu, tuple(target.arch))
 
     def _new_worker(self, role: str, *, limits: SandboxLimits | None = None, wrapper: list[str] | None = None,
-                    env_extra: dict[str, str] | None = None) -> SandboxWorker:
+                    env_extra: dict[str, str] | None = None, copy: bool = True) -> SandboxWorker:
         workdir = self.root / role
-        _copy_tree(self.submission.root_path, workdir / "src")
+        if copy:
+            _copy_tree(self.submission.root_path, workdir / "src")
         env = dict(self.setup.env)
         # Rationale: a child sees (and writes) only its own directory and its own transfer folder,
         # never another role's copy of the task or the other role's transfer folder.
@@ -309,11 +327,35 @@ class SandboxSession:
         self._load_results[role] = res
         return res
 
+    def stand_by(self, role: str) -> None:
+        """Launch a spare child for ``role`` (already started in this session) that a later ``restart`` puts
+        in place of a used one: its interpreter and imports run while the current child still works, not
+        while the parent waits (issue 34). A spare is the same sandboxed child a restart would start (the
+        role's folder, limits, preludes and configuration); nothing of the task or the submission runs in
+        it before its ``load`` request. Spares never put in place are stopped at ``close``."""
+        if role not in self._workers:
+            return
+        spare = self._new_worker(role, copy=False)
+        try:
+            spare.launch()
+        except Exception:  # noqa: BLE001 - a restart starts a child as before, and reports why it cannot
+            spare.release()
+            return
+        self._spares.setdefault(role, []).append(spare)
+
     def restart(self, role: str) -> None:
-        w = self._workers.get(role)
-        if w is not None:
-            w.close()
+        """The next request to ``role`` goes to a child no earlier request has touched: the current one if
+        it has run nothing yet (``SandboxWorker.pristine``), else a spare ``stand_by`` launched, else a
+        child started at that request."""
         self._load_results.pop(role, None)
+        w = self._workers.get(role)
+        if w is None or w.pristine:
+            return
+        w.close()
+        spares = self._spares.get(role)
+        if spares:
+            self._retired.append((role, w))
+            self._workers[role] = spares.pop(0)
 
     def load_submission(self) -> CallResult:
         return self._ensure_loaded("submission")
@@ -476,15 +518,22 @@ class SandboxSession:
         return transforms.apply(saved["inputs"], ref.case.transforms)
 
     def close(self) -> None:
+        for spare in (s for spares in self._spares.values() for s in spares):
+            spare.release()
+        self._spares.clear()
         for role, w in self._workers.items():
             w.close()
             if self.keep_logs_in is not None:
                 self.keep_logs_in.mkdir(parents=True, exist_ok=True)
+                # the role's children in the order they ran: those a restart retired, then the last
+                ran = [r for r_role, r in self._retired if r_role == role] + [w]
                 for stream in ("stdout", "stderr"):
-                    # read through the worker's own descriptor (tools/engine/sandbox/worker.py)
-                    if w.log_size(stream):
-                        (self.keep_logs_in / f"{role}-{stream}.log").write_bytes(w.log_bytes(stream, LOG_KEEP))
+                    if data := _kept_log(ran, stream):
+                        (self.keep_logs_in / f"{role}-{stream}.log").write_bytes(data)
             w.release()
+        for _, r in self._retired:
+            r.release()
+        self._retired.clear()
         shutil.rmtree(self.root, ignore_errors=True)
         self._workers.clear()
         self._load_results.clear()

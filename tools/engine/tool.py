@@ -219,6 +219,14 @@ class Tool(ABC):
                 return f"{self.name} reads {kinds} kernels; this submission is {sub.framework}"
         return self.applies(ctx)
 
+    def prepare(self, ctx: ToolContext) -> None:
+        """Start ahead what this tool will otherwise wait for, while the tools before it run (the graph
+        calls it once the run check passed, issue 34). It changes when processes start, never what they
+        do or what the tool finds. The default: a ``fresh_submission_child`` tool gets a spare submission
+        child (``SandboxSession.stand_by``) that its restart puts in place."""
+        if self.fresh_submission_child:
+            ctx.session.stand_by("submission")
+
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 

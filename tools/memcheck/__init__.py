@@ -45,6 +45,11 @@ class MemcheckTool(Tool):
             return ctx.setup.why_not
         return None
 
+    def prepare(self, ctx: ToolContext) -> None:
+        # a spare only where the sanitized runs use the review's own child (``_session``)
+        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
+            super().prepare(ctx)
+
     def run(self, ctx: ToolContext) -> None:
         built = ctx.facts.get(BuildOutcome)
         blocked = built is not None and (not built.finished or any(

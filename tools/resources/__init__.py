@@ -10,6 +10,7 @@ architecture of ``[target] gpu``, else sm_90 and sm_80.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +78,13 @@ def _pruned_by_autotuner(r: CompiledLaunch) -> str | None:
     return a.summary if a.defect in ("smem_over_limit", "registers_over_limit") else None
 
 
+@dataclass(frozen=True)
+class _PreparedCompiler:
+    """The compile child ``ResourcesTool.prepare`` started ahead; ``taken`` once the tool used or closed it."""
+    compiler: TritonStaticCompiler
+    taken: bool = False
+
+
 class ResourcesTool(Tool):
     name = "resources"
     result_model = ResourcesResult
@@ -88,8 +96,37 @@ class ResourcesTool(Tool):
     def applies(self, ctx: ToolContext) -> str | None:
         return nothing_to_compile(ctx.submission)
 
+    def prepare(self, ctx: ToolContext) -> None:
+        # the compile child (its interpreter, torch and Triton imports) starts while earlier tools run
+        if compilable(ctx.submission).triton and ctx.setup.can_run:
+            compiler = self._compiler(ctx)
+            compiler.worker.launch()
+            ctx.facts.put(_PreparedCompiler(compiler))
+
     def run(self, ctx: ToolContext) -> None:
-        self._run(ctx, None)
+        try:
+            self._run(ctx, None)
+        finally:
+            prepared = ctx.facts.get(_PreparedCompiler)
+            if prepared is not None and not prepared.taken:  # started, not used (no launch to compile)
+                prepared.compiler.close()
+                ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
+
+    def _compiler(self, ctx: ToolContext) -> TritonStaticCompiler:
+        """The sandbox child that compiles the submission's Triton kernels, on its own copy of the submission."""
+        sub = ctx.submission
+        workdir = ctx.session.root / "triton-compile"
+        src = workdir / "src"
+        from tools.engine.session import _copy_tree  # the same copy rules as the run children
+
+        _copy_tree(sub.root_path, src)
+        return TritonStaticCompiler(workdir=workdir, src_copy=src,
+                                    load=format_of(sub).load_request(sub, "submission", src),
+                                    limits=ctx.options.limits,
+                                    cuda_shim=not ctx.device.has_gpu,
+                                    virtual_gpu=ctx.session.child_config().get("virtual_gpu"),
+                                    recorded_root=str(ctx.session.root / "submission" / "src"),
+                                    artifacts=ctx.artifact_dir(self.name) / "triton")
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
         self._run(ctx, case)
@@ -180,19 +217,10 @@ class ResourcesTool(Tool):
             key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
             if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
                 chosen.append(entry)
-        sub = ctx.submission
-        workdir = ctx.session.root / "triton-compile"
-        src = workdir / "src"
-        from tools.engine.session import _copy_tree  # the same copy rules as the run children
-
-        _copy_tree(sub.root_path, src)
-        compiler = TritonStaticCompiler(workdir=workdir, src_copy=src,
-                                        load=format_of(sub).load_request(sub, "submission", src),
-                                        limits=ctx.options.limits,
-                                        cuda_shim=not ctx.device.has_gpu,
-                                        virtual_gpu=ctx.session.child_config().get("virtual_gpu"),
-                                        recorded_root=str(ctx.session.root / "submission" / "src"),
-                                        artifacts=ctx.artifact_dir(self.name) / "triton")
+        prepared = ctx.facts.get(_PreparedCompiler)
+        compiler = prepared.compiler if prepared is not None and not prepared.taken else self._compiler(ctx)
+        if prepared is not None:
+            ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
         art = ctx.artifact_dir(self.name) / "triton"
         timeout = ctx.options.limits.call_timeout_s
         try:

@@ -218,6 +218,8 @@ class SandboxWorker:
         self._resp_r: int | None = None
         self._buf = b""
         self.starts = 0
+        self.requests = 0
+        """Requests sent to the current child since its launch (0: it has run nothing asked of it)."""
         self.ready_info: dict[str, Any] = {}
         self._pending_ready = False
         self._launch_logs = (0, 0)
@@ -252,6 +254,12 @@ class SandboxWorker:
     def launched(self) -> bool:
         """Started and not yet waited for (``launch`` without ``wait_ready``)."""
         return self._pending_ready
+
+    @property
+    def pristine(self) -> bool:
+        """Launched (or started) and sent no request since: no code of the task or the submission has
+        run in it, so it is as fresh as a child started now."""
+        return (self._pending_ready or self.alive) and self.requests == 0
 
     def launch(self) -> None:
         """Start the child without waiting for it: its interpreter, preludes and torch import run
@@ -331,6 +339,7 @@ class SandboxWorker:
         self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1
+        self.requests = 0
         self._pending_ready = True
         self._launch_logs = (out_start, err_start)
         self._launched_at = time.monotonic()
@@ -471,6 +480,7 @@ class SandboxWorker:
         assert self._req_w is not None
         # Rationale: unpredictable ids, so code in the child cannot cheaply forge the next answer.
         rid = secrets.randbits(62) or 1
+        self.requests += 1
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
         self._trim_logs()
         out_start, err_start = _size(self._out), _size(self._err)

@@ -100,3 +100,50 @@ def test_the_startup_timeout_is_not_charged_with_the_time_before_the_parent_wait
         assert worker.call("load", {}).answered  # and it serves requests (this one is malformed)
     finally:
         worker.close()
+
+
+def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_path, config) -> None:
+    """``stand_by`` starts a spare while the used child works; ``restart`` swaps it in (no wait for an
+    interpreter); a restart of a child that has run nothing keeps it; spares never used stop at close."""
+    ctx = _spine_ctx(tmp_path, config)
+    session = ctx.session
+    try:
+        case = Case(id="c", seed=1)
+        ref = session.reference(case)
+        first = session.run_submission(case, ref)
+        assert first.ok, first.call.failure_text()
+        used = session._workers["submission"]
+        assert used.requests >= 2 and not used.pristine  # load, run
+        session.stand_by("submission")
+        session.stand_by("submission")
+        spare, other = session._spares["submission"]
+        assert spare.launched and spare.pristine and spare is not used
+        session.restart("submission")
+        assert session._workers["submission"] is spare and not used.alive
+        assert session._retired == [("submission", used)]
+        session.restart("submission")  # the spare has run nothing: it stays, the second spare waits
+        assert session._workers["submission"] is spare and session._spares["submission"] == [other]
+        again = session.run_submission(case, ref)
+        assert again.ok, again.call.failure_text()
+        assert spare.starts == 1 and used.starts == 1  # served by the spare's one start
+    finally:
+        session.close()
+    assert not other.alive and other.proc is None and session._spares == {} and session._retired == []
+
+
+def test_once_the_submission_runs_later_tools_start_their_children_ahead(tmp_path, config) -> None:
+    """The graph's ``_prepare_ahead``: a spare for each fresh-child tool still to come, the compile
+    child for resources; a tool that is not coming prepares nothing."""
+    from reviewer.graph.nodes import _prepare_ahead
+    from tools.resources import _PreparedCompiler
+
+    ctx = _spine_ctx(tmp_path, config)
+    try:
+        assert ctx.session.load_submission().ok
+        _prepare_ahead(ctx, ["integrity_runtime", "resources", "correctness"])
+        assert len(ctx.session._spares["submission"]) == 1
+        prepared = ctx.facts.get(_PreparedCompiler)
+        assert prepared is not None and prepared.compiler.worker.launched and not prepared.taken
+        prepared.compiler.close()
+    finally:
+        ctx.session.close()
