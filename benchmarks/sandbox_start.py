@@ -72,7 +72,7 @@ def main() -> int:
         etc = bwrap.passwd_file(tmp / "etc")
 
         def bw(fds):
-            return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=False), *py]
+            return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=None), *py]
 
         out["bwrap_seccomp_python_s"] = _median_start(bw, args.repeats, lambda: (filter_fd(),))
         t0 = time.perf_counter()

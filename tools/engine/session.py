@@ -333,7 +333,15 @@ class SandboxSession:
         while the parent waits (issue 34). A spare is the same sandboxed child a restart would start (the
         role's folder, limits, preludes and configuration); nothing of the task or the submission runs in
         it before its ``load`` request. Spares never put in place are stopped at ``close``."""
-        if role not in self._workers:
+        current = self._workers.get(role)
+        if current is None:
+            return
+        if not (current.alive or current.launched):
+            # stopped by a restart with no spare to put in its place: it starts again now, not at its next request
+            try:
+                current.launch()
+            except Exception:  # noqa: BLE001, S110 - its next request starts it, and reports why it cannot
+                pass
             return
         spare = self._new_worker(role, copy=False)
         try:

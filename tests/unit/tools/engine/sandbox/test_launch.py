@@ -126,6 +126,14 @@ def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_
         again = session.run_submission(case, ref)
         assert again.ok, again.call.failure_text()
         assert spare.starts == 1 and used.starts == 1  # served by the spare's one start
+        session.restart("submission")  # used again: the second spare takes its place
+        assert session._workers["submission"] is other and session._spares["submission"] == []
+        assert session.run_submission(case, ref).ok
+        session.restart("submission")  # no spare left: the child stops, and stand_by starts it again
+        assert not other.alive and not other.launched
+        session.stand_by("submission")
+        assert session._workers["submission"] is other and other.launched and other.pristine
+        assert session._spares["submission"] == []
     finally:
         session.close()
     assert not other.alive and other.proc is None and session._spares == {} and session._retired == []
