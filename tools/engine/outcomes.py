@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from reviewer.core.models import Outcome
-from tools.engine.nki.interp.errors import UNSUPPORTED_MARK
+from tools.engine.nki.version import UNSUPPORTED_MARK
 from tools.engine.sandbox import CallResult
 from tools.engine.source import parse as parse_source
 

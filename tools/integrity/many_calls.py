@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from tools.engine.compare import compare_outputs
+from tools.engine.compare.compare import flat_index
 from tools.engine.harness.tensors import flatten
 from tools.engine.work_units import ELEMENTS_PER_UNIT, PROGRAM_UNITS
 from tools.integrity.checks import Check
@@ -69,7 +70,7 @@ def first_difference(actual: Any, expected: Any, atol: float | None, rtol: float
         if (isinstance(a, torch.Tensor) and isinstance(e, torch.Tensor) and a.shape == e.shape
                 and o.mismatch_flat_range):
             flat = int(o.mismatch_flat_range[0])
-            index = [int(i) for i in torch.unravel_index(torch.tensor(flat), a.shape)] if a.dim() else []
+            index = flat_index(flat, tuple(a.shape))
             out.update(index=index, expected=float(e.reshape(-1)[flat].double()),
                        actual=float(a.reshape(-1)[flat].double()))
         else:

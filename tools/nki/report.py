@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tools.engine.harness.instruments.nki import NOTE_PREFIX
+from tools.engine.nki.version import NOTE_PREFIX
 from tools.engine.sandbox import CallResult
 
 _KNOWN = ("kind", "message", "file", "line", "code", "documented", "doc", "raised", "exception", "tensor",

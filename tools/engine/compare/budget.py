@@ -33,6 +33,7 @@ from typing import Any
 import torch
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.engine.compare.compare import flat_index
 from tools.engine.harness.tensors import flatten
 
 # Rationale: see the module docstring (measured gap between correct reorderings and 16-bit precision).
@@ -102,7 +103,7 @@ def _one(path: str, a: torch.Tensor, e: torch.Tensor, x: torch.Tensor, factor: f
     ob.ratio = max(ob.sub_max_err / max(ob.ref_max_err, ob.floor), ob.sub_rms_err / max(ob.ref_rms_err, ob.floor))
     ob.ok = ob.ratio <= factor
     flat = int(d_sub.flatten().argmax())
-    ob.worst_index = [int(i) for i in torch.unravel_index(torch.tensor(flat), tuple(e.shape))] if e.dim() else []
+    ob.worst_index = flat_index(flat, tuple(e.shape))
     return ob
 
 

@@ -158,7 +158,9 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, atol: float | No
     return _masks(actual.detach().double().cpu(), e, a_tol if scaled is None else scaled, r_tol, nan_strict).bad
 
 
-def _fmt_index(flat: int, shape: tuple[int, ...]) -> list[int]:
+def flat_index(flat: int, shape: tuple[int, ...]) -> list[int]:
+    """The index of element ``flat`` of a C-ordered tensor of ``shape`` (numpy's: torch.unravel_index
+    imports torch's symbolic-shape machinery, half a second, on its first call)."""
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
 
@@ -246,7 +248,7 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
                             torch.full_like(diff, -1.0)).flatten()
         top = torch.topk(score, k=min(5, n)).indices.tolist()
         shape = tuple(expected.shape)
-        base.worst = [{"index": _fmt_index(i, shape), "expected": float(e.flatten()[i]),
+        base.worst = [{"index": flat_index(i, shape), "expected": float(e.flatten()[i]),
                        "actual": float(a.flatten()[i])} for i in top]
         first = base.worst[0]
         base.reason = (f"output {path}: {n} of {expected.numel()} elements "

@@ -11,6 +11,12 @@ from __future__ import annotations
 
 SDK_VERSION = "2.25.0"
 TARGET = "trn1 (NeuronCore-v2)"
+#: In every message of a feature the interpreter does not model (outcomes read it to call the check
+#: unverified; here, not in the interpreter package, so reading it does not load the interpreter).
+UNSUPPORTED_MARK = "not simulated by the reviewer's NKI interpreter"
+#: Before the interpreter's report (JSON) where it rides on a failed call's exception as a note
+#: (tools/engine/harness/instruments/nki.py writes it, tools/nki/report.py reads it).
+NOTE_PREFIX = "kreview-nki-report: "
 DOCS = f"https://awsdocs-neuron.readthedocs-hosted.com/en/v{SDK_VERSION}/general/nki/"
 
 #: The pages the interpreter follows (read, not copied).

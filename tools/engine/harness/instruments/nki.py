@@ -15,9 +15,8 @@ from typing import Any
 
 from tools.engine.harness.instruments import instrument
 from tools.engine.nki.interp.recorder import RECORDER
-from tools.engine.nki.version import INTERPRETER_LABEL
+from tools.engine.nki.version import INTERPRETER_LABEL, NOTE_PREFIX
 
-NOTE_PREFIX = "kreview-nki-report: "
 _NOTE_EVENTS = 12
 
 

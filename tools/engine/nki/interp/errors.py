@@ -8,9 +8,7 @@ first (``recorder.violation``) so the reviewer can report it with its kernel sou
 
 from __future__ import annotations
 
-from tools.engine.nki.version import PAGES, SDK_VERSION
-
-UNSUPPORTED_MARK = "not simulated by the reviewer's NKI interpreter"
+from tools.engine.nki.version import PAGES, SDK_VERSION, UNSUPPORTED_MARK
 
 
 class NkiUnsupported(NotImplementedError):
