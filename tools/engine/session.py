@@ -99,7 +99,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
     if os.path.islink(dst):
         os.unlink(dst)
     elif dst.exists():
-        shutil.rmtree(dst)
+        safe_files.remove_tree(dst)
     shutil.copytree(src, dst, ignore=ignore, symlinks=False, copy_function=_copy_plain)
 
 
@@ -120,7 +120,7 @@ def _remove_stale_roots() -> None:
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
-            shutil.rmtree(d, ignore_errors=True)
+            safe_files.remove_tree(d)
         except OSError:
             pass
 
@@ -542,7 +542,7 @@ class SandboxSession:
         for _, r in self._retired:
             r.release()
         self._retired.clear()
-        shutil.rmtree(self.root, ignore_errors=True)
+        safe_files.remove_tree(self.root)
         self._workers.clear()
         self._load_results.clear()
         self._ref_cache.clear()

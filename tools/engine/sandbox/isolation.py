@@ -18,7 +18,6 @@ import functools
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.errors import SandboxUnavailable
+from tools.engine.sandbox import safe_files
 
 UNSAFE_ENV = "KREVIEW_UNSAFE_NO_SANDBOX"
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
@@ -136,7 +136,7 @@ def isolation() -> Isolation:
                 m.unlink()
             except OSError:
                 pass
-        shutil.rmtree(base, ignore_errors=True)
+        safe_files.remove_tree(base)
 
 
 def describe(m: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ got a regular file of bounded size. Writes go to a name it first unlinks and the
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -174,3 +175,83 @@ def is_regular(path: Path, *, anchor: Path) -> bool:
         return False
     finally:
         os.close(dfd)
+
+
+def remove_tree(path: Path | str) -> None:
+    """Remove ``path`` and everything under it, however deep, ignoring errors (what
+    ``shutil.rmtree(path, ignore_errors=True)`` does, for folders a child could write).
+
+    Rationale: ``shutil.rmtree`` recurses once per folder level, so a child that left 3,000 nested
+    folders in its own folder made the parent's clean-up raise ``RecursionError``: the review crashed
+    without a verdict, and the sandbox folder it left made every later review on the machine crash
+    the same way (``_remove_stale_roots``). This walk keeps one descriptor and a list of the folders
+    above it; it goes back up through ``..`` only to the folder it came from (the same device and
+    inode, or it stops), opens every folder with ``O_NOFOLLOW`` and removes links, never their targets."""
+    path = Path(os.path.abspath(path))
+    try:
+        top = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return
+    fd = -1
+    try:
+        try:
+            fd = os.open(path.name, DIR_FLAGS, dir_fd=top)
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):  # a link or a file where the folder was
+                with contextlib.suppress(OSError):
+                    os.unlink(path.name, dir_fd=top)
+            return
+        # the way down: per level, the folder's (device, inode), the name taken below it, and the
+        # names below it that could not be removed (not entered again)
+        above: list[tuple[tuple[int, int], str, set[str]]] = []
+        stuck: set[str] = set()
+        while True:
+            sub = None
+            try:
+                with os.scandir(fd) as it:
+                    for entry in it:
+                        if entry.name in stuck:
+                            continue
+                        try:
+                            if entry.is_dir(follow_symlinks=False):
+                                sub = entry.name
+                                break
+                            os.unlink(entry.name, dir_fd=fd)
+                        except OSError:
+                            stuck.add(entry.name)
+            except OSError:
+                pass
+            if sub is not None:
+                try:
+                    nxt = os.open(sub, DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    stuck.add(sub)
+                    continue
+                st = os.fstat(fd)
+                above.append(((st.st_dev, st.st_ino), sub, stuck))
+                os.close(fd)
+                fd, stuck = nxt, set()
+                continue
+            if not above:
+                break
+            (dev, ino), name, stuck = above.pop()
+            up = os.open("..", DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) != (dev, ino):  # moved meanwhile: act nowhere else
+                return
+            try:
+                os.rmdir(name, dir_fd=fd)
+            except OSError:
+                stuck.add(name)
+        os.close(fd)
+        fd = -1
+        with contextlib.suppress(OSError):
+            os.rmdir(path.name, dir_fd=top)
+    except OSError:
+        return
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        os.close(top)

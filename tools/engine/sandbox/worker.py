@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
-from tools.engine.sandbox import disk
+from tools.engine.sandbox import disk, safe_files
 from tools.engine.sandbox.env import scrubbed_env
 from tools.engine.sandbox.gpu import GpuAccess, child_env
 from tools.engine.sandbox.libraries import library_paths, mismatches, origins
@@ -434,7 +434,7 @@ class SandboxWorker:
 
     def remove(self) -> None:
         self.release()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        safe_files.remove_tree(self.workdir)
 
     def __del__(self) -> None:
         try:

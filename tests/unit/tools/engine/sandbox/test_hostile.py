@@ -449,3 +449,51 @@ def test_many_files_each_under_the_file_limit_are_stopped_by_the_disk_budget(tmp
 def test_the_reviewers_own_variables_and_modules_are_not_there(tmp_path, config) -> None:
     got, _ = _attack(tmp_path, config, "review_tells", {})
     assert got == {"variables": [], "modules": []}
+
+
+def test_folders_nested_past_the_recursion_limit_are_removed_and_the_next_review_starts(
+        tmp_path, config, monkeypatch) -> None:
+    from tools.engine import session as session_mod
+
+    depth = sys.getrecursionlimit() + 500  # past what shutil.rmtree's recursion survives
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "deep_folders.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"depth": depth}))
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    root = ctx.session.root
+    try:
+        case = Case(id="c", seed=1)
+        ref = ctx.session.reference(case)
+        run = ctx.session.run_submission(case, ref)
+        assert run.call.answered and not run.call.ok, run.call.failure_text()
+        made = json.loads(run.call.error["message"].split(MARK, 1)[1])["nested"]
+        assert made == {"submission": depth, "submission/src": depth, "xfer-submission": depth}
+        # a new child of the role gets its sources copied afresh over what the last one left there
+        src = root / "submission" / "src"
+        session_mod._copy_tree(d, src)
+        assert sorted(p.name for p in src.iterdir()) == ["reference.py", "submission.py", "targets.json"]
+    finally:
+        ctx.session.close()  # shutil.rmtree raised RecursionError here: the review crashed
+    assert not root.exists()
+    # a folder left by a reviewer killed outright is swept at the next start, whatever its depth
+    monkeypatch.setattr(session_mod.tempfile, "gettempdir", lambda: str(tmp_path))
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f"kreview-sandbox-{dead.pid}-x"
+    (stale / "submission").mkdir(parents=True)
+    _nest_deep(stale / "submission", depth)
+    session_mod._remove_stale_roots()
+    assert not stale.exists()
+
+
+def _nest_deep(folder: Path, depth: int) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(fd)
+

@@ -85,3 +85,48 @@ def test_the_anchor_may_itself_be_reached_through_a_link(root: Path, tmp_path_fa
     link.symlink_to(root)
     sf.write_bytes(link / "child" / "x.pt", b"ok", anchor=link)
     assert sf.read_bytes(link / "child" / "x.pt", anchor=link) == b"ok"
+
+
+def _nest(folder: Path, depth: int) -> None:
+    """``depth`` folders inside one another under ``folder``, made through descriptors (the path of the
+    deepest is longer than PATH_MAX), with a file at the bottom."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        nxt = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = nxt
+    os.close(os.open("bottom", os.O_WRONLY | os.O_CREAT, dir_fd=fd))
+    os.close(fd)
+
+
+def test_remove_tree_removes_folders_nested_past_the_recursion_limit(root: Path) -> None:
+    # tests/data/sandbox/hostile/deep_folders.py leaves this in the child's folders; shutil.rmtree
+    # raised RecursionError on it (the review crashed, and so did every later one on the machine)
+    import shutil
+    import sys
+
+    _nest(root / "child", sys.getrecursionlimit() + 500)
+    (root / "child" / "file").write_text("x")
+    with pytest.raises(RecursionError):
+        shutil.rmtree(root / "child", ignore_errors=True)
+    sf.remove_tree(root / "child")
+    assert not (root / "child").exists()
+
+
+def test_remove_tree_removes_links_not_what_they_point_to(root: Path) -> None:
+    (root / "child" / "sub").mkdir()
+    (root / "child" / "sub" / "to-file").symlink_to(root / "host" / "secret")
+    (root / "child" / "to-folder").symlink_to(root / "host")
+    sf.remove_tree(root / "child")
+    assert not (root / "child").exists()
+    assert (root / "host" / "secret").read_text() == "host secret"
+    # a link standing where the folder was is removed, not followed
+    (root / "child").symlink_to(root / "host")
+    sf.remove_tree(root / "child")
+    assert not os.path.lexists(root / "child") and (root / "host" / "secret").exists()
+
+
+def test_remove_tree_of_nothing_is_quiet(root: Path) -> None:
+    sf.remove_tree(root / "missing")
+    sf.remove_tree(root / "missing" / "deeper")
