@@ -189,9 +189,7 @@ def _run(side: Side, case: Case) -> tuple[SideRun, Any, Any, Any]:
     ref = side.ctx.session.reference(case)
     if not ref.ok:
         return SideRun(name=side.name, status="reference_failed", error=ref.call.failure_text()[:300]), None, None, None
-    import tools.engine.harness.tensors as tensors
-
-    inputs = tensors.load(str(ref.parent_inputs or ref.inputs_path))
+    inputs = side.ctx.session.load_tensors(ref.parent_inputs or ref.inputs_path)
     run = side.ctx.session.run_submission(case, ref, keep_inputs_after=False)
     rec = SideRun(name=side.name, status="ok" if run.ok else "failed", input_digest=digest(inputs))
     if not run.ok:

@@ -8,7 +8,6 @@ more on inputs rounded to the narrower format, to weigh the downgrade against th
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.compare import compare_outputs
 from tools.engine.evaluate import budget_for
-import tools.engine.harness.tensors as tensors
 from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
@@ -27,7 +25,8 @@ from tools.integrity.probe_size import SHORT_CALLS, kept_by
 from tools.engine.nominal_run import affordable_params, knob_ratios, measure, size_knobs_of
 from tools.engine.outcomes import classify_failure, input_elements
 from tools.engine.work_units import CALL_UNITS, program_factor
-from tools.engine.session import ReferenceRun
+from tools.engine.sandbox import safe_files
+from tools.engine.session import ReferenceRun, SandboxSession
 
 _MANY_CALLS_ID = "integrity-many-calls"
 
@@ -103,7 +102,7 @@ class IntegrityRuntimeTool(Tool):
         try:
             observed = self._observe(ctx, case, ref_a, ref_b, folder)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            safe_files.remove_tree(folder)
         if isinstance(observed, Evidence):
             return
         budget_ok = self._budgets(ctx, case, case_b, observed) if ref_b.ok else {}
@@ -156,9 +155,9 @@ class IntegrityRuntimeTool(Tool):
                                     result=failure_details(run), rerun=ctx.rerun(self.name, case))
         outputs: list[Any] = []
         for k in (1, 2, 3):
-            outputs.append(self._load(folder / f"call-{k}.pt"))
+            outputs.append(self._load(session, folder / f"call-{k}.pt"))
         return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
-                "outputs": outputs, "inputs_after": self._load(folder / "inputs-after-1.pt")}
+                "outputs": outputs, "inputs_after": self._load(session, folder / "inputs-after-1.pt")}
 
     # -- many calls ----------------------------------------------------------------------------
     def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:
@@ -232,9 +231,9 @@ class IntegrityRuntimeTool(Tool):
                                    {"case": case.model_dump(),
                                     "inputs": [str(ref_a.inputs_path), str(ref_b.inputs_path)],
                                     "schedule": [list(p) for p in plan], "out_dir": str(folder)}, timeout=timeout)
-            outputs = self._load(folder / "outputs.pt") if run.answered and run.ok else None
+            outputs = self._load(ctx.session, folder / "outputs.pt") if run.answered and run.ok else None
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            safe_files.remove_tree(folder)
             ctx.session.restart("submission")
         if outputs is None or not isinstance(outputs, list):
             c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=n, on_cpu=not ctx.device.has_gpu,
@@ -275,12 +274,12 @@ class IntegrityRuntimeTool(Tool):
         return out
 
     @staticmethod
-    def _load(path: Path) -> Any:
-        if not path.exists():
-            return None
+    def _load(session: SandboxSession, path: Path) -> Any:
+        """An output file in a transfer folder (a child can write there: a FIFO or a link where the file
+        should be is refused, never opened by name), or None."""
         try:
-            return tensors.load(str(path))
-        except Exception:  # noqa: BLE001 - a corrupt or forged file counts as no output
+            return session.load_tensors(path)
+        except Exception:  # noqa: BLE001 - missing, a corrupt or forged file counts as no output
             return None
 
     @staticmethod

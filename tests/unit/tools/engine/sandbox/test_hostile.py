@@ -497,3 +497,29 @@ def _nest_deep(folder: Path, depth: int) -> None:
         fd = nxt
     os.close(fd)
 
+
+def test_integrity_outputs_planted_as_fifos_by_the_reference_child_are_not_opened(tmp_path, config) -> None:
+    """tests/data/sandbox/hostile/reference_fifo_outputs.py plants these in its transfer folder: the
+    integrity probe opened them by path and the review hung."""
+    import time
+
+    from tools.engine.registry import tools
+
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(KERNELS / "spine" / "good_triton.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        folder = ctx.session.xfer / "case" / "integrity-1"
+        folder.mkdir(parents=True)
+        os.mkfifo(folder / "call-1.pt")
+        (folder / "call-2.pt").symlink_to(d / "submission.py")
+        t0 = time.monotonic()
+        load = tools()["integrity_runtime"]._load
+        assert load(ctx.session, folder / "call-1.pt") is None and load(ctx.session, folder / "call-2.pt") is None
+        assert load(ctx.session, folder / "missing.pt") is None
+        assert time.monotonic() - t0 < 5
+    finally:
+        ctx.session.close()
+
