@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import zipfile
 from typing import Any
 
 import torch
@@ -82,10 +84,31 @@ def load(path: str) -> Any:
 
 
 def loads(data: bytes) -> Any:
-    """``load`` from bytes the parent already read (tools/engine/sandbox/safe_files.py)."""
-    import io
-
+    """``load`` from bytes the parent already read (tools/engine/sandbox/safe_files.py), after
+    ``check_archive``: a file a child wrote is loaded in the reviewer's own process."""
+    check_archive(data)
     return torch.load(io.BytesIO(data), weights_only=True, map_location="cpu")
+
+
+def check_archive(data: bytes) -> None:
+    """Refuse (``ValueError``) a tensor file that is not laid out as ``torch.save`` writes it: a zip
+    archive whose members are all stored, not compressed, and together no larger than the file.
+
+    Rationale: ``torch.load`` inflates a deflate-compressed member, about 1,000 to 1 for zeros, so a
+    2 MB file written by submission code held a 2 GiB tensor, allocated in the reviewer's process,
+    which has no memory budget (tests/data/sandbox/hostile/zip_bomb_output.py); the read cap and
+    the sandbox's disk budget bound only the bytes on disk. ``torch.save`` never compresses."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ValueError(f"not a torch.save archive ({exc})") from None
+    packed = [m.filename for m in members if m.compress_type != zipfile.ZIP_STORED]
+    if packed:
+        raise ValueError(f"{len(packed)} compressed member(s) in the archive ({packed[0]}); torch.save "
+                         "stores every member uncompressed, and a compressed one is not inflated here")
+    if (total := sum(m.file_size for m in members)) > len(data):
+        raise ValueError(f"the archive's members declare {total} bytes in a file of {len(data)}")
 
 
 def move(value: Any, device: str) -> Any:

@@ -523,3 +523,20 @@ def test_integrity_outputs_planted_as_fifos_by_the_reference_child_are_not_opene
     finally:
         ctx.session.close()
 
+
+def test_a_zip_bomb_output_file_is_refused_before_it_is_inflated(tmp_path, config) -> None:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "zip_bomb_output.py", d / "submission.py")
+    (d / "targets.json").write_text(json.dumps({"mib": 64}))
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        # the child answered; its output file (some 64 KB on disk, 64 MiB inflated) is refused unread
+        assert run.call.answered and not run.call.ok and run.outputs is None
+        assert "output file unreadable" in run.call.error["message"]
+        assert "compressed member" in run.call.error["message"], run.call.error
+    finally:
+        ctx.session.close()
