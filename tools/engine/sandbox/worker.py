@@ -573,7 +573,7 @@ class SandboxWorker:
             line = redact(line.decode("utf-8", "replace"), _SECRETS).encode()
         try:
             msg = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: "[" nested past the decoder's depth
             self._kill()
             return None, self._protocol_crash(f"answer is not JSON: {line[:200]!r}", out_start, err_start)
         if not isinstance(msg, dict) or (want_id is not None and msg.get("id") != want_id):

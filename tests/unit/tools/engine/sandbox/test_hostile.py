@@ -484,8 +484,11 @@ def test_folders_nested_past_the_recursion_limit_are_removed_and_the_next_review
     stale = tmp_path / f"kreview-sandbox-{dead.pid}-x"
     (stale / "submission").mkdir(parents=True)
     _nest_deep(stale / "submission", depth)
-    session_mod._remove_stale_roots()
-    assert not stale.exists()
+    try:
+        session_mod._remove_stale_roots()
+        assert not stale.exists()
+    finally:  # pytest's own clean-up of old tmp_path folders uses shutil.rmtree
+        session_mod.safe_files.remove_tree(stale)
 
 
 def _nest_deep(folder: Path, depth: int) -> None:
@@ -538,5 +541,20 @@ def test_a_zip_bomb_output_file_is_refused_before_it_is_inflated(tmp_path, confi
         assert run.call.answered and not run.call.ok and run.outputs is None
         assert "output file unreadable" in run.call.error["message"]
         assert "compressed member" in run.call.error["message"], run.call.error
+    finally:
+        ctx.session.close()
+
+
+def test_an_answer_nested_past_the_json_decoders_depth_is_a_protocol_violation(tmp_path, config) -> None:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "deep_json_answer.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        case = Case(id="c", seed=1)
+        run = ctx.session.run_submission(case, ctx.session.reference(case))
+        assert not run.call.answered and run.call.crash is not None
+        assert run.call.crash.kind == "protocol" and "not JSON" in run.call.crash.message
     finally:
         ctx.session.close()

@@ -1,0 +1,20 @@
+"""Writes its own line to the reply pipe (the descriptor is in the child's argv) before the harness
+answers: 100,000 nested JSON arrays. json.loads raises RecursionError on it, not the ValueError the
+reviewer's reply reader caught, so the exception escaped the sandbox layer: the tool that made the
+call failed as a tool error (builds: "the builds tool itself failed"), and the child, still running,
+was kept for the next request. Expected: a protocol violation of this child (killed, its call not
+answered, judged like any other), then a verdict."""
+
+import os
+import sys
+
+try:
+    import torch.nn as _nn
+except ImportError:  # run as a script
+    _nn = None
+
+if _nn is not None:
+    class ModelNew(_nn.Module):
+        def forward(self, x):
+            os.write(int(sys.argv[2]), b"[" * 100_000 + b"\n")
+            return x * 2.0 + 1.0
