@@ -44,6 +44,13 @@ def second_content(case: Case, seed: int, label: str) -> Case:
                                    else dict(case.params)})
 
 
+_UNREAD = object()
+"""A probe's output file that did not read back (``IntegrityRuntimeTool._load``)."""
+_UNREAD_TEXT = ("the {what}'s output files written by the harness did not read back ({names}): a link, FIFO or "
+                "folder in their place, or a corrupt file; the checks that compare the submission's outputs "
+                "cannot run (tests/data/sandbox/hostile/withheld_probe_outputs.py)")
+
+
 class IntegrityRuntimeTool(Tool):
     name = "integrity_runtime"
     criteria = ("integrity",)
@@ -156,8 +163,24 @@ class IntegrityRuntimeTool(Tool):
         outputs: list[Any] = []
         for k in (1, 2, 3):
             outputs.append(self._load(session, folder / f"call-{k}.pt"))
+        inputs_after = self._load(session, folder / "inputs-after-1.pt")
+        # Rationale: the harness writes these files itself after each call that returned; one that does
+        # not read back (a link, FIFO or folder the submission put under that name, a corrupt file) is
+        # evidence withheld, and the checks that compare outputs would read its absence as a pass
+        calls = (run.result or {}).get("calls") or []
+        written = ["inputs-after-1.pt"] + [f"call-{k}.pt" for k, c in enumerate(calls[:3], start=1)
+                                           if isinstance(c, dict) and not c.get("error") and not c.get("skipped")]
+        unread = [n for n in written if (inputs_after if n == "inputs-after-1.pt"
+                                         else outputs[int(n[5]) - 1]) is _UNREAD]
+        if unread:
+            return ctx.add_evidence(self, outcome="unverified", defect="probe_outputs_unreadable",
+                                    reason="the probe's output files did not read back",
+                                    summary=_UNREAD_TEXT.format(what="integrity probe", names=", ".join(unread)),
+                                    check="three calls of the submission under the integrity probe",
+                                    result={"unreadable": unread}, rerun=ctx.rerun(self.name, case))
         return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
-                "outputs": outputs, "inputs_after": self._load(session, folder / "inputs-after-1.pt")}
+                "outputs": [None if o is _UNREAD else o for o in outputs],
+                "inputs_after": None if inputs_after is _UNREAD else inputs_after}
 
     # -- many calls ----------------------------------------------------------------------------
     def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:
@@ -235,6 +258,12 @@ class IntegrityRuntimeTool(Tool):
         finally:
             safe_files.remove_tree(folder)
             ctx.session.restart("submission")
+        if outputs is _UNREAD:
+            ctx.add_evidence(self, outcome="unverified", defect="probe_outputs_unreadable",
+                             reason="the probe's output file did not read back",
+                             summary=_UNREAD_TEXT.format(what="many-calls probe", names="outputs.pt"), check=check,
+                             inputs=inputs, config=config, result={"unreadable": ["outputs.pt"]}, rerun=rerun)
+            return
         if outputs is None or not isinstance(outputs, list):
             c = classify_failure(run, interpreted=ctx.setup.interpreted, input_numel=n, on_cpu=not ctx.device.has_gpu,
                                  stage="the many-calls probe")
@@ -276,11 +305,11 @@ class IntegrityRuntimeTool(Tool):
     @staticmethod
     def _load(session: SandboxSession, path: Path) -> Any:
         """An output file in a transfer folder (a child can write there: a FIFO or a link where the file
-        should be is refused, never opened by name), or None."""
+        should be is refused, never opened by name), or ``_UNREAD`` (missing, not a regular file, corrupt)."""
         try:
             return session.load_tensors(path)
-        except Exception:  # noqa: BLE001 - missing, a corrupt or forged file counts as no output
-            return None
+        except Exception:  # noqa: BLE001 - the caller decides what a file that does not read back means
+            return _UNREAD
 
     @staticmethod
     def _scan(ctx: ToolContext) -> Scan:

@@ -506,6 +506,7 @@ def test_integrity_outputs_planted_as_fifos_by_the_reference_child_are_not_opene
     integrity probe opened them by path and the review hung."""
     import time
 
+    import tools.integrity.runtime_tool as runtime_tool
     from tools.engine.registry import tools
 
     d = tmp_path / "sub"
@@ -520,8 +521,9 @@ def test_integrity_outputs_planted_as_fifos_by_the_reference_child_are_not_opene
         (folder / "call-2.pt").symlink_to(d / "submission.py")
         t0 = time.monotonic()
         load = tools()["integrity_runtime"]._load
-        assert load(ctx.session, folder / "call-1.pt") is None and load(ctx.session, folder / "call-2.pt") is None
-        assert load(ctx.session, folder / "missing.pt") is None
+        unread = runtime_tool._UNREAD  # not a tensor: the probe is then unverified
+        assert load(ctx.session, folder / "call-1.pt") is unread and load(ctx.session, folder / "call-2.pt") is unread
+        assert load(ctx.session, folder / "missing.pt") is unread
         assert time.monotonic() - t0 < 5
     finally:
         ctx.session.close()
@@ -558,3 +560,20 @@ def test_an_answer_nested_past_the_json_decoders_depth_is_a_protocol_violation(t
         assert run.call.crash.kind == "protocol" and "not JSON" in run.call.crash.message
     finally:
         ctx.session.close()
+
+
+def test_integrity_probes_whose_outputs_are_withheld_are_unverified_not_passed(tmp_path, config, reviews) -> None:
+    """An identity-keyed cache that links the probes' output names to /dev/null was accepted: the checks
+    that compare those outputs read their absence as "info" or a pass."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "withheld_probe_outputs.py", d / "submission.py")
+    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
+    got = {e.check.split(":")[0]: (e.outcome, e.defect) for e in review.evidence if e.tool == "integrity_runtime"}
+    withheld = ("unverified", "probe_outputs_unreadable")
+    assert got["three calls of the submission under the integrity probe"] == withheld, got
+    assert got["many_calls"] == withheld, got
+    assert "output_tracks_inputs" not in got  # never a pass on outputs it could not read
+    integrity = next(c for c in review.criteria if c.id == "integrity")
+    assert integrity.verdict != "pass" and review.overall != "accept"
