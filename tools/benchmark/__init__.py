@@ -10,7 +10,6 @@ measured median checked against the speed-of-light floor (roofline), ncu when in
 
 from __future__ import annotations
 
-import shutil
 import statistics
 import sys
 from pathlib import Path
@@ -194,7 +193,7 @@ class BenchmarkTool(Tool):
         # write: a scratch folder of the session, never the run's artifacts; the parent reads the
         # report without following links or blocking on a FIFO, and keeps its own copy
         scratch = ctx.session.root / "bench-ncu-out"
-        shutil.rmtree(scratch, ignore_errors=True)  # emptied: nothing an earlier child left is written through
+        safe_files.remove_tree(scratch)  # emptied: nothing an earlier child left is written through
         script = ncu.wrapper(tool, sys.executable, scratch / "ncu.csv", scratch)
         worker = self._worker(ctx, "submission", python=str(script), tag="-ncu", writable=[scratch])
         few = stats.StopRule(min_reps=5, max_reps=5, min_time_s=0.0, max_time_s=60.0)
