@@ -388,17 +388,18 @@ def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_ex
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240
-        while not list(tmp.glob("kreview-sandbox-*/submission/grandchild.pid")):
+        while not list(tmp.glob("tmp*/submission/grandchild.pid")):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
             time.sleep(0.5)
-        marker = ("grandchild of " + str(next(tmp.glob("kreview-sandbox-*/submission")))).encode()
+        marker = ("grandchild of " + str(next(tmp.glob("tmp*/submission")))).encode()
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 143, err[-2000:]
-    assert not list(tmp.glob("kreview-sandbox-*")), "sandbox folders left behind"
+    assert not list(tmp.glob("tmp*")), "sandbox folders left behind"
+    assert not list((tmp / "kreview-roots").iterdir()), "sandbox folders still registered"
     alive = []
     for p in Path("/proc").iterdir():
         try:
