@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -152,11 +153,19 @@ def _remove_stale_roots() -> None:
             os.kill(int(pid), 0)
         except ProcessLookupError:
             if not d.is_symlink():
-                shutil.rmtree(d, ignore_errors=True)
+                _remove_tree(d)
             if entry is not None:
                 entry.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _remove_tree(d: Path) -> None:
+    """``rmtree``, and ``rm -rf`` where a child nested folders deeper than ``rmtree`` recurses."""
+    try:
+        shutil.rmtree(d, ignore_errors=True)
+    except RecursionError:
+        subprocess.run(["rm", "-rf", "--one-file-system", "--", str(d)], check=False, capture_output=True)
 
 
 def _kept_log(ran: list[SandboxWorker], stream: Literal["stdout", "stderr"]) -> bytes:
@@ -398,7 +407,11 @@ class SandboxSession:
         child started at that request. ``pid_target``: the pid that child serves as (None: the next free)."""
         self._load_results.pop(role, None)
         w = self._workers.get(role)
-        if w is None or (w.pristine and w.pid_target == pid_target):
+        if w is None:
+            if pid_target is not None:  # the role's first child, started at its first request
+                self._worker(role).pid_target = pid_target
+            return
+        if w.pristine and w.pid_target == pid_target:
             return
         w.close()
         spares = self._spares.get(role) or []
