@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -110,17 +111,50 @@ def _copy_plain(src: str, dst: str) -> str:
     return dst
 
 
+# Rationale: the sandbox folders are named as any program's temporary folders (``tempfile``'s ``tmp...``):
+# a child sees its folder's path (its working directory, its files' paths) and must not read in it that it
+# is being reviewed (issue 28, item 3). Which folders are a reviewer's, and which reviewer's, is kept here,
+# in the host's temporary folder, where no child can see or write: one empty file per folder, named
+# ``<reviewer pid>-<folder name>``.
+_REGISTRY = "kreview-roots"
+
+
+def _registry() -> Path:
+    return Path(tempfile.gettempdir()) / _REGISTRY
+
+
+def _register_root(root: Path) -> Path:
+    reg = _registry()
+    reg.mkdir(mode=0o700, exist_ok=True)
+    entry = reg / f"{os.getpid()}-{root.name}"
+    entry.touch()
+    return entry
+
+
 def _remove_stale_roots() -> None:
     """Sandbox folders left by a reviewer that was killed outright (SIGKILL, OOM killer): copies of a
-    submission, its reference and inputs have no business staying on the machine."""
-    for d in Path(tempfile.gettempdir()).glob("kreview-sandbox-*-*"):
-        pid = d.name.split("-")[2]
+    submission, its reference and inputs have no business staying on the machine. Also the folders of
+    older reviewers, named ``kreview-sandbox-<pid>-...``."""
+    tmp = Path(tempfile.gettempdir())
+    found: list[tuple[str, Path, Path | None]] = [(d.name.split("-")[2], d, None) for d in tmp.glob("kreview-sandbox-*-*")]
+    try:
+        entries = list(_registry().iterdir())
+    except OSError:
+        entries = []
+    for e in entries:
+        pid, _, name = e.name.partition("-")
+        # only a folder directly in the temporary folder, by the name tempfile gave it
+        if name.startswith("tmp") and "/" not in name and name not in (".", ".."):
+            found.append((pid, tmp / name, e))
+    for pid, d, entry in found:
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
             safe_files.remove_tree(d)
+            if entry is not None:
+                entry.unlink(missing_ok=True)
         except OSError:
             pass
 
@@ -153,10 +187,14 @@ class SandboxSession:
         self.limits = limits
         self.device = device
         self.setup = setup
+        self._registered: Path | None = None
         if workroot is None:
             _remove_stale_roots()
-        # the reviewer's pid in the name: a folder whose reviewer died (SIGKILL) is removed by the next one
-        self.root = Path(workroot or tempfile.mkdtemp(prefix=f"kreview-sandbox-{os.getpid()}-"))
+            # registered with the reviewer's pid: a folder whose reviewer died (SIGKILL) is removed by the next one
+            self.root = Path(tempfile.mkdtemp())
+            self._registered = _register_root(self.root)
+        else:
+            self.root = Path(workroot)
         self.keep_logs_in = keep_logs_in
         self.xfer = self.root / "xfer"  # the reference child's
         self.sub_xfer = self.root / "xfer-submission"  # every submission-side child's
@@ -191,7 +229,8 @@ class SandboxSession:
         return virtual_gpu.spec_for(target.gpu, tuple(target.arch))
 
     def _new_worker(self, role: str, *, limits: SandboxLimits | None = None, wrapper: list[str] | None = None,
-                    env_extra: dict[str, str] | None = None, copy: bool = True) -> SandboxWorker:
+                    env_extra: dict[str, str] | None = None, copy: bool = True,
+                    pid_target: int | None = None) -> SandboxWorker:
         workdir = self.root / role
         if copy:
             _copy_tree(self.submission.root_path, workdir / "src")
@@ -215,7 +254,7 @@ class SandboxSession:
         env.update(env_extra or {})
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper, gpu=gpu.for_device(self.device),
-                             writable=writable, owned=self.owned)
+                             writable=writable, owned=self.owned, pid_target=pid_target)
 
     def xfer_for(self, role: str) -> Path:
         return self.xfer if role == "reference" else self.sub_xfer
@@ -327,23 +366,25 @@ class SandboxSession:
         self._load_results[role] = res
         return res
 
-    def stand_by(self, role: str) -> None:
+    def stand_by(self, role: str, *, pid_target: int | None = None) -> None:
         """Launch a spare child for ``role`` (already started in this session) that a later ``restart`` puts
         in place of a used one: its interpreter and imports run while the current child still works, not
         while the parent waits (issue 34). A spare is the same sandboxed child a restart would start (the
         role's folder, limits, preludes and configuration); nothing of the task or the submission runs in
-        it before its ``load`` request. Spares never put in place are stopped at ``close``."""
+        it before its ``load`` request. Spares never put in place are stopped at ``close``. ``pid_target``:
+        the pid the spare serves as (tools/engine/sandbox/pid_counter.py); only ``restart`` with the same
+        target puts it in place."""
         current = self._workers.get(role)
         if current is None:
             return
-        if not (current.alive or current.launched):
+        if not (current.alive or current.launched) and current.pid_target == pid_target:
             # stopped by a restart with no spare to put in its place: it starts again now, not at its next request
             try:
                 current.launch()
             except Exception:  # noqa: BLE001, S110 - its next request starts it, and reports why it cannot
                 pass
             return
-        spare = self._new_worker(role, copy=False)
+        spare = self._new_worker(role, copy=False, pid_target=pid_target)
         try:
             spare.launch()
         except Exception:  # noqa: BLE001 - a restart starts a child as before, and reports why it cannot
@@ -351,19 +392,34 @@ class SandboxSession:
             return
         self._spares.setdefault(role, []).append(spare)
 
-    def restart(self, role: str) -> None:
+    def restart(self, role: str, *, pid_target: int | None = None) -> None:
         """The next request to ``role`` goes to a child no earlier request has touched: the current one if
         it has run nothing yet (``SandboxWorker.pristine``), else a spare ``stand_by`` launched, else a
-        child started at that request."""
+        child started at that request. ``pid_target``: the pid that child serves as (None: the next free)."""
         self._load_results.pop(role, None)
         w = self._workers.get(role)
-        if w is None or w.pristine:
+        if w is None:
+            if pid_target is not None:  # the role's first child, started at its first request
+                self._worker(role).pid_target = pid_target
+            return
+        if w.pristine and w.pid_target == pid_target:
             return
         w.close()
-        spares = self._spares.get(role)
-        if spares:
+        spares = self._spares.get(role) or []
+        spare = next((x for x in spares if x.pid_target == pid_target), None)
+        if spare is not None:
+            spares.remove(spare)
             self._retired.append((role, w))
-            self._workers[role] = spares.pop(0)
+            self._workers[role] = spare
+        else:
+            w.pid_target = pid_target
+
+    def served_pid(self, role: str) -> int | None:
+        """The pid the role's current child serves requests as, from its ready message (sent before
+        anything of the task or the submission ran)."""
+        w = self._workers.get(role)
+        pid = w.ready_info.get("pid") if w is not None and isinstance(w.ready_info, dict) else None
+        return pid if isinstance(pid, int) else None
 
     def load_submission(self) -> CallResult:
         return self._ensure_loaded("submission")
@@ -543,6 +599,8 @@ class SandboxSession:
             r.release()
         self._retired.clear()
         safe_files.remove_tree(self.root)
+        if self._registered is not None:
+            self._registered.unlink(missing_ok=True)
         self._workers.clear()
         self._load_results.clear()
         self._ref_cache.clear()

@@ -79,46 +79,74 @@ def first_difference(actual: Any, expected: Any, atol: float | None, rtol: float
     return {"reason": cmp.reason}
 
 
+# Rationale: the first part of the probe, in a fresh child, covers the pattern once (both contents, every
+# way of calling); the rest of the probe runs in a second child that raised its pid and has been calling
+# since (issue 28, item 3), so an answer that depends on the process, not only on the calls, differs there.
+FRESH_CALLS = len(_PATTERN) + 1
+
+
 def judge(outputs: list[Any], expected: list[Any], plan: list[tuple[int, str]], error: dict[str, Any] | None,
-          atol: float | None, rtol: float | None, state_lines: list[int], label: str) -> Check:
+          atol: float | None, rtol: float | None, state_lines: list[int], label: str, *,
+          fresh: tuple[list[Any], list[tuple[int, str]], dict[str, Any] | None] | None = None,
+          pid: int | None = None) -> Check:
     """The verdict on the probe's outputs (``outputs[k-1]`` is call k's; ``expected[c]`` the
-    reference's for content c)."""
+    reference's for content c). ``fresh``: the outputs, plan and error of the probe's first part, in a
+    fresh child, before ``outputs`` (then the calls of a second child whose serving process has pid
+    ``pid``): an answer there that differs where the fresh child's on the same content was right is a
+    finding too, the answer depending on the process."""
     name = "many_calls"
     first_ok: dict[int, bool] = {}
-    result: dict[str, Any] = {"calls_planned": len(plan), "calls_run": len(outputs), "case": label,
+    parts = [] if fresh is None else [(fresh[0], fresh[1], fresh[2], None)]
+    parts.append((outputs, plan, error, pid))
+    second = fresh is not None
+    result: dict[str, Any] = {"calls_planned": sum(len(p[1]) for p in parts),
+                              "calls_run": sum(len(p[0]) for p in parts), "case": label,
                               "schedule_pattern": [list(p) for p in _PATTERN], "state_lines": state_lines}
-    for k, out in enumerate(outputs, start=1):
-        content, how = plan[k - 1]
-        diff = first_difference(out, expected[content], atol, rtol)
-        if content not in first_ok:
-            first_ok[content] = diff is None
+    if second:
+        result["children"] = [{"child": "fresh" if i == 0 else "second", "pid": p[3], "calls_planned": len(p[1]),
+                               "calls_run": len(p[0])} for i, p in enumerate(parts)]
+    for i, (outs, sched, err, ppid) in enumerate(parts):
+        where = "" if not second else (" in a fresh child" if i == 0 else
+                                       f" in a second child (pid {ppid}, fresh before the probe)")
+        for k, out in enumerate(outs, start=1):
+            content, how = sched[k - 1]
+            diff = first_difference(out, expected[content], atol, rtol)
+            if content not in first_ok:
+                first_ok[content] = diff is None
+                if diff is not None:
+                    result["first_mismatch"] = {"call": k, "content": content, "child": i, **diff}
+                    return Check(name, "info", f"call {k}{where} (the first on content {content}) already differs "
+                                 "from the reference; the correctness tool reports the mismatch", _WHAT, result=result)
+                continue
             if diff is not None:
-                result["first_mismatch"] = {"call": k, "content": content, **diff}
-                return Check(name, "info", f"call {k} (the first on content {content}) already differs from the "
-                             "reference; the correctness tool reports the mismatch", _WHAT, result=result)
-            continue
-        if diff is not None:
-            result["divergence"] = {"call": k, "content": content, "how": how, **diff}
-            where = (f" at output {diff['output']} index {diff.get('index')}: expected {diff['expected']:.6g}, got "
-                     f"{diff['actual']:.6g}" if "index" in diff else f": {str(diff.get('reason', ''))[:200]}")
-            return Check(name, "fail", f"call {k} of {len(plan)} ({_how_text(how, content)}) returned a wrong answer "
-                         f"although earlier calls on the same content were right: {diff['mismatches']} of "
-                         f"{diff['numel']} elements differ{where}; the answer depends on the call history "
-                         f"(state kept between calls{_lines_text(state_lines)})", _WHAT, defect="stateful_output",
-                         result=result, lines=state_lines)
-    if error is not None and int(error.get("call", 0)) > 1:
-        result["error"] = {k: error.get(k) for k in ("call", "type", "message")}
-        return Check(name, "fail", f"call {error['call']} of {len(plan)} raised {error.get('type')}: "
-                     f"{str(error.get('message', ''))[:200]} after {len(outputs)} calls that succeeded on the same "
-                     f"inputs; the call history changes what a call does{_lines_text(state_lines)}", _WHAT,
-                     defect="stateful_output", result=result, lines=state_lines)
-    if error is not None:
-        result["error"] = {k: error.get(k) for k in ("call", "type", "message")}
-        return Check(name, "info", f"the first call raised {error.get('type')}; the builds and correctness "
-                     "tools report it", _WHAT, result=result)
+                result["divergence"] = {"call": k, "content": content, "how": how, "child": i, **diff}
+                at = (f" at output {diff['output']} index {diff.get('index')}: expected {diff['expected']:.6g}, got "
+                      f"{diff['actual']:.6g}" if "index" in diff else f": {str(diff.get('reason', ''))[:200]}")
+                first_here = i > 0 and not any(c == content for c, _ in sched[:k - 1])
+                before = ("although the fresh child's answers on the same content were right" if first_here
+                          else "although earlier calls on the same content were right")
+                return Check(name, "fail", f"call {k} of {len(sched)}{where} ({_how_text(how, content)}) returned a "
+                             f"wrong answer {before}: {diff['mismatches']} of {diff['numel']} elements differ{at}; "
+                             f"the answer depends on the call history{' or the process' if second else ''} "
+                             f"(state kept between calls{_lines_text(state_lines)})", _WHAT,
+                             defect="stateful_output", result=result, lines=state_lines)
+        if err is not None and (int(err.get("call", 0)) > 1 or (i > 0 and first_ok)):
+            result["error"] = {"child": i, **{k: err.get(k) for k in ("call", "type", "message")}}
+            return Check(name, "fail", f"call {err['call']} of {len(sched)}{where} raised {err.get('type')}: "
+                         f"{str(err.get('message', ''))[:200]} after {sum(len(p[0]) for p in parts[:i + 1])} calls "
+                         f"that succeeded on the same inputs; the call history{' or the process' if second else ''} "
+                         f"changes what a call does{_lines_text(state_lines)}", _WHAT,
+                         defect="stateful_output", result=result, lines=state_lines)
+        if err is not None:
+            result["error"] = {"child": i, **{k: err.get(k) for k in ("call", "type", "message")}}
+            return Check(name, "info", f"the first call raised {err.get('type')}; the builds and correctness "
+                         "tools report it", _WHAT, result=result)
     note = (f"; the state written at line(s) {', '.join(map(str, state_lines[:6]))} changed no answer"
             if state_lines else "")
-    return Check(name, "pass", f"{len(outputs)} calls on {label}, two contents alternating (same tensors, "
+    run = result["calls_run"]
+    children = (f" ({len(fresh[0])} in a fresh child, {len(outputs)} in a second child with pid {pid})"
+                if second else "")
+    return Check(name, "pass", f"{run} calls on {label}{children}, two contents alternating (same tensors, "
                  f"contents copied in, new tensors): every output matched the reference{note}", _WHAT, result=result)
 
 

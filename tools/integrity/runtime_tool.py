@@ -26,6 +26,7 @@ from tools.engine.nominal_run import affordable_params, knob_ratios, measure, si
 from tools.engine.outcomes import classify_failure, input_elements
 from tools.engine.work_units import CALL_UNITS, program_factor
 from tools.engine.sandbox import safe_files
+from tools.engine.sandbox.pid_counter import target_for
 from tools.engine.session import ReferenceRun, SandboxSession
 
 _MANY_CALLS_ID = "integrity-many-calls"
@@ -229,14 +230,18 @@ class IntegrityRuntimeTool(Tool):
         # the estimate affordable_params sized the case with (NominalRun.units: full programs grow)
         programs = base.programs * program_factor(n / max(base.elements, 1), knob_ratios(nominal, case.params)) \
             * base.fill()
-        units = M.loop_units(programs, n, calls)
+        fresh_plan = M.schedule(min(M.FRESH_CALLS, calls))
+        units = M.loop_units(programs, n, calls + len(fresh_plan))
         inputs = {"case": case.model_dump(), "second_seed": seed_b, "tensors": ref_a.meta.get("inputs", [])}
         # Rationale: the probe's size is counted, so its timeout only has to catch a hang; scaled from the
         # nominal call's time it cut a correct kernel's 320 calls at 66 s on a saturated machine (the
         # nominal call had been timed before the load began), which turned the item from info into
         # "did not complete". The review's own backstop (3 x --timeout) keeps it a function of the kernel.
         timeout = ctx.options.limits.call_timeout_s * 3
-        config = {**ctx.environment(), "calls": calls, "units": round(units, 1), "budget_units": cap,
+        # the second child's pid: drawn from the review's seed (the same seed, the same pid)
+        pid = target_for(ctx.seeds(1, "integrity-many-calls-pid")[0])
+        config = {**ctx.environment(), "calls": calls, "fresh_calls": len(fresh_plan), "second_child_pid": pid,
+                  "units": round(units, 1), "budget_units": cap,
                   "timeout_s": timeout, "sized_by": keeps[:4] or ["the static read finds no state kept between calls"]}
         if units > cap:
             not_run(f"{calls} calls on {case.label} count {units:.0f} work units, over the probe's "
@@ -245,19 +250,33 @@ class IntegrityRuntimeTool(Tool):
         plan = M.schedule(calls)
         assert ref_a.inputs_path is not None and ref_b.inputs_path is not None
         folder = ref_a.inputs_path.parent / f"many-calls-{len(ctx.evidence)}"
-        folder.mkdir(parents=True, exist_ok=True)
-        # Rationale: a fresh child before and after: the calls counted are the probe's own (a rerun
-        # fails at the same call), and the tools after this one do not inherit its 320 calls.
-        ctx.session.restart("submission")
+        session = ctx.session
+
+        def part(schedule: list[tuple[int, str]], out: Path) -> tuple[Any, Any]:
+            out.mkdir(parents=True, exist_ok=True)
+            run = session.call("submission", "integrity_many_calls",
+                               {"case": case.model_dump(), "inputs": [str(ref_a.inputs_path), str(ref_b.inputs_path)],
+                                "schedule": [list(p) for p in schedule], "out_dir": str(out)}, timeout=timeout)
+            return run, (self._load(session, out / "outputs.pt") if run.answered and run.ok else None)
+
+        # Rationale: the first part in a fresh child (the calls counted are the probe's own: a rerun fails at
+        # the same call); the whole schedule then in a second child, started ahead, whose pid was raised
+        # before anything of the submission ran and which has been up since (issue 28, item 3): a kernel
+        # right only while its pid is small, its calls few or its process young is right in the first and
+        # wrong in the second. A fresh child after: the tools after this one inherit none of its calls.
+        session.stand_by("submission", pid_target=pid)
+        session.restart("submission")
         try:
-            run = ctx.session.call("submission", "integrity_many_calls",
-                                   {"case": case.model_dump(),
-                                    "inputs": [str(ref_a.inputs_path), str(ref_b.inputs_path)],
-                                    "schedule": [list(p) for p in plan], "out_dir": str(folder)}, timeout=timeout)
-            outputs = self._load(ctx.session, folder / "outputs.pt") if run.answered and run.ok else None
+            first, fresh_out = part(fresh_plan, folder / "fresh")
+            run, outputs = first, fresh_out
+            if isinstance(fresh_out, list) and len(fresh_out) == len(fresh_plan):
+                session.restart("submission", pid_target=pid)
+                run, outputs = part(plan, folder / "second")
+                served = session.served_pid("submission")
+                config["second_child_pid"] = served if served is not None else pid
         finally:
             safe_files.remove_tree(folder)
-            ctx.session.restart("submission")
+            session.restart("submission")
         if outputs is _UNREAD:
             ctx.add_evidence(self, outcome="unverified", defect="probe_outputs_unreadable",
                              reason="the probe's output file did not read back",
@@ -277,13 +296,19 @@ class IntegrityRuntimeTool(Tool):
                              inputs=inputs, config=config, result=failure_details(run), rerun=rerun)
             return
         atol, rtol = ctx.tolerance()
-        verdict = M.judge(outputs, [ref_a.outputs, ref_b.outputs], plan, (run.result or {}).get("error"), atol, rtol,
-                          lines, case.label or case.id)
-        verdict.result["notes"] = (run.result or {}).get("notes", [])
+        if run is first:  # the fresh child's part ended early (a call raised): judged alone
+            verdict = M.judge(outputs, [ref_a.outputs, ref_b.outputs], fresh_plan, (run.result or {}).get("error"),
+                              atol, rtol, lines, case.label or case.id)
+        else:
+            verdict = M.judge(outputs, [ref_a.outputs, ref_b.outputs], plan, (run.result or {}).get("error"), atol,
+                              rtol, lines, case.label or case.id,
+                              fresh=(fresh_out, fresh_plan, (first.result or {}).get("error")),
+                              pid=config["second_child_pid"])
+        verdict.result["notes"] = [*((first.result or {}).get("notes", [])), *((run.result or {}).get("notes", []))][:5]
         spans = [s for ln in verdict.lines[:4] for s in ctx.submission_span(ln)]
         ctx.add_evidence(self, outcome=verdict.outcome, summary=verdict.summary, check=check, defect=verdict.defect,
                          inputs=inputs, config=config, result=verdict.result, spans=spans, rerun=rerun,
-                         duration_s=run.duration_s)
+                         duration_s=first.duration_s + (0.0 if run is first else run.duration_s))
 
     @staticmethod
     def _budgets(ctx: ToolContext, case: Case, case_b: Case, observed: dict[str, Any]) -> dict[int, bool]:

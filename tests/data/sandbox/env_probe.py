@@ -1,6 +1,7 @@
 """Reports what the sandbox lets it see: output[0,0] = 1 if a parent secret leaked into os.environ,
 output[0,1] = 1 if a reference output file exists anywhere under the sandbox root while it runs,
-output[0,2] = 1 if HOME/TMPDIR/TRITON_CACHE_DIR point outside its own working directory."""
+output[0,2] = 1 if HOME/TMPDIR/TRITON_CACHE_DIR point outside its own working directory (HOME is its
+working directory's home folder, bound where an ordinary user's home would be)."""
 
 import glob
 import os
@@ -16,6 +17,7 @@ class ModelNew(nn.Module):
         root = os.path.dirname(os.path.dirname(os.getcwd()))
         ref_files = glob.glob(os.path.join(root, "**", "reference-out*"), recursive=True)
         cwd = os.getcwd()
-        outside = any(not os.environ.get(v, "").startswith(cwd) for v in ("HOME", "TMPDIR", "TRITON_CACHE_DIR"))
+        outside = any(not os.environ.get(v, "").startswith(cwd) for v in ("TMPDIR", "TRITON_CACHE_DIR"))
+        outside = outside or not os.path.samefile(os.environ["HOME"], os.path.join(cwd, "home"))
         y[0, 0], y[0, 1], y[0, 2] = float(leaked), float(bool(ref_files)), float(outside)
         return y

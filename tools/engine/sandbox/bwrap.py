@@ -112,15 +112,21 @@ def _ro(paths: Iterable[Path | str]) -> list[str]:
     return args
 
 
+# the child's account: an ordinary user's, whose home exists and is the child's HOME (the role's
+# home folder bound here); nothing in it names the reviewer (issue 28, item 3)
+USER = "user"
+HOME = "/home/user"
+
+
 def passwd_file(folder: Path) -> Path:
     """A one-line /etc/passwd for the child's uid (getpass/torch caches look the user up), so the
     host's account list is not shown."""
     folder.mkdir(parents=True, exist_ok=True)
     uid, gid = os.getuid(), os.getgid()
     p = folder / "passwd"
-    p.write_text(f"kreview:x:{uid}:{gid}:kreview sandbox:/nonexistent:/usr/sbin/nologin\n")
+    p.write_text(f"{USER}:x:{uid}:{gid}::{HOME}:/bin/bash\n")
     g = folder / "group"
-    g.write_text(f"kreview:x:{gid}:\n")
+    g.write_text(f"{USER}:x:{gid}:\n")
     return folder
 
 
@@ -130,8 +136,13 @@ def _tmpfs(path: str) -> list[str]:
 
 
 def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: Path, etc_dir: Path,
-            seccomp_fd: int | None, gpu: GpuAccess | None, wrapper: Iterable[str] = ()) -> list[str]:
-    """``gpu``: the GPU the child may use (tools/engine/sandbox/gpu.py), or None for none at all."""
+            seccomp_fd: int | None, gpu: GpuAccess | None, wrapper: Iterable[str] = (),
+            home: Path | None = None, script: tuple[Path, str] | None = None, init: bool = False) -> list[str]:
+    """``gpu``: the GPU the child may use (tools/engine/sandbox/gpu.py), or None for none at all.
+    ``home``: a folder bound at ``HOME``. ``script``: (a file of the parent's, where it appears inside),
+    bound read-only. ``init``: the command runs as the pid namespace's first process (``--as-pid-1``:
+    the child is its own init, tools/engine/sandbox/child.py ``boot``, and ``/proc/1/cmdline`` is its
+    own, not bubblewrap's, which names the sandbox's folders)."""
     exe = bwrap_path()
     if exe is None:
         raise FileNotFoundError("bwrap")
@@ -154,6 +165,13 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
         p = Path(p)
         p.mkdir(parents=True, exist_ok=True)
         args += ["--bind", str(p), str(p)]
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        args += ["--bind", str(home), HOME]
+    if script is not None:
+        args += ["--ro-bind", str(script[0]), script[1]]
+    if init:
+        args += ["--as-pid-1"]
     # the root tmpfs bwrap builds the tree on: read-only too, so nothing but the binds above is writable
     args += ["--remount-ro", "/", "--chdir", str(chdir)]
     if seccomp_fd is not None:

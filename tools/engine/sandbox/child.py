@@ -1,4 +1,5 @@
-"""Child side of a sandbox worker. Run as a script: ``python -I child.py REQ_FD RESP_FD CONFIG_JSON``.
+"""Child side of a sandbox worker, started by tools/engine/sandbox/entry.py (``python /app/main.py``, its
+configuration the first line on standard input, which is the request pipe: ``boot``).
 
 Everything here runs in the untrusted process, so nothing it reports is taken on trust by the
 parent: tensors come back as files the parent loads with ``weights_only=True`` and compares itself.
@@ -55,8 +56,50 @@ def _error(exc: BaseException) -> dict:
     return out
 
 
-def main(argv: list[str]) -> int:
-    req_fd, resp_fd, config = int(argv[1]), int(argv[2]), json.loads(argv[3])
+def boot(config: dict) -> int:
+    """From the entry script, with the configuration it read from standard input (the request pipe).
+
+    The request pipe moves off standard input (``/dev/null`` in its place, as a program started
+    without input has). Where the child is the first process of its own pid namespace (``init``:
+    bubblewrap's ``--as-pid-1``), it stays as that namespace's init, reaping orphans, and the process
+    that serves requests is forked from it, after the pid counter was raised to ``pid_target``
+    (tools/engine/sandbox/pid_counter.py): nothing of the task or the submission has run by then.
+    Rationale: with bubblewrap's own init as pid 1, ``/proc/1/cmdline`` is bubblewrap's command line,
+    which names the sandbox's folders; and the serving process would always be pid 2."""
+    req_fd = os.dup(0)  # not inheritable
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    resp_fd = int(config["response_fd"])
+    if not (config.get("init") and os.getpid() == 1):
+        return main(req_fd, resp_fd, config)
+    target = config.get("pid_target")
+    if target:
+        from tools.engine.sandbox.pid_counter import raise_to
+
+        raise_to(int(target))
+    pid = os.fork()
+    if pid == 0:
+        return main(req_fd, resp_fd, config)
+    os.close(req_fd)
+    os.close(resp_fd)
+    return _reap(pid)
+
+
+def _reap(pid: int) -> int:
+    """As the namespace's init: reap every process that ends (orphans included) until ``pid`` does,
+    then exit with its status (128 + the signal for one killed by a signal, as bubblewrap's init does);
+    the namespace's other processes are killed with it."""
+    while True:
+        try:
+            done, status = os.wait()
+        except ChildProcessError:
+            return 1
+        if done == pid:
+            return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+def main(req_fd: int, resp_fd: int, config: dict) -> int:
     # the variables the parent gave the child: importing the harness sets some of its own
     # (reviewer/privacy.py switches LangChain tracing off: reviewer/core/tracing.py), taken away again before the task or the
     # submission loads, so a kernel does not read from them that it is under review (the preludes'
@@ -122,7 +165,3 @@ def main(argv: list[str]) -> int:
                 except BaseException as exc:  # noqa: BLE001 - SystemExit from user code included
                     msg = {"id": req["id"], "ok": False, "error": error(exc)}
                 send(msg)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))

@@ -71,12 +71,19 @@ def allow_unsafe() -> None:
 
 def probe_paths(own: Path) -> dict[str, list[str]]:
     """Host paths a child must neither write nor see, and its own directory it must write."""
-    from tools.engine.sandbox.bwrap import _PACKAGE_ROOT
+    from tools.engine.sandbox.bwrap import _PACKAGE_ROOT, HOME
 
     home = os.environ.get("HOME") or str(Path.home())
     write = ["/", "/usr", "/etc", str(_PACKAGE_ROOT / "tools"), sys.prefix, "/var/tmp"]
-    absent = [home, "/root", "/run", "/home", "/var/run", str(Path(tempfile.gettempdir()) / "kreview-host-marker"),
+    # the host's home folders, each (a worker's child has a /home of its own holding only HOME, its
+    # role's home folder: tools/engine/sandbox/bwrap.py)
+    try:
+        homes = sorted(str(p) for p in Path("/home").iterdir())
+    except OSError:
+        homes = []
+    absent = [home, "/root", "/run", *homes, "/var/run", str(Path(tempfile.gettempdir()) / "kreview-host-marker"),
               str(_PACKAGE_ROOT / "tests"), str(_PACKAGE_ROOT / "eval_sets"), "/etc/shadow", "/dev/shm/kreview-host-marker"]
+    absent = [a for a in absent if a != HOME]
     # the Python installation may live under /root or a home directory: visible, read-only, by necessity
     allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix)}
     absent = [a for a in absent if not any(p == a or p.startswith(a.rstrip("/") + "/") for p in allowed)]

@@ -1,6 +1,6 @@
 """The libraries a sandbox child imports are the reviewer's own: same folders, same files.
 
-The child runs ``python -I`` (no ``PYTHONPATH``, no user site-packages), so a library the reviewer
+The child gets no ``PYTHONPATH`` and no user site-packages (tools/engine/sandbox/entry.py), so a library the reviewer
 imports from a ``PYTHONPATH`` folder (``pip install --target DIR``, a second Triton kept beside the
 virtual environment) would come from the virtual environment in the child instead: the review would
 record one version and run another. ``library_paths`` names the ``PYTHONPATH`` folders that hold

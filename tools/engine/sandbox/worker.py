@@ -27,6 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
+import tools.engine.sandbox.entry as entry
 from tools.engine.sandbox import disk, safe_files
 from tools.engine.sandbox.env import scrubbed_env
 from tools.engine.sandbox.gpu import GpuAccess, child_env
@@ -39,7 +40,8 @@ from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
 from tools.engine.sandbox.seccomp_filter import filter_fd
 
 _log = logging.getLogger(__name__)
-CHILD_ENTRY = Path(__file__).with_name("child.py")
+# the module the entry script hands over to (tools/engine/sandbox/entry.py, child.py ``boot``)
+CHILD_MODULE = "tools.engine.sandbox.child"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 _MAX_MESSAGE = 16 * 2**20
 _TAIL = 4000
@@ -93,6 +95,19 @@ class CallResult(BaseModel):
         if self.error is not None:
             return f"{self.error.get('type')}: {self.error.get('message')}"
         return ""
+
+
+def _venv_without_user_site() -> bool:
+    """Whether the interpreter is a virtual environment's without system site-packages (Python then
+    loads no user site-packages: ``site.venv``)."""
+    cfg = Path(sys.prefix) / "pyvenv.cfg"
+    if sys.prefix == sys.base_prefix or not cfg.is_file():
+        return False
+    for line in cfg.read_text(errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip().lower() == "include-system-site-packages":
+            return value.strip().lower() != "true"
+    return True
 
 
 def _set_pdeathsig() -> None:
@@ -158,7 +173,8 @@ def _log_file() -> int:
     it through its stdout/stderr, the parent reads and trims it through the descriptor it holds.
     Rationale: it has no name anywhere, least of all in a folder the child can write, so the child
     cannot swap it for a link that makes the parent read, append to or truncate a host file."""
-    fd, name = tempfile.mkstemp(prefix="kreview-log-")
+    # Rationale: a name like any program's temporary file; the child sees it in /proc/self/fd
+    fd, name = tempfile.mkstemp()
     os.unlink(name)
     os.set_blocking(fd, True)
     import fcntl
@@ -197,8 +213,12 @@ class SandboxWorker:
         writable: list[Path] | None = None,
         gpu: GpuAccess | None = None,
         owned: set[tuple[int, int]] | None = None,
+        pid_target: int | None = None,
     ) -> None:
         self.name = name
+        self.pid_target = pid_target
+        """The pid the child's serving process gets (tools/engine/sandbox/pid_counter.py); None: the next
+        free one (2 in its own pid namespace)."""
         self.owned = owned if owned is not None else set()
         self.workdir = Path(workdir)
         self.limits = limits
@@ -273,6 +293,9 @@ class SandboxWorker:
         env = scrubbed_env(self.workdir, threads=self.limits.threads, extra=self.env_extra)
         if self.gpu is not None:
             env.update(child_env(self.workdir, self.gpu))
+        # Rationale: Python reads no variable of its own in the child (what ``-I`` did: no PYTHONPATH,
+        # PYTHONSTARTUP, PYTHONHASHSEED, ...), and none is there for a kernel to read
+        env = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         config = {
@@ -281,23 +304,39 @@ class SandboxWorker:
             "threads": self.limits.threads,
             "package_root": str(_PACKAGE_ROOT),
             "library_paths": library_paths(),
+            "entry": CHILD_MODULE,
+            "response_fd": resp_w,
             **self.child_config,
         }
         prefix: list[str] = []
-        fds = [req_r, resp_w]
+        fds = [resp_w]
         cgroup: PidsCgroup | None = None
         memcg: MemoryCgroup | None = None
         nproc: int | None = None
+        # the parent's own folder (never in the child's writable folders, where a link left by an earlier
+        # child would make the parent write over a host file): the child's /etc/passwd and /etc/group and
+        # the entry script (tools/engine/sandbox/entry.py)
+        if self._etc is None:
+            self._etc = Path(tempfile.mkdtemp())
+        script = entry.write(self._etc)
+        flags = ["-I"]
         if iso.sandboxed:
-            # the files bwrap binds as the child's /etc/passwd and /etc/group, in a folder of the
-            # parent's: never in the child's writable folder, where a link left by an earlier child
-            # would make the parent write them over a host file
-            if self._etc is None:
-                self._etc = Path(tempfile.mkdtemp(prefix="kreview-etc-"))
             etc = bwrap.passwd_file(self._etc)
             fds.append(filter_fd())
+            home = self.workdir / "home"
+            # Rationale: an ordinary command line (no -I); what -I held is held by the clean environment
+            # above, the entry script's folder holding nothing else (it leaves sys.path first thing),
+            # and no user site-packages: a virtual environment without system packages has none, any
+            # other interpreter is started with -s
+            flags = [] if self.python == sys.executable and _venv_without_user_site() else ["-s"]
+            # a wrapper (compute-sanitizer) stays under bubblewrap's init: it is the namespace's first process
+            init = not self.wrapper
             prefix = bwrap.command(writable=self.writable, chdir=self.workdir, etc_dir=etc, seccomp_fd=fds[-1],
-                                   gpu=self.gpu, wrapper=self.wrapper)
+                                   gpu=self.gpu, wrapper=self.wrapper, home=home, script=(script, entry.SCRIPT),
+                                   init=init)
+            script = Path(entry.SCRIPT)
+            config.update(init=init, pid_target=self.pid_target)
+            env.update(HOME=bwrap.HOME, XDG_CACHE_HOME=f"{bwrap.HOME}/.cache")
             config["measure"] = probe_paths(self.workdir)
             # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files).
             # Rationale: a CUDA child has no RLIMIT_AS (UVM reserves address space for all memory) and
@@ -308,8 +347,7 @@ class SandboxWorker:
                 memcg = MemoryCgroup.create(budget)
             if cgroup is None and os.geteuid() != 0:
                 nproc = user_task_count() + PIDS_MAX
-        cmd = [*prefix, *self.wrapper, self.python, "-I", str(CHILD_ENTRY), str(req_r), str(resp_w),
-               json.dumps(config)]
+        cmd = [*prefix, *self.wrapper, self.python, *flags, str(script)]
         if self._out is None:
             self._out = _log_file()
         if self._err is None:
@@ -320,7 +358,7 @@ class SandboxWorker:
             self.proc = subprocess.Popen(  # noqa: S603 - the command is ours; the code it loads is not
                 cmd,
                 pass_fds=tuple(fds),
-                stdin=subprocess.DEVNULL,
+                stdin=req_r,
                 stdout=self._out,
                 stderr=self._err,
                 cwd=self.workdir,
@@ -334,8 +372,16 @@ class SandboxWorker:
                     group.kill_and_remove()
             raise
         finally:
-            for fd in fds:
+            for fd in (req_r, *fds):
                 os.close(fd)
+        # the configuration, the first line on the request pipe (never in the command line); small, so the
+        # pipe holds it until the child reads it
+        view = memoryview((json.dumps(config) + "\n").encode())
+        try:
+            while view:
+                view = view[os.write(req_w, view):]
+        except OSError:
+            pass  # the child is gone: its ready message never comes and wait_ready says why
         self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self.starts += 1

@@ -158,3 +158,32 @@ class M:
     assert {(w.kind, w.target) for w in state_writes(src)} == {
         ("container", "TABLE"), ("instance_assign", "self._last_input"), ("instance_assign", "self._last_output"),
         ("instance_assign", "self.mode"), ("container", "CONFIGS")}
+
+
+def test_a_second_child_that_answers_otherwise_than_the_fresh_one_fails() -> None:
+    """Issue 28, item 3: the probe's first part in a fresh child, the whole schedule again in a second child
+    with a large pid; an answer there that differs where the fresh child's was right is stateful_output,
+    from its first call on (a kernel keyed on the pid alone) or later (one keyed on the calls made)."""
+    fresh_plan, plan = M.schedule(M.FRESH_CALLS), M.schedule()
+    expected = [torch.rand(3, 4), torch.rand(3, 4)]
+    fresh = (_outputs(fresh_plan, expected), fresh_plan, None)
+    for wrong_from in (1, 51):
+        check = M.judge(_outputs(plan, expected, wrong_from=wrong_from), expected, plan, None, None, None, [], "small",
+                        fresh=fresh, pid=4321)
+        assert check.outcome == "fail" and check.defect == "stateful_output", check.summary
+        assert check.result["divergence"]["call"] == wrong_from and check.result["divergence"]["child"] == 1
+        assert "second child (pid 4321" in check.summary
+    assert "fresh child's answers on the same content were right" in M.judge(
+        _outputs(plan, expected, wrong_from=1), expected, plan, None, None, None, [], "small", fresh=fresh,
+        pid=4321).summary
+    ok = M.judge(_outputs(plan, expected), expected, plan, None, None, None, [], "small", fresh=fresh, pid=4321)
+    assert ok.outcome == "pass" and f"{M.FRESH_CALLS + 320} calls" in ok.summary
+    assert [c["calls_run"] for c in ok.result["children"]] == [M.FRESH_CALLS, 320]
+    # wrong in the fresh child's first call already: the correctness tool's to report, as before
+    first_wrong = (_outputs(fresh_plan, expected, wrong_from=1), fresh_plan, None)
+    assert M.judge(_outputs(plan, expected), expected, plan, None, None, None, [], "small", fresh=first_wrong,
+                   pid=4321).outcome == "info"
+    # a call that raises in the second child where the fresh child's calls succeeded
+    raised = M.judge(_outputs(plan[:3], expected), expected, plan, {"call": 4, "type": "RuntimeError",
+                     "message": "x"}, None, None, [], "small", fresh=fresh, pid=4321)
+    assert raised.outcome == "fail" and raised.defect == "stateful_output"

@@ -30,7 +30,7 @@ MARK = "KREVIEW-HOSTILE "
 pytestmark = pytest.mark.skipif(not isolation().sandboxed, reason=f"no sandbox here: {isolation().why}")
 
 
-def _attack(tmp_path: Path, config, name: str, targets: dict) -> tuple[dict, object]:
+def _attack(tmp_path: Path, config, name: str, targets: dict, pid_target: int | None = None) -> tuple[dict, object]:
     d = tmp_path / "sub"
     d.mkdir()
     shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
@@ -38,6 +38,7 @@ def _attack(tmp_path: Path, config, name: str, targets: dict) -> tuple[dict, obj
     (d / "targets.json").write_text(json.dumps(targets))
     ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
     try:
+        ctx.session.restart("submission", pid_target=pid_target)
         case = Case(id="c", seed=1)
         run = ctx.session.run_submission(case, ctx.session.reference(case))
         # the attack's report comes back as the submission's error: a clear failure, never a crash
@@ -388,17 +389,18 @@ def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_ex
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 240
-        while not list(tmp.glob("kreview-sandbox-*/submission/grandchild.pid")):
+        while not list(tmp.glob("tmp*/submission/grandchild.pid")):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1][-2000:]
             time.sleep(0.5)
-        marker = ("grandchild of " + str(next(tmp.glob("kreview-sandbox-*/submission")))).encode()
+        marker = ("grandchild of " + str(next(tmp.glob("tmp*/submission")))).encode()
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 143, err[-2000:]
-    assert not list(tmp.glob("kreview-sandbox-*")), "sandbox folders left behind"
+    assert not list(tmp.glob("tmp*")), "sandbox folders left behind"
+    assert not list((tmp / "kreview-roots").iterdir()), "sandbox folders still registered"
     alive = []
     for p in Path("/proc").iterdir():
         try:
@@ -446,9 +448,16 @@ def test_many_files_each_under_the_file_limit_are_stopped_by_the_disk_budget(tmp
         ctx.session.close()
 
 
-def test_the_reviewers_own_variables_and_modules_are_not_there(tmp_path, config) -> None:
-    got, _ = _attack(tmp_path, config, "review_tells", {})
-    assert got == {"variables": [], "modules": []}
+def test_nothing_the_child_can_read_tells_it_is_under_review(tmp_path, config) -> None:
+    """Issue 28, item 3: the reviewer's variables and modules, a name of the reviewer or the sandbox in any
+    path, variable, command line, open file, /etc/passwd or pid 1's command line, Python's start-up
+    flags, the account, and the pid (here a child whose pid was raised to 4321, as the many-calls probe's
+    second child is)."""
+    installed = sorted({sys.executable, os.path.realpath(sys.executable), sys.prefix, sys.base_prefix})
+    got, _ = _attack(tmp_path, config, "review_tells", {"installed": installed}, pid_target=4321)
+    assert got == {"variables": [], "modules": [], "named": {}, "python_variables": [], "flags": [],
+                   "odd_account": False, "user_site": False, "path_surprises": [], "pid": 4321,
+                   "pid1_is_bwrap": False}
 
 
 def test_folders_nested_past_the_recursion_limit_are_removed_and_the_next_review_starts(
