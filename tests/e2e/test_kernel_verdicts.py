@@ -146,6 +146,21 @@ def check_squares_band(run: Reviewed) -> None:
     assert len(flagged) == 1 and band.id in flagged[0].confirmed_by
 
 
+def check_cancelling_sum(run: Reviewed) -> None:
+    """rowsum_fp16: rows whose halves cancel exactly are summed exactly by an fp32 accumulator (no error at
+    all) and confirm the static accumulator finding of an fp16 one, with the numbers."""
+    probe = next(e for e in run.review.evidence
+                 if e.tool == "numerics" and e.inputs.get("case", {}).get("id") == "numerics-cancelling_sum")
+    flagged = [f for f in run.review.findings if f.category == "low_precision_accumulator"]
+    (out,) = probe.result["error_budget"]["outputs"]
+    if run.path.stem.startswith("good_"):
+        assert probe.outcome == "pass" and out["sub_max_err"] == 0.0 and not flagged, probe.summary
+        return
+    assert probe.outcome == "fail" and probe.defect == "low_precision_accumulation", probe.summary
+    assert out["ratio"] > 64 and out["ref_max_err"] <= out["floor"], out
+    assert len(flagged) == 1 and probe.id in flagged[0].confirmed_by
+
+
 def check_domain_edge(run: Reviewed) -> None:
     """kl_div: exact zeros, probed because the reference calls log/kl_div, decide t * log t against xlogy."""
     probe = next(e for e in run.review.evidence
@@ -292,6 +307,8 @@ CORPORA: dict[str, Corpus] = {
                                check_upcast_reference, ONE_SEED),
     "rownorm_fp16": Corpus(("rownorm_fp16",), ["builds", "correctness", "numerics"], check_squares_band, ONE_SEED,
                            marks=SLOW),
+    "rowsum_fp16": Corpus(("rowsum_fp16",), ["builds", "correctness", "numerics"], check_cancelling_sum, ONE_SEED,
+                          marks=SLOW),
     "kl_div": Corpus(("kl_div",), ["builds", "correctness", "numerics"], check_domain_edge, ONE_SEED, marks=SLOW),
     "matmul_leaky_fp16": Corpus(("matmul_leaky_fp16",), ["builds", "correctness", "numerics"],
                                 check_reference_overflow, ONE_SEED),

@@ -68,7 +68,7 @@ class NumericsTool(Tool):
         # Rationale: every probe (determinism counts twice) fits the budget at the probe size.
         n_calls = len(plan(ctx, base, dict(base.case.params))) + 1
         params = affordable_params(ctx, base, min(self.case_cap_units, budget.total / n_calls))
-        for probe, case in plan(ctx, base, params):
+        for probe, case in plan(ctx, base, params, nominal_cap_units=self.case_cap_units):
             # Rationale: the plan is counted, not timed; a probe it or the backstop leaves out is
             # unverified (no pass without the check), and says how to run it.
             ref = ctx.session.reference(case)
@@ -105,6 +105,18 @@ class NumericsTool(Tool):
         for f in ctx.findings:
             if f.category == "low_precision_accumulator" and ev_id not in f.confirmed_by:
                 f.confirmed_by.append(ev_id)
+
+    def _clear_accumulators(self, ctx: ToolContext, ev_id: str, ev: Evaluation) -> None:
+        """The cancelling sums stayed within budget: an accumulator flagged statically did not lose precision
+        there. Said on the finding, with the probe's length: a running sum over more terms than each of
+        its lanes saw here may still round (a cleared finding is not proof for every size)."""
+        length = max((d.get("shape") or [0])[-1] for d in ev.ref.meta.get("inputs", []) if d.get("shape")) \
+            if ev.ref.ok else 0
+        note = (f" [cleared by {ev_id}: on exactly cancelling rows of {length} the error stayed within the budget "
+                f"against float64; longer sums per lane than that run are not covered]")
+        for f in ctx.findings:
+            if f.category == "low_precision_accumulator" and not f.confirmed_by and ev_id not in f.message:
+                f.message += note
 
     # -- accuracy at nominal inputs ----------------------------------------------------------
     def _accuracy(self, ctx: ToolContext, base: NominalRun) -> None:
@@ -180,6 +192,8 @@ class NumericsTool(Tool):
             ctx.add_evidence(self, outcome=c.outcome, defect=c.defect, reason=c.reason if c.outcome == "unverified"
                              else None, summary=f"{probe.title}: {c.reason}",
                              spans=ctx.submission_span(ev.error_line(ctx)), **common)
+        elif probe.name == "cancelling_sum" and (why := _inexact_reference(ev)) is not None:
+            ctx.add_evidence(self, outcome="info", summary=f"{probe.title}: not applicable, {why}", **common)
         else:
             j = ev.judgement
             assert j is not None
@@ -195,8 +209,10 @@ class NumericsTool(Tool):
                                     summary=f"{probe.title}: {lead}{j.summary}" + (f" ({advisory})" if advisory else ""),
                                     **common)
             if not j.ok and probe.name in ("float16", "float16_range", "float16_squares",
-                                                        "bfloat16_precision", "large_magnitude"):
+                                                        "bfloat16_precision", "large_magnitude", "cancelling_sum"):
                 self._confirm_accumulators(ctx, item.id)
+            elif j.ok and probe.name == "cancelling_sum":
+                self._clear_accumulators(ctx, item.id, ev)
 
     def _determinism(self, ctx: ToolContext, probe: NumericsProbe, case: Case, base: NominalRun | None) -> None:
         ref = ctx.session.reference(case)
@@ -257,3 +273,18 @@ class NumericsTool(Tool):
             self._record(ctx, probe, ev)
             return
         self._run_probe(ctx, probe, case, None)
+
+
+def _inexact_reference(ev: Evaluation) -> str | None:
+    """Why the cancelling-sum probe cannot judge: the reference itself is off by more than its output's
+    rounding on values whose sums are exact (a product or a nonlinear step: the inputs are not summed as
+    they are), or no float64 run measured it. None: it judges."""
+    b = ev.budget
+    if b is None or not b.available:
+        return f"no float64 run to judge exact sums ({b.reason if b is not None else 'none made'})"
+    off = [o for o in b.outputs if o.ref_max_err > o.floor]
+    if off:
+        o = off[0]
+        return (f"the reference's own error on output {o.path} ({o.ref_max_err:.3g}) exceeds one ULP of its "
+                f"largest value ({o.floor:.3g}): the task does not sum these values exactly as they are")
+    return None

@@ -66,6 +66,12 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
           "positive bfloat16 inputs (x + 4) over rows of 512 or more: a bfloat16 accumulator stops growing once "
           "its partial sum passes 2^8 times a term (8 significant bits); error budget vs float64",
           "low_precision_accumulation"),
+    NumericsProbe("cancelling_sum", "exactly cancelling halves along the last dim",
+          "values in [0.5, 1) on a coarse grid, the second half of the last dim the first half's negatives: "
+          "partial sums reach a quarter of the row's length while a row sums to under 2, and an fp32 "
+          "accumulator sums them exactly in any order, so a 16-bit running sum's rounding is all the error "
+          "there is; error budget vs float64 (run where the reference reduces one floating input and is "
+          "itself within an output ULP on these values)", "low_precision_accumulation"),
     NumericsProbe("determinism", "determinism", "two runs on the same inputs compared bitwise", "nondeterminism"),
 )}
 
@@ -142,8 +148,37 @@ def domain_edge_ops(ctx: ToolContext) -> list[str]:
     return sorted(set(_EDGE_OPS.findall(text)))
 
 
-def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[NumericsProbe, Case]]:
-    """The probe cases for this submission, in order (accuracy is judged separately)."""
+def _floating_inputs(base: NominalRun) -> int:
+    return sum(1 for d in base.evaluation.ref.meta.get("inputs", [])
+               if str(d.get("dtype", "")).startswith(("float", "bfloat")))
+
+
+def _numel(descs: list[dict]) -> int:
+    return max((math.prod(d.get("shape") or [1]) for d in descs if "shape" in d), default=0)
+
+
+def cancelling_sum_dtype(ctx: ToolContext, base: NominalRun) -> str | None | bool:
+    """Whether the cancelling-sum probe runs, and in which dtype (None: the case's own; False: it does not
+    run). Rationale: it runs where the reference reduces (its largest output is smaller than its input)
+    one floating input, so the exact cancellation is the task's own sum (two inputs multiply, and their
+    products are not exact); in fp16 for an fp32 task whose format casts (as the float16 probes do), in
+    the task's 16-bit dtype otherwise; bfloat16 only where the run setup computes it faithfully."""
+    meta = base.evaluation.ref.meta
+    if _floating_inputs(base) != 1 or not 0 < _numel(meta.get("outputs", [])) < _numel(meta.get("inputs", [])):
+        return False
+    native = ctx.submission.dtype or _input_dtype(base) or "float32"
+    if native == "float32":
+        return "float16" if format_of(ctx.submission).casts_dtype else None
+    if native == "bfloat16" and ctx.setup.unfaithful("bfloat16") is not None:
+        return False
+    return None if native in ("float16", "bfloat16") else False
+
+
+def plan(ctx: ToolContext, base: NominalRun, params: dict,
+         nominal_cap_units: float | None = None) -> list[tuple[NumericsProbe, Case]]:
+    """The probe cases for this submission, in order (accuracy is judged separately). The cancelling-sum
+    probe runs at the nominal sizes where one nominal call counts at most ``nominal_cap_units`` (its
+    partial sums grow with the row's length), at ``params`` otherwise."""
     sub = ctx.submission
     seed = base.case.seed
     share = max(1, _largest_input(base) // 8)
@@ -182,5 +217,10 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict) -> list[tuple[Numeric
                 and ctx.setup.unfaithful("bfloat16") is None):
             out.append(case("bfloat16_precision", [Transform(kind="shift", args={"offset": 4.0})],
                             dtype="bfloat16" if native == "float32" else None))
+    if (dtype := cancelling_sum_dtype(ctx, base)) is not False:
+        probe, c = case("cancelling_sum", [Transform(kind="mirror_halves", args={"seed": seed})], dtype=dtype)
+        if nominal_cap_units is not None and base.nominal_units <= nominal_cap_units:
+            c = c.model_copy(update={"params": dict(base.case.params)})
+        out.append((probe, c))
     out.append(case("determinism"))
     return out

@@ -10,6 +10,7 @@ touches by index (``inputs: [0, 2]``); without ``inputs`` it touches every float
 
 from __future__ import annotations
 
+import math
 import zlib
 
 from collections.abc import Callable
@@ -128,6 +129,39 @@ def _scale(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
 def _shift(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
     """A mean far from zero with the same spread: catastrophic cancellation in E[x^2]-E[x]^2."""
     return t + float(args.get("offset", 1000.0))
+
+
+# Rationale: an fp32 running sum is exact while every partial sum is a multiple of the values' granularity
+# below 2^24 of it; the values' magnitude (< 1) times the longest dimension bounds every partial sum, so
+# this many significant bits keep any summation order exact (23, not 24: one bit of headroom).
+_EXACT_SUM_BITS = 23
+
+
+@transform("mirror_halves")
+def _mirror_halves(t: torch.Tensor, args: dict[str, Any]) -> torch.Tensor:
+    """Sums that cancel exactly: along the last dim the first half holds values in [0.5, 1) drawn by
+    ``seed``, the second half their negatives in the same order, except the first, kept positive, so a
+    row sums to twice its first value (an odd middle element is 0). Partial sums grow to a quarter of the
+    row's length and come back, in any summation order; the values carry so few significant bits (at
+    most the dtype's, and ``_EXACT_SUM_BITS`` minus log2 of the longest dim) that an fp32 (or wider)
+    accumulator sums them exactly in every order, while a 16-bit accumulator rounds once its partial
+    sums pass a few units. Tensors with fewer than two elements along the last dim are left alone."""
+    if not t.is_floating_point() or t.dim() == 0 or t.shape[-1] < 2:
+        return t
+    n = t.shape[-1]
+    longest = max(t.shape)
+    mantissa = round(-math.log2(torch.finfo(t.dtype).eps)) + 1
+    bits = max(2, min(mantissa, _EXACT_SUM_BITS - (longest - 1).bit_length()))
+    gen = torch.Generator().manual_seed(int(args.get("seed", 0)))
+    half = n // 2
+    steps = 2 ** (bits - 1)  # values k / 2^bits for k in [steps, 2 * steps): [0.5, 1) on the grid
+    k = torch.randint(steps, 2 * steps, (*t.shape[:-1], half), generator=gen, dtype=torch.int64)
+    v = k.to(torch.float64) / 2.0 ** bits
+    neg = -v
+    neg[..., 0] = v[..., 0]
+    middle = [torch.zeros((*t.shape[:-1], 1), dtype=torch.float64)] if n % 2 else []
+    out = torch.cat([v, *middle, neg], dim=-1)
+    return out.to(dtype=t.dtype, device=t.device).contiguous()
 
 
 @transform("round_to")

@@ -76,3 +76,29 @@ def test_simplify_values_levels_keep_shape_and_are_exact(dtype: torch.dtype) -> 
     assert torch.equal(_one(idx, "simplify_values", level="ones"), idx)  # integer inputs untouched
     with pytest.raises(ValueError, match="unknown simplify_values level"):
         _one(x, "simplify_values", level="zeros")
+
+
+@pytest.mark.parametrize(("shape", "dtype"), [((64, 8192), torch.float16), ((4, 7), torch.float32),
+                                              ((3, 1 << 16), torch.bfloat16)])
+def test_mirror_halves_sums_exactly_in_fp32_whatever_the_order(shape: tuple[int, ...], dtype: torch.dtype) -> None:
+    x = _one(torch.zeros(shape, dtype=dtype), "mirror_halves", seed=3)
+    assert x.shape == shape and x.dtype == dtype
+    exact = x.double().sum(-1)
+    half = shape[-1] // 2
+    assert torch.equal(x[..., half + shape[-1] % 2 + 1:], -x[..., 1:half])  # mirrored, negated
+    assert ((exact >= 1) & (exact < 2)).all()  # a row sums to twice its first value
+    a = x.float()
+    for total in (a.sum(-1), a.flip(-1).cumsum(-1)[..., -1], a.cumsum(-1)[..., -1],
+                  a.reshape(*shape[:-1], -1, 2 if shape[-1] % 2 == 0 else 1).sum(-2).sum(-1)):
+        assert torch.equal(total.double(), exact)
+
+
+def test_mirror_halves_rounds_in_a_16_bit_running_sum() -> None:
+    """fp16 lanes, as a BLOCK=256 Triton accumulator over 64 x 8192: past the error budget's 64 ULPs."""
+    x = _one(torch.zeros(64, 8192, dtype=torch.float16), "mirror_halves", seed=1)
+    acc = torch.zeros(64, 256, dtype=torch.float16)
+    for chunk in x.split(256, dim=1):
+        acc = acc + chunk
+    exact = x.double().sum(1)
+    err = (acc.double().sum(1) - exact).abs().max()
+    assert err > 64 * torch.finfo(torch.float16).eps * exact.abs().max()
