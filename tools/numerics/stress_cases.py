@@ -39,7 +39,8 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
           "inputs scaled by 1e3: overflow in exp/sum, error budget for linear ops", "large_magnitude"),
     NumericsProbe("small_magnitude", "small magnitudes (inputs x1e-3)",
           "inputs scaled by 1e-3: an epsilon placed wrongly (outside a sqrt, added to the norm instead of the "
-          "variance) or a fixed threshold stands out once the spread is comparable to it", "small_magnitude"),
+          "variance) or a fixed threshold stands out once the spread is comparable to it", "small_magnitude",
+          "correctness"),
     NumericsProbe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
           "inputs shifted by 1e3 with the same spread: cancellation in E[x^2]-E[x]^2", "cancellation"),
     NumericsProbe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
@@ -77,7 +78,10 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
 _MAGNITUDE = 1e3
 # Rationale: x1e-3 makes a unit-variance input's variance 1e-6, below the 1e-5 epsilon of LayerNorm and
 # GroupNorm and near RMSNorm's 1e-6, so where the epsilon sits decides the output, while every value
-# (and its square, 1e-6 * 25 at most) stays a normal float32 far above the subnormal range.
+# (and its square, 1e-6 * 25 at most) stays a normal float32 far above the subnormal range. Judged by the
+# tolerance first (mode correctness): next to the reference's tiny own error at these magnitudes, a
+# budget alone would fail exp(x) - 1 written for expm1 (1e-7 off on outputs of 1e-3), which is not
+# what this probe is for; an epsilon in the wrong place is off by the output's own size.
 _SMALL = 1e-3
 _NAN_COUNT, _INF_COUNT = 3, 2
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from tools.engine.harness.case import Case
-from tools.numerics.stress_cases import plan
+from tools.numerics.stress_cases import PROBES, plan
 
 
 def _plan(dtype: str) -> dict[str, Case]:
@@ -23,6 +23,7 @@ def test_small_magnitude_scales_float32_inputs_by_1e_minus_3() -> None:
     case = _plan("float32")["small_magnitude"]
     assert case.id == "numerics-small_magnitude"
     assert [(t.kind, t.args) for t in case.transforms] == [("scale", {"factor": 1e-3})]
+    assert PROBES["small_magnitude"].mode == "correctness"  # the tolerance decides before the budget
 
 
 def test_small_magnitude_is_not_run_on_float16_tasks() -> None:
