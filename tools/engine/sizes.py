@@ -4,10 +4,13 @@ Size knobs: KernelBench module-level integer constants that ``get_inputs``/``get
 read (directly or through other module-level assignments, so ``N = batch * dim`` counts its
 parts); GPU MODE / manifest integer generator kwargs other than ``seed``.
 
+A tuple of int constants (KernelBench's ``input_shape = (4096,)``) gives one knob per element,
+named ``input_shape[0]``; tools/engine/harness/loader.py rebinds such a name.
+
 Values tried for a knob of nominal value ``n`` (``candidates``): 1, small primes, one below and
 one above every block size (powers of two in the submission's source, integer constexprs of its
-real launches) and ``n`` itself when it is a power of two, and a larger odd size. The caller
-drops what its memory and time budget cannot afford.
+real launches) and ``n`` itself when it is a power of two, a tile and a half of the largest block,
+and a larger odd size. The caller drops what its memory and time budget cannot afford.
 """
 
 from __future__ import annotations
@@ -58,9 +61,28 @@ def size_knobs(reference_source: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for name in sorted(seen):
         v = assigned[name]
-        if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool) and v.value > 0:
+        if _positive_int(v):
             out[name] = v.value
+        elif isinstance(v, ast.Tuple) and v.elts and all(_positive_int(e) for e in v.elts):
+            out |= {element_knob(name, i): e.value for i, e in enumerate(v.elts)}
     return out
+
+
+def _positive_int(v: ast.expr) -> bool:
+    return isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool) and v.value > 0
+
+
+def element_knob(name: str, index: int) -> str:
+    """The knob name of element ``index`` of the tuple constant ``name``."""
+    return f"{name}[{index}]"
+
+
+def split_knob(knob: str) -> tuple[str, int | None]:
+    """``input_shape[0]`` -> ("input_shape", 0); a plain constant's name -> (name, None)."""
+    name, sep, rest = knob.partition("[")
+    if sep and rest.endswith("]") and rest[:-1].isdigit():
+        return name, int(rest[:-1])
+    return knob, None
 
 
 def int_kwargs(params: dict[str, Any]) -> dict[str, int]:
@@ -102,6 +124,12 @@ def candidates(nominal: int, blocks: Iterable[int], others: Iterable[int] = ()) 
         vals |= {b - 1, b + 1}
     if _pow2(nominal):
         vals |= {nominal - 1, nominal + 1}
+    # Rationale: block + 1 puts a single element in a second tile, where state carried from tile to
+    # tile (an online softmax's running max and sum, a blocked scan's carry) is almost never
+    # exercised; with a tile and a half the later tile is half full, so it holds the running maximum
+    # in about a third of the rows and its carry-in matters for every element.
+    if big := max((b for b in blocks if b >= 2), default=0):
+        vals.add(big + big // 2 + 1)
     vals.add(2 * nominal + 1)
     vals |= set(others)
     return sorted(v for v in vals if v >= 1 and v != nominal)

@@ -37,6 +37,10 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
           "error vs the float64 reference relative to the native reference's own", "precision_loss"),
     NumericsProbe("large_magnitude", "large magnitudes (inputs x1e3)",
           "inputs scaled by 1e3: overflow in exp/sum, error budget for linear ops", "large_magnitude"),
+    NumericsProbe("small_magnitude", "small magnitudes (inputs x1e-3)",
+          "inputs scaled by 1e-3: an epsilon placed wrongly (outside a sqrt, added to the norm instead of the "
+          "variance) or a fixed threshold stands out once the spread is comparable to it", "small_magnitude",
+          "correctness"),
     NumericsProbe("shifted_mean", "shifted mean, small variance (inputs + 1e3)",
           "inputs shifted by 1e3 with the same spread: cancellation in E[x^2]-E[x]^2", "cancellation"),
     NumericsProbe("nan", "NaN inputs", "NaN injected at 3 positions per input: positions must match the reference's",
@@ -78,6 +82,13 @@ PROBES: dict[str, NumericsProbe] = {p.name: p for p in (
 # Rationale: 1e3 overflows exp() of typical logits (exp(88) is fp32's limit) while staying far
 # from fp32/fp16 overflow for the inputs themselves; the same offset makes E[x^2] ~1e6 x Var[x].
 _MAGNITUDE = 1e3
+# Rationale: x1e-3 makes a unit-variance input's variance 1e-6, below the 1e-5 epsilon of LayerNorm and
+# GroupNorm and near RMSNorm's 1e-6, so where the epsilon sits decides the output, while every value
+# (and its square, 1e-6 * 25 at most) stays a normal float32 far above the subnormal range. Judged by the
+# tolerance first (mode correctness): next to the reference's tiny own error at these magnitudes, a
+# budget alone would fail exp(x) - 1 written for expm1 (1e-7 off on outputs of 1e-3), which is not
+# what this probe is for; an epsilon in the wrong place is off by the output's own size.
+_SMALL = 1e-3
 _NAN_COUNT, _INF_COUNT = 3, 2
 
 
@@ -198,6 +209,10 @@ def plan(ctx: ToolContext, base: NominalRun, params: dict,
         case("negative_zero", [Transform(kind="inject", args={"value": "-0", "count": share, "seed": seed})]),
         case("subnormal", [Transform(kind="inject", args={"value": "subnormal", "count": share, "seed": seed})]),
     ]
+    # Rationale: float32/float64 only: in float16 the squares of x1e-3 inputs are subnormal or zero for the
+    # reference too, which tests the dtype's range rather than the kernel.
+    if (_input_dtype(base) or sub.dtype or "float32") in ("float32", "float64"):
+        out.insert(1, case("small_magnitude", [Transform(kind="scale", args={"factor": _SMALL})]))
     if domain_edge_ops(ctx):
         out.append(case("exact_zero", [Transform(kind="inject", args={"value": "0", "count": share, "seed": seed,
                                                                    "per_input": True})]))

@@ -11,7 +11,7 @@ from reviewer.core.errors import IngestError, UsageError
 from reviewer.core.submission import Manifest, NominalCase, Submission
 from tools.engine.formats.base import InitRequest, Scaffold, SubmissionFormat, pick_reference, pick_submission
 from tools.engine.pysource import PyFacts
-from tools.engine.sizes import int_kwargs, size_knobs
+from tools.engine.sizes import int_kwargs, size_knobs, split_knob
 
 # KernelBench's eval: allclose with atol = rtol = this per precision (its first release used 1e-2 for every
 # dtype, the tolerance of the public zeros report; the stricter fp32 value is the one judged here).
@@ -92,13 +92,13 @@ class KernelBenchFormat(SubmissionFormat):
         return {k: v for k, v in params.items() if isinstance(v, int) and not isinstance(v, bool) and k != "seed"}
 
     def probe_base(self, sub: Submission, keys: set[str]) -> tuple[dict[str, Any], dict[str, Any]] | str:
-        unknown = sorted(keys - set(sub.size_constants))
+        unknown = sorted(k for k in keys if _constant(sub, k) is None)
         if unknown:
             return f"{', '.join(unknown)} not among the reference's size constants {sorted(sub.size_constants)}"
         return {}, dict(sub.size_constants)
 
     def is_nominal_size(self, sub: Submission, params: dict[str, Any]) -> bool:
-        return all(sub.size_constants.get(k) == v for k, v in params.items() if k != "seed")
+        return all(_constant(sub, k) == v for k, v in params.items() if k != "seed")
 
     def knobs_text(self, sub: Submission) -> list[str]:
         sizes = {k: v for k, v in sub.size_constants.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
@@ -108,3 +108,17 @@ class KernelBenchFormat(SubmissionFormat):
     def task_tolerance(self, dtype: str) -> tuple[float, float, str] | None:
         tol = TOLERANCE.get(dtype, 1e-4)
         return tol, tol, f"KernelBench allclose atol=rtol={tol:g} for {dtype}"
+
+
+def _constant(sub: Submission, knob: str) -> Any:
+    """The nominal value of a size knob: a module-level constant, or one element of a tuple
+    constant (``input_shape[0]``, tools/engine/sizes.py); None where the reference has none."""
+    if knob in sub.size_constants:
+        return sub.size_constants[knob]
+    name, index = split_knob(knob)
+    if index is None:
+        return None
+    try:
+        return size_knobs(sub.source(sub.reference_file)).get(knob)
+    except OSError:
+        return None

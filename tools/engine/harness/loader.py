@@ -26,6 +26,13 @@ class _Rebind(ast.NodeTransformer):
                 if isinstance(t, ast.Name) and t.id in self.overrides:
                     stmt.value = ast.Constant(self.overrides[t.id])
                     self.seen.add(t.id)
+                elif isinstance(t, ast.Name) and isinstance(stmt.value, ast.Tuple):
+                    # a tuple's elements are knobs of their own: ``input_shape[0]`` (tools/engine/sizes.py)
+                    for i, element in enumerate(stmt.value.elts):
+                        key = f"{t.id}[{i}]"
+                        if key in self.overrides and not isinstance(element, ast.Starred):
+                            stmt.value.elts[i] = ast.Constant(self.overrides[key])
+                            self.seen.add(key)
         return node
 
 
@@ -33,7 +40,8 @@ def import_file(path: Path, module_name: str, overrides: dict[str, Any] | None =
     """Execute ``path`` as module ``module_name``.
 
     With ``overrides``, top-level assignments ``NAME = ...`` are rewritten to the given constants
-    *before* the module runs, so constants derived from them (``N = batch * dim``) follow.
+    *before* the module runs, so constants derived from them (``N = batch * dim``) follow; a key
+    ``NAME[i]`` rewrites element ``i`` of a tuple assignment (``input_shape = (4096,)``).
     """
     path = Path(path)
     folder = str(path.parent)

@@ -39,6 +39,15 @@ def test_candidates_bracket_blocks_and_powers_of_two() -> None:
     assert vals == sorted(vals) and 256 not in vals
     assert {1, 2, 3, 255, 257, 1023, 1025, 513} <= set(vals)
     assert 999 not in candidates(1000, set())  # n-1 only for powers of two
+    # a tile and a half of the largest block: the later tile is half full, so state carried across
+    # tiles (a running max, a scan's carry) matters there
+    assert 1537 in candidates(512, {64, 1024}) and 97 not in candidates(512, {64, 1024})
+
+
+def test_tuple_constants_give_one_knob_per_element() -> None:
+    ref = "batch_size = 16\ninput_shape = (200, 3)\nflags = (1, True)\ndef get_inputs():\n" \
+          "    return [torch.randn(batch_size, *input_shape)]\ndef get_init_inputs():\n    return [flags]\n"
+    assert size_knobs(ref) == {"batch_size": 16, "input_shape[0]": 200, "input_shape[1]": 3}
 
 
 def test_tail_fact_flat_and_per_row() -> None:
