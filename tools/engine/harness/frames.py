@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -63,6 +64,29 @@ def kind_of(filename: str) -> str:
     if filename.startswith(_ROOTS):
         return "library"
     return "user"
+
+
+def frozen_kind_of() -> Callable[[str], str]:
+    """``kind_of`` with the harness folder and library roots of now held in a closure.
+
+    Rationale: the out-of-band alarm (tools/engine/harness/alarm.py) must attribute events by what
+    was true when it was installed: a submission that rebinds this module's globals (reached through
+    any harness function's ``__globals__``, which is not audited) must not turn its own files into
+    library files for it."""
+    harness, roots = _HARNESS, _ROOTS
+
+    def kind(filename: str) -> str:
+        if filename.startswith(("<frozen", "<built-in")):
+            return "library"
+        if filename.startswith("<"):
+            return "user"
+        if filename.startswith(harness):
+            return "harness"
+        if filename.startswith(roots):
+            return "library"
+        return "user"
+
+    return kind
 
 
 def origin(frame: FrameType | None, root: str | None = None, *, skip: frozenset[str] = frozenset(),

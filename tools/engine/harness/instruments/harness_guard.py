@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from types import FunctionType, ModuleType
 from typing import Any
 
+import tools.engine.harness.alarm as alarm
 import tools.engine.harness.frames as frames
 from tools.engine.harness.instruments import instrument
 from tools.engine.sandbox.own_modules import is_own
@@ -56,7 +57,13 @@ EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob", "sys._getframe", "sys
           "sys.setprofile", "sys.addaudithook", "subprocess.Popen", "os.system", "os.exec", "os.fork",
           "os.forkpty", "os.posix_spawn", "os.spawn", "os.kill", "os.killpg", "socket.connect",
           "socket.bind", "os.putenv", "os.unsetenv", "ctypes.dlopen", "os.remove", "os.rename",
-          "os.truncate", "shutil.rmtree", "os.chmod"}
+          "os.truncate", "shutil.rmtree", "os.chmod", "object.__getattr__", "ctypes.dlsym", "ctypes.dlsym/handle"}
+# Rationale: the events that hand out a frame are judged as the out-of-band alarm judges them
+# (tools/engine/harness/alarm.py: which attribute or symbol, which caller), so a reply names what the
+# alarm names and the parent can tell a reply that was rewritten from one that never saw the event.
+_FRAME_EVENTS = alarm.WATCHED & EVENTS
+_describe_frame_event = alarm.classifier(frames.kind_of)
+_frame_site = alarm.attribution(frames.kind_of)
 # Rationale: file events count even when a library does the opening for the user (torch.load);
 # the rest only when the user's own line raises them (libraries legitimately spawn, walk stacks...).
 _DEEP = {"open", "os.listdir", "os.scandir", "glob.glob", "os.remove", "os.rename", "os.truncate",
@@ -140,6 +147,8 @@ def _describe_arg(event: str, args: tuple[Any, ...]) -> str:
         return repr(args[:2])[:300]
     if event in ("os.putenv", "os.unsetenv") and args:
         return repr(args[0])[:100]
+    if event in _FRAME_EVENTS:
+        return _describe_frame_event(event, args) or ""
     return ""
 
 
@@ -191,12 +200,21 @@ def _quiet_path(event: str, args: tuple[Any, ...]) -> bool:
 
 
 def _hook(event: str, args: tuple[Any, ...]) -> None:
-    if event not in EVENTS or _STATE["busy"] or _quiet_path(event, args):
+    if event not in EVENTS or _STATE["busy"]:
+        return
+    if event == "object.__getattr__" and (len(args) < 2 or args[1] not in alarm.FRAME_ATTRS):
+        return  # f_code, __code__: the common case, left first
+    if event in _FRAME_EVENTS and _describe_frame_event(event, args) is None:
+        return  # f_code, __code__, a driver symbol: no frame handed out
+    if _quiet_path(event, args):
         return
     _STATE["busy"] = True
     try:
         caller = sys._getframe(1)
-        if event in _DEEP:
+        if event in _FRAME_EVENTS:
+            user = _frame_site(caller, event)
+            site = frames.user_site(user, _STATE["root"]) if user is not None else None
+        elif event in _DEEP:
             site = frames.user_site(caller, _STATE["root"])
         else:
             kind = frames.kind_of(caller.f_code.co_filename)

@@ -1,0 +1,164 @@
+"""The out-of-band alarm: the submission's first reach for a frame, written to the parent as it happens.
+
+Everything a child puts in its reply can be rewritten by code that holds a frame of the harness: from
+a frame it walks ``f_back`` to the request loop and replaces a cell of the sealed reply closure
+(``cell_contents`` is writable, and neither that nor ``f_back``/``f_locals`` is audited:
+tests/data/sandbox/hostile/forge_reply_cell.py). Every way to *obtain* a first frame (or the objects
+that lead to one) raises an audit event before the object is handed out: ``sys._getframe``,
+``sys._current_frames``, the ``tb_frame``/``gi_frame``/``cr_frame``/``ag_frame`` attributes, the
+``gc`` walkers, a trace or profile function, and ``ctypes`` looking up a symbol of the Python C API
+(``PyEval_GetFrame``). The hook installed here writes one short JSON line to a pipe of its own for
+each such event whose site is the submission's own line, before the event returns: bytes in the pipe
+are the parent's, and whatever the code does with the frame afterwards cannot take them back.
+
+Attribution is the guard's (tools/engine/harness/frames.py): the immediate caller is the user's file.
+A library walking the stack on its own (typing, enum, collections.namedtuple, pydantic, Triton) is not
+the submission (issue 27). The exception: the standard library functions whose job is to hand frames
+to their caller (``inspect.currentframe``, ``inspect.stack``, ``traceback.walk_stack``...), called
+from the user's line, are charged to that line. Compiling code under a library's or the harness's
+file name is charged too: events raised by such code would otherwise be attributed to the library.
+
+Rationale for the shape: everything the hook uses is taken when it is installed (``os.write``, the
+descriptor, the C JSON string encoder, the frozen file classification) and held in its closure, which
+nothing outside the interpreter's hook list refers to; rebinding module globals afterwards does not
+change it. The descriptor is non-blocking and each record is one write under ``PIPE_BUF`` bytes, so
+a record is all there or absent, and a full pipe never blocks the child.
+"""
+
+from __future__ import annotations
+
+import _thread
+import ctypes
+import inspect
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from types import FrameType
+
+import tools.engine.harness.frames as frames
+
+# attributes that hand out a frame (``f_code``/``__code__`` are audited too, but libraries read them
+# all the time and they lead to no frame)
+FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+# events that hand out a frame, or every live object (the request loop's frame among them), or install
+# a function that is handed frames
+FRAME_EVENTS = frozenset({"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers",
+                          "gc.get_referents", "sys.settrace", "sys.setprofile"})
+# looking up a C API symbol through ctypes (``ctypes.pythonapi.PyEval_GetFrame``); other symbols are
+# what CUDA code uses ctypes for (driver and runtime entry points)
+SYMBOL_EVENTS = frozenset({"ctypes.dlsym", "ctypes.dlsym/handle"})
+# code given a file name: one outside the user's files makes later events look like a library's
+COMPILE_EVENTS = frozenset({"compile", "code.__new__"})
+WATCHED = FRAME_EVENTS | SYMBOL_EVENTS | COMPILE_EVENTS | {"object.__getattr__"}
+# the standard library functions that return frames to their caller
+HANDERS = {inspect.__file__: frozenset({"currentframe", "stack", "trace", "getouterframes", "getinnerframes"}),
+           traceback.__file__: frozenset({"walk_stack", "walk_tb"})}
+# ``ctypes.pythonapi.PyEval_GetFrame`` raises ``ctypes.dlsym`` inside ctypes' own ``__getattr__``: for
+# those events the frames of the ctypes package are passed through to the line that asked
+_CTYPES = os.path.dirname(ctypes.__file__) + os.sep
+MAX_ALARMS = 32
+_RECORD_MAX = 3000  # under PIPE_BUF (4096): one atomic write
+
+
+def attribution(kind_of: Callable[[str], str]) -> Callable[[FrameType | None, str], FrameType | None]:
+    """``site(caller, event)``: the user's frame an audited frame access is charged to, or None.
+
+    ``caller`` is the frame that called the audited function. It is charged when it is the user's; or
+    when it is one of the standard library functions that hand frames out (``HANDERS``), reached
+    (through others of them) from the user's line; a symbol lookup is charged to the line that made
+    ctypes look it up. ``kind_of`` classifies a file name. Every name the returned function uses is a
+    closure variable (no global or builtin is looked up when it runs)."""
+    handers = dict(HANDERS)
+    empty = frozenset()
+    symbol_events, via_ctypes = SYMBOL_EVENTS, _CTYPES
+
+    def site(caller: FrameType | None, event: str) -> FrameType | None:
+        if event in symbol_events:
+            while caller is not None and caller.f_code.co_filename.startswith(via_ctypes):
+                caller = caller.f_back
+        if caller is None:
+            return None
+        name = caller.f_code.co_filename
+        if name not in handers:
+            return caller if kind_of(name) == "user" else None
+        outer, frame = "", caller
+        while frame is not None and frame.f_code.co_filename in handers:
+            code = frame.f_code
+            outer = code.co_name if code.co_name in handers.get(code.co_filename, empty) else ""
+            frame = frame.f_back
+        if frame is not None and outer and kind_of(frame.f_code.co_filename) == "user":
+            return frame
+        return None
+
+    return site
+
+
+def classifier(kind_of: Callable[[str], str]) -> Callable[[str, tuple[object, ...]], str | None]:
+    """``describe(event, args)``: the argument an alarm names for ``event`` (the attribute, symbol or
+    file name; ``""`` for none), or None when the event hands out no frame. Closure variables only."""
+    frame_attrs, frame_events, symbol_events, compile_events = FRAME_ATTRS, FRAME_EVENTS, SYMBOL_EVENTS, COMPILE_EVENTS
+    is_instance, length, fsdecode, text, data = isinstance, len, os.fsdecode, str, bytes
+    api = ("Py", "_Py")
+
+    def describe(event: str, args: tuple[object, ...]) -> str | None:
+        name = args[1] if length(args) > 1 else None
+        if event == "object.__getattr__":
+            return name if is_instance(name, text) and name in frame_attrs else None
+        if event in frame_events:
+            return ""
+        if event in symbol_events:
+            return name if is_instance(name, text) and name.startswith(api) else None
+        if event in compile_events:
+            path = fsdecode(name) if is_instance(name, (text, data)) else None
+            return path[:500] if path is not None and kind_of(path) != "user" else None
+        return None
+
+    return describe
+
+
+def install(fd: int) -> None:
+    """Add the alarm hook (it cannot be removed); ``fd`` is the write end of the alarm pipe."""
+    write, get_ident, getframe = os.write, _thread.get_ident, sys._getframe
+    escape = getattr(json.encoder, "c_encode_basestring_ascii", None) or json.encoder.encode_basestring_ascii
+    kind_of = frames.frozen_kind_of()
+    site_of, describe = attribution(kind_of), classifier(kind_of)
+    watched, frame_attrs, limit, most = WATCHED, FRAME_ATTRS, MAX_ALARMS, _RECORD_MAX
+    length, number, failure = len, int, BaseException
+    os.set_blocking(fd, False)
+    os.set_inheritable(fd, False)
+    busy: set[int] = set()
+    seen: set[tuple[str, str, int]] = set()
+
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        if event not in watched:
+            return
+        if event == "object.__getattr__" and (length(args) < 2 or args[1] not in frame_attrs):
+            return  # f_code, __code__: the common case, left first
+        me = get_ident()
+        if me in busy:
+            return
+        busy.add(me)
+        try:
+            arg = describe(event, args)
+            if arg is None:
+                return
+            site = site_of(getframe(1), event)
+            if site is None:
+                return
+            code = site.f_code
+            key = (event, code.co_filename, site.f_lineno)
+            if key in seen or length(seen) >= limit:
+                return
+            seen.add(key)
+            record = (f'{{"event": {escape(event)}, "arg": {escape(arg)}, "file": {escape(code.co_filename[:1000])}, '
+                      f'"line": {number(site.f_lineno or 0)}, "function": {escape(code.co_name[:200])}}}\n').encode()
+            if length(record) <= most:
+                write(fd, record)
+        except failure:  # noqa: S110 - an audit hook must never raise into the audited code
+            pass
+        finally:
+            busy.discard(me)
+
+    sys.addaudithook(hook)
