@@ -210,6 +210,9 @@ class SandboxSession:
         # out of every child's disk budget (tools/engine/sandbox/disk.py)
         self.owned: set[tuple[int, int]] = set()
         self._load_results: dict[str, CallResult] = {}
+        self.alarms: list[dict[str, Any]] = []
+        """Every alarm record any child of this session wrote out of band (tools/engine/harness/alarm.py),
+        in order, whichever tool's request it came during: shared by all the session's workers."""
         self._ref_cache: dict[str, ReferenceRun] = {}
         self._counter = 0
         self.paired: tuple[str, ...] = _PAIR
@@ -254,7 +257,7 @@ class SandboxSession:
         env.update(env_extra or {})
         return SandboxWorker(role, workdir, limits or self.limits, env_extra=env, preludes=list(self.setup.preludes),
                              child_config=self.child_config(), wrapper=wrapper, gpu=gpu.for_device(self.device),
-                             writable=writable, owned=self.owned, pid_target=pid_target)
+                             writable=writable, owned=self.owned, pid_target=pid_target, alarm_sink=self.alarms)
 
     def xfer_for(self, role: str) -> Path:
         return self.xfer if role == "reference" else self.sub_xfer
@@ -420,6 +423,26 @@ class SandboxSession:
         w = self._workers.get(role)
         pid = w.ready_info.get("pid") if w is not None and isinstance(w.ready_info, dict) else None
         return pid if isinstance(pid, int) else None
+
+    def submission_alarms(self) -> list[dict[str, Any]]:
+        """The alarms the submission's children raised in this session (the reference child runs the task's
+        code, not the submission's), each file named relative to the submission's folder as the child saw it."""
+        out = []
+        for a in self.alarms:
+            if a.get("role") == "reference":
+                continue
+            path = a.get("file")
+            if isinstance(path, str) and path:
+                src = self.root / str(a.get("role")) / "src"
+                try:
+                    path = str(Path(path).relative_to(src))
+                except ValueError:
+                    try:  # a session folder reached through a link
+                        path = str(Path(path).resolve().relative_to(src.resolve()))
+                    except (ValueError, OSError):
+                        path = path if path.startswith("<") else os.path.basename(path)
+            out.append({**a, "file": path} if path else dict(a))
+        return out
 
     def load_submission(self) -> CallResult:
         return self._ensure_loaded("submission")

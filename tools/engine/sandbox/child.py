@@ -83,6 +83,10 @@ def boot(config: dict) -> int:
         return main(req_fd, resp_fd, config)
     os.close(req_fd)
     os.close(resp_fd)
+    if config.get("alarm_fd") is not None:
+        # Rationale: the serving process holds the only write end, so the parent sees the pipe close
+        # if that process closes it (tools/engine/sandbox/worker.py ``_drain_alarms``)
+        os.close(int(config["alarm_fd"]))
     return _reap(pid)
 
 
@@ -130,6 +134,12 @@ def main(req_fd: int, resp_fd: int, config: dict) -> int:
 
         torch.set_num_threads(int(config.get("threads", 1)))
         import tools.engine.harness.instruments.harness_guard as harness_guard
+        import tools.engine.harness.alarm as alarm
+
+        if config.get("alarm_fd") is not None:
+            # Rationale: before the withdrawal and the ready message, so before any code of the task or
+            # the submission runs (tools/engine/harness/alarm.py)
+            alarm.install(int(config["alarm_fd"]))
         import tools.engine.harness.ops as ops
         from tools.engine.sandbox.libraries import origins
         from tools.engine.sandbox.own_modules import withdraw

@@ -9,6 +9,7 @@ or garbage on the pipe ends in a typed ``ChildCrash``, never in an exception or 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import json
 import logging
 import os
@@ -44,6 +45,9 @@ _log = logging.getLogger(__name__)
 CHILD_MODULE = "tools.engine.sandbox.child"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
 _MAX_MESSAGE = 16 * 2**20
+# Rationale: the child writes at most 32 short records (tools/engine/harness/alarm.py); anything past
+# this is a submission writing to the alarm pipe itself, which is reported once, not read on
+MAX_ALARM_BYTES = 256 * 2**10
 _TAIL = 4000
 # child logs: trimmed to their last LOG_KEEP bytes before a call once they pass LOG_CAP
 LOG_CAP = 64 * 2**20
@@ -52,6 +56,9 @@ LOG_KEEP = 1 * 2**20
 # stdout/stderr tails): a backstop for machines where the child cannot be put in namespaces and so
 # can read its ancestors' /proc/<pid>/environ (tools/engine/sandbox/isolation.py).
 _SECRETS = secret_values()
+
+# numbers every child this reviewer starts, so alarms name their child across workers and restarts
+_SERIALS = itertools.count(1)
 
 CrashKind = Literal["timeout", "signal", "exit", "protocol", "startup", "oom", "disk"]
 
@@ -83,6 +90,11 @@ class CallResult(BaseModel):
     duration_s: float = 0.0
     stdout_tail: str = ""
     stderr_tail: str = ""
+    alarms: list[dict[str, Any]] = []
+    """Alarm records the child wrote out of band (tools/engine/harness/alarm.py) since the previous
+    call, read by the parent itself: the reply's contents cannot take them back."""
+    child: str = ""
+    """Which child answered (``role#n``): alarms with the same ``child`` came from this process."""
 
     def failure_text(self) -> str:
         if self.crash is not None:
@@ -95,6 +107,20 @@ class CallResult(BaseModel):
         if self.error is not None:
             return f"{self.error.get('type')}: {self.error.get('message')}"
         return ""
+
+
+def _alarm_record(line: bytes) -> dict[str, Any]:
+    """One line of the alarm pipe as a record: event, arg, file, line, function (all checked), or an
+    ``unreadable`` record for anything else (the child's alarm hook writes nothing else)."""
+    try:
+        raw = json.loads(line)
+    except (ValueError, RecursionError):
+        raw = None
+    if isinstance(raw, dict) and isinstance(raw.get("event"), str) and isinstance(raw.get("file"), str) \
+            and isinstance(raw.get("line"), int):
+        return {"event": raw["event"][:100], "arg": str(raw.get("arg", ""))[:500], "file": raw["file"][:1000],
+                "line": raw["line"], "function": str(raw.get("function", ""))[:200]}
+    return {"event": "unreadable alarm record", "arg": redact(line[:200].decode("utf-8", "replace"), _SECRETS)}
 
 
 def _venv_without_user_site() -> bool:
@@ -214,6 +240,7 @@ class SandboxWorker:
         gpu: GpuAccess | None = None,
         owned: set[tuple[int, int]] | None = None,
         pid_target: int | None = None,
+        alarm_sink: list[dict[str, Any]] | None = None,
     ) -> None:
         self.name = name
         self.pid_target = pid_target
@@ -236,6 +263,13 @@ class SandboxWorker:
         self.proc: subprocess.Popen[bytes] | None = None
         self._req_w: int | None = None
         self._resp_r: int | None = None
+        self._alarm_r: int | None = None
+        self._alarm_buf = b""
+        self._alarm_bytes = 0
+        self._alarm_closed = False
+        self._serial = 0
+        self.alarm_sink = alarm_sink if alarm_sink is not None else []
+        """Every alarm record of this worker's children, in order (a session shares one list among its workers)."""
         self._buf = b""
         self.starts = 0
         self.requests = 0
@@ -298,6 +332,10 @@ class SandboxWorker:
         env = {k: v for k, v in env.items() if not k.startswith("PYTHON")}
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
+        # Rationale: the alarm pipe (tools/engine/harness/alarm.py), a third channel the request loop
+        # never touches; its read end is the parent's only
+        alarm_r, alarm_w = os.pipe()
+        os.set_blocking(alarm_r, False)
         config = {
             "name": self.name,
             "preludes": self.preludes,
@@ -306,10 +344,11 @@ class SandboxWorker:
             "library_paths": library_paths(),
             "entry": CHILD_MODULE,
             "response_fd": resp_w,
+            "alarm_fd": alarm_w,
             **self.child_config,
         }
         prefix: list[str] = []
-        fds = [resp_w]
+        fds = [resp_w, alarm_w]
         cgroup: PidsCgroup | None = None
         memcg: MemoryCgroup | None = None
         nproc: int | None = None
@@ -370,6 +409,7 @@ class SandboxWorker:
             for group in (cgroup, memcg):
                 if group is not None:
                     group.kill_and_remove()
+            os.close(alarm_r)
             raise
         finally:
             for fd in (req_r, *fds):
@@ -384,7 +424,9 @@ class SandboxWorker:
             pass  # the child is gone: its ready message never comes and wait_ready says why
         self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
+        self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed = alarm_r, b"", 0, False
         self.starts += 1
+        self._serial = next(_SERIALS)
         self.requests = 0
         self._pending_ready = True
         self._launch_logs = (out_start, err_start)
@@ -439,13 +481,14 @@ class SandboxWorker:
     def close(self) -> None:
         if self.proc is not None:
             self._kill()
-        for fd in (self._req_w, self._resp_r):
+        self._drain_alarms("the child's end")
+        for fd in (self._req_w, self._resp_r, self._alarm_r):
             if fd is not None:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._req_w = self._resp_r = None
+        self._req_w = self._resp_r = self._alarm_r = None
         self.proc = None
         self._pending_ready = False
 
@@ -518,7 +561,13 @@ class SandboxWorker:
 
     # -- requests ----------------------------------------------------------------------------
     def call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
-        """Send one request and wait for its answer, or for the child's death, or the timeout."""
+        """Send one request and wait for its answer, or for the child's death, or the timeout; with the
+        alarms the child raised meanwhile (read after the answer: the child writes them first)."""
+        res = self._call(op, payload, timeout)
+        alarms = self._drain_alarms(op, answered=res.answered)
+        return res.model_copy(update={"alarms": alarms, "child": self.child_id})
+
+    def _call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
         if self._pending_ready or not self.alive:
             started = self.wait_ready() if self._pending_ready else self.start()
             if not started.answered or not started.ok:
@@ -568,6 +617,46 @@ class SandboxWorker:
             return CallResult(answered=False, crash=crash, duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
                           error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
+
+    @property
+    def child_id(self) -> str:
+        """The current child's name (``role#n``, n counting every child this reviewer started)."""
+        return f"{self.name}#{self._serial}"
+
+    def _drain_alarms(self, request: str, *, answered: bool = False) -> list[dict[str, Any]]:
+        """What the child wrote to the alarm pipe since the last drain: read without blocking, at most
+        ``MAX_ALARM_BYTES`` per child, each line a record (tools/engine/harness/alarm.py) tagged with the
+        child and the request it came during. The pipe closed by a child that is alive and answered is
+        itself a record: only the child's own code can have closed its end."""
+        fd = self._alarm_r
+        if fd is None:
+            return []
+        new: list[dict[str, Any]] = []
+        tag = {"role": self.name, "child": self.child_id, "request": request}
+        while True:
+            if self._alarm_bytes >= MAX_ALARM_BYTES:
+                if self._alarm_bytes < MAX_ALARM_BYTES + 1:
+                    self._alarm_bytes += 1  # reported once
+                    new.append({"event": "alarm channel flooded", "arg": f"more than {MAX_ALARM_BYTES} bytes", **tag})
+                break
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                break
+            if not chunk:
+                if answered and not self._alarm_closed and self.alive:
+                    new.append({"event": "alarm channel closed", "arg": "the child closed its end", **tag})
+                self._alarm_closed = True
+                break
+            self._alarm_bytes += len(chunk)
+            self._alarm_buf += chunk
+        *lines, self._alarm_buf = self._alarm_buf.split(b"\n")
+        for line in lines:
+            new.append({**_alarm_record(line), **tag})
+        self.alarm_sink.extend(new)
+        return new
 
     def _trim_logs(self) -> None:
         """Keep the child's stdout/stderr logs bounded across calls: a submission that floods them
