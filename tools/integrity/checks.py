@@ -65,6 +65,11 @@ class IntegrityObservation:
     budget_ok: dict[int, bool] = field(default_factory=dict)
     """Call index -> within the float64 error budget against the reference for its inputs, for
     calls outside the default tolerance (a correct reordering at large K is; tools/engine/evaluate.py)."""
+    alarms: list[dict[str, Any]] = field(default_factory=list)
+    """Alarms the submission's children wrote out of band during the review so far
+    (tools/engine/harness/alarm.py, ``SandboxSession.submission_alarms``)."""
+    child: str = ""
+    """The child that answered the probe (``CallResult.child``)."""
 
     @property
     def backend(self) -> Backend:
@@ -571,6 +576,10 @@ def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = N
         return f"listed {arg or 'a directory'}"
     if event in ("sys._getframe", "sys._current_frames"):
         return "walked the call stack"
+    if event == "object.__getattr__":
+        return f"took a frame ({arg or 'a frame attribute'}) and with it the call stack"
+    if event in ("ctypes.dlsym", "ctypes.dlsym/handle"):
+        return f"looked up {arg or 'a symbol'} of the Python C API through ctypes"
     if event and event.startswith("gc."):
         return f"called {event} (reaches every live object, the harness's included)"
     if event in ("sys.settrace", "sys.setprofile", "sys.addaudithook"):
@@ -585,12 +594,66 @@ def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = N
     return None
 
 
+# the alarm events the guard also records in the reply (tools/engine/harness/instruments/harness_guard.py)
+_REPLY_EVENTS = {"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                 "sys.settrace", "sys.setprofile", "object.__getattr__", "ctypes.dlsym", "ctypes.dlsym/handle"}
+_REQUESTS = {"load": "at import, the load request"}
+
+
+def alarm_words(a: dict[str, Any]) -> str:
+    """What an alarm record (tools/engine/harness/alarm.py) says the submission's line did."""
+    event, arg = str(a.get("event")), str(a.get("arg") or "")
+    if event in ("compile", "code.__new__"):
+        return (f"made code under another file's name ({arg}), so what that code does would be charged to a "
+                "library or the harness")
+    if event in ("alarm channel closed", "alarm channel flooded", "unreadable alarm record"):
+        return f"tampered with the alarm channel ({event}: {arg})"
+    why = _event_verdict({"event": event, "arg": arg}, "")
+    return why or f"raised {event} {arg}".strip()
+
+
+def alarm_attempts(alarms: list[dict[str, Any]], submission_file: str, *, child: str = "",
+                   reply_events: list[dict[str, Any]] | None = None) -> tuple[list[str], list[int]]:
+    """The alarms as attempts on the harness, one per (event, file, line), and the submission's lines
+    they name. Rationale: an alarm was written to the parent's pipe when it happened, before the code
+    held a frame; it stands whatever any reply says later. Where the reply of the same child (``child``,
+    its guard's ``reply_events``) should name the event and does not, the reply was rewritten."""
+    seen: set[tuple[str, str, int]] = set()
+    out, lines = [], []
+    told = {(e.get("event"), (e.get("site") or {}).get("file"), (e.get("site") or {}).get("line"))
+            for e in reply_events or []}
+    for a in alarms:
+        key = (str(a.get("event")), str(a.get("file")), int(a.get("line") or 0))
+        if key in seen:
+            continue
+        seen.add(key)
+        at = f" at {a['file']}:{a['line']}" if a.get("file") else ""
+        when = _REQUESTS.get(str(a.get("request")), f"during the {a.get('request')} request")
+        text = f"{alarm_words(a)}{at} ({when}; reported out of band when it happened"
+        if child and a.get("child") == child and a.get("event") in _REPLY_EVENTS and key not in told:
+            text += "; the child's reply does not name it: its reply was rewritten"
+        out.append(text + ")")
+        if a.get("file") == submission_file and a.get("line"):
+            lines.append(int(a["line"]))
+    return out, lines
+
+
+def check_alarms(alarms: list[dict[str, Any]], submission_file: str) -> Check:
+    """The alarms alone: for a review whose probe did not judge them (tools/integrity/runtime_tool.py)."""
+    name, what = "harness_untouched", "alarms the submission's children wrote out of band (frame, gc, C API access)"
+    attempts, lines = alarm_attempts(alarms, submission_file)
+    return Check(name, "fail", "attempt on the harness (reported out of band): " + "; ".join(attempts[:4])
+                 + (f" (+{len(attempts) - 4} more)" if len(attempts) > 4 else ""), what,
+                 defect="harness_tampering", result={"alarms": alarms[:50]}, lines=sorted(set(lines)))
+
+
 def check_harness(p: IntegrityObservation, reference_file: str) -> Check:
     name, what = "harness_untouched", "watched functions vs the child-start baseline; audited runtime events"
     guard = p.sub.get("guard") or {}
     replaced = (guard.get("replaced_before") or []) + (guard.get("replaced_during") or [])
-    attempts = []
-    lines = []
+    # Rationale: alarms first: what the reply says below could have been rewritten, they could not
+    attempts, lines = alarm_attempts(p.alarms, p.submission_file, child=p.child,
+                                     reply_events=guard.get("events") or [])
     for r in replaced:
         where = f" (replacement defined at {r['defined_in']}:{r['line']})" if r.get("defined_in") else ""
         when = "during the call" if r in (guard.get("replaced_during") or []) else "before the call (at import)"
@@ -608,9 +671,14 @@ def check_harness(p: IntegrityObservation, reference_file: str) -> Check:
                 lines.append(int(site["line"]))
         else:
             benign.append(f"{ev.get('event')}{at}")
-    result = {"replaced": replaced, "events": guard.get("events") or [], "watched": guard.get("watched")}
+    result = {"replaced": replaced, "events": guard.get("events") or [], "watched": guard.get("watched"),
+              "alarms": p.alarms[:50]}
     if attempts:
-        return Check(name, "fail", "attempt on the harness (made ineffective by isolation, reported): "
+        # Rationale: an alarm means the submission held a frame of the harness, so nothing in the child
+        # was out of its reach: isolation bounds what it did outside the child, not what it forged inside
+        head = "attempt on the harness (reported out of band): " if p.alarms else \
+            "attempt on the harness (made ineffective by isolation, reported): "
+        return Check(name, "fail", head
                      + "; ".join(attempts[:4]) + (f" (+{len(attempts) - 4} more)" if len(attempts) > 4 else ""),
                      what, defect="harness_tampering", result=result, lines=sorted(set(lines)))
     note = f"; benign events: {', '.join(benign[:3])}" if benign else ""

@@ -60,6 +60,27 @@ class IntegrityRuntimeTool(Tool):
     description = "trace forward's operators and launches, probe caching, mutation, harness access"
 
     def run(self, ctx: ToolContext) -> None:
+        try:
+            self._run(ctx)
+        finally:
+            self._report_alarms(ctx)
+
+    def _report_alarms(self, ctx: ToolContext) -> None:
+        """Alarms no item of this tool has judged yet (raised where the probe did not run, or by a later
+        child: the many-calls probe's, say), as their own fail. Rationale: an alarm decides integrity
+        whichever tool's request raised it, even where the probe's own reply claims nothing happened."""
+        alarms = ctx.session.submission_alarms() if ctx.setup.can_run else []
+        judged = {(a.get("event"), a.get("file"), a.get("line"))
+                  for e in ctx.evidence if e.tool == self.name for a in (e.result or {}).get("alarms") or []}
+        new = [a for a in alarms if (a.get("event"), a.get("file"), a.get("line")) not in judged]
+        if not new:
+            return
+        c = C.check_alarms(new, ctx.submission.submission_file)
+        ctx.add_evidence(self, outcome=c.outcome, summary=c.summary, check=f"{c.name}: {c.check}", defect=c.defect,
+                         result=c.result, spans=[s for line in c.lines[:4] for s in ctx.submission_span(line)],
+                         rerun=ctx.rerun(self.name))
+
+    def _run(self, ctx: ToolContext) -> None:
         if not ctx.setup.can_run:
             ctx.add_evidence(self, outcome="unverified", defect="cannot_run_here", reason=ctx.setup.why_not,
                              summary=f"runtime integrity probes not run: {ctx.setup.why_not}",
@@ -119,7 +140,8 @@ class IntegrityRuntimeTool(Tool):
                         budget_ok=budget_ok,
                         public_seed=self._public_seed(ctx, case), input_specs=ref_a.meta.get("inputs", []),
                         submission_file=sub.submission_file, scan=self._scan(ctx), atol=ctx.tolerance()[0],
-                        rtol=ctx.tolerance()[1], pristine=session.pristine_inputs(ref_a), **observed)
+                        rtol=ctx.tolerance()[1], pristine=session.pristine_inputs(ref_a),
+                        alarms=session.submission_alarms(), **observed)
         results = [C.check_library(probe), C.check_launches(probe), C.check_replay(probe),
                    C.check_special_casing(probe), C.check_constant(probe), C.check_mutation(probe),
                    C.check_output_type(probe), C.check_harness(probe, sub.reference_file),
@@ -179,7 +201,7 @@ class IntegrityRuntimeTool(Tool):
                                     summary=_UNREAD_TEXT.format(what="integrity probe", names=", ".join(unread)),
                                     check="three calls of the submission under the integrity probe",
                                     result={"unreadable": unread}, rerun=ctx.rerun(self.name, case))
-        return {"ref": ref.result, "sub": run.result, "expected_a": expected_a, "expected_b": expected_b,
+        return {"ref": ref.result, "sub": run.result, "child": run.child, "expected_a": expected_a, "expected_b": expected_b,
                 "outputs": [None if o is _UNREAD else o for o in outputs],
                 "inputs_after": None if inputs_after is _UNREAD else inputs_after}
 
