@@ -586,3 +586,26 @@ def test_integrity_probes_whose_outputs_are_withheld_are_unverified_not_passed(t
     assert "output_tracks_inputs" not in got  # never a pass on outputs it could not read
     integrity = next(c for c in review.criteria if c.id == "integrity")
     assert integrity.verdict != "pass" and review.overall != "accept"
+
+
+def test_a_reply_rewritten_from_a_frame_is_caught_by_the_alarm_written_before_the_frame(
+        tmp_path, config, reviews) -> None:
+    """forge_reply_cell.py takes a frame at import and rewrites every later reply (torch operators and the
+    guard's records stripped): it was accepted. The alarm pipe got the frame access before the frame was
+    handed out, so integrity fails on it, names the line, and says the probe's reply was rewritten."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "forge_reply_cell.py", d / "submission.py")
+    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
+    harness = [e for e in review.evidence if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
+    assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
+    line = next(n for n, text in enumerate((HOSTILE / "forge_reply_cell.py").read_text().splitlines(), 1)
+                if "getattr(exc.__traceback__, _T)" in text)
+    summary = harness[0].summary
+    assert f"submission.py:{line}" in summary and "tb_frame" in summary, summary
+    assert "reported out of band when it happened" in summary and "its reply was rewritten" in summary, summary
+    assert any(a.get("event") == "object.__getattr__" and a.get("line") == line
+               for a in harness[0].result.get("alarms", [])), harness[0].result
+    integrity = next(c for c in review.criteria if c.id == "integrity")
+    assert integrity.verdict == "fail" and review.overall != "accept"
