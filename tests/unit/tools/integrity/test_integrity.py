@@ -341,3 +341,38 @@ def test_a_helper_package_the_submission_ships_is_scanned_too(tmp_path: Path) ->
     assert "kutil/launch.py" in scan.files
     hits = {(f.file, f.message.split(" (")[0]) for f in scan.findings if f.defect == "harness_access"}
     assert ("kutil/launch.py", "reads frame attribute .tb_frame") in hits, hits
+
+
+# -- alarms (tools/engine/harness/alarm.py) --------------------------------------------------------
+
+_ALARM = {"event": "object.__getattr__", "arg": "tb_frame", "file": "submission.py", "line": 38,
+          "function": "_doctor_replies", "role": "submission", "child": "submission#4", "request": "load"}
+
+
+def _guarded(events: list[dict]) -> dict:
+    return {**_probe().sub, "guard": {"replaced_before": [], "replaced_during": [], "events": events, "watched": 40}}
+
+
+def test_an_alarm_fails_the_harness_check_even_when_the_reply_claims_nothing_happened() -> None:
+    check = C.check_harness(_probe(sub=_guarded([]), alarms=[_ALARM], child="submission#4"), "reference.py")
+    assert (check.outcome, check.defect, check.lines) == ("fail", "harness_tampering", [38])
+    assert "took a frame (tb_frame)" in check.summary and "submission.py:38" in check.summary
+    assert "reported out of band when it happened" in check.summary
+    assert "its reply was rewritten" in check.summary and "at import" in check.summary
+
+
+def test_a_reply_that_names_the_alarms_event_is_not_called_rewritten() -> None:
+    told = [{"event": "object.__getattr__", "arg": "tb_frame", "site": {"file": "submission.py", "line": 38},
+             "phase": "import or an earlier call", "count": 1}]
+    check = C.check_harness(_probe(sub=_guarded(told), alarms=[_ALARM], child="submission#4"), "reference.py")
+    assert check.outcome == "fail" and "rewritten" not in check.summary
+    # an alarm raised in another child is never said to be missing from this child's reply
+    other = C.check_harness(_probe(sub=_guarded([]), alarms=[_ALARM], child="submission#9"), "reference.py")
+    assert other.outcome == "fail" and "rewritten" not in other.summary
+
+
+def test_alarms_alone_decide_integrity_where_no_probe_judged_them() -> None:
+    check = C.check_alarms([_ALARM, {**_ALARM, "child": "submission#5"}], "submission.py")
+    assert (check.outcome, check.defect, check.lines) == ("fail", "harness_tampering", [38])
+    assert check.summary.count("submission.py:38") == 1  # one per (event, file, line), whichever child
+    assert C.check_harness(_probe(sub=_guarded([])), "reference.py").outcome == "pass"

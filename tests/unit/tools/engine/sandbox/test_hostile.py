@@ -609,3 +609,18 @@ def test_a_reply_rewritten_from_a_frame_is_caught_by_the_alarm_written_before_th
                for a in harness[0].result.get("alarms", [])), harness[0].result
     integrity = next(c for c in review.criteria if c.id == "integrity")
     assert integrity.verdict == "fail" and review.overall != "accept"
+
+
+def test_closing_the_alarm_pipe_is_itself_an_alarm(tmp_path, config) -> None:
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "close_alarm_pipe.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    try:
+        load = ctx.session.load_submission()
+        assert load.answered and load.ok, load.failure_text()
+        assert [a["event"] for a in load.alarms] == ["alarm channel closed"], load.alarms
+        assert [a["event"] for a in ctx.session.submission_alarms()] == ["alarm channel closed"]
+    finally:
+        ctx.session.close()

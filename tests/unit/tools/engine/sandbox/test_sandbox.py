@@ -182,3 +182,13 @@ def test_the_child_has_no_network(tmp_path, config) -> None:
             assert run.outputs[0][0, 0].item() == 0.0  # the host's loopback server is unreachable
         finally:
             ctx.session.close()
+
+
+def test_alarm_lines_are_checked_records_and_anything_else_is_reported_as_unreadable() -> None:
+    from tools.engine.sandbox.worker import _alarm_record
+
+    good = b'{"event": "sys._getframe", "arg": "", "file": "/x/submission.py", "line": 7, "function": "f"}'
+    assert _alarm_record(good) == {"event": "sys._getframe", "arg": "", "file": "/x/submission.py", "line": 7,
+                                   "function": "f"}
+    for bad in (b"not json", b"[1, 2]", b'{"event": 3, "file": "a", "line": 1}', b'{"event": "e", "line": "7"}'):
+        assert _alarm_record(bad)["event"] == "unreadable alarm record", bad
