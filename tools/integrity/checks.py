@@ -597,7 +597,7 @@ def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = N
 # the alarm events the guard also records in the reply (tools/engine/harness/instruments/harness_guard.py)
 _REPLY_EVENTS = {"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
                  "sys.settrace", "sys.setprofile", "object.__getattr__", "ctypes.dlsym", "ctypes.dlsym/handle"}
-_REQUESTS = {"load": "at import, the load request"}
+_REQUESTS = {"load": "at import, the load request", "end": "read as its child ended"}
 
 
 def alarm_words(a: dict[str, Any]) -> str:

@@ -2,7 +2,8 @@
 
 A worker is one child process that stays up across requests (importing torch takes ~2 s, so a fresh
 process per case would dominate a review). Requests and answers are JSON lines on two private
-pipes; tensors travel as files whose paths the parent chooses. A timeout, a signal, an ``os._exit``
+pipes, and a third carries the child's alarms out of band (tools/engine/harness/alarm.py); tensors
+travel as files whose paths the parent chooses. A timeout, a signal, an ``os._exit``
 or garbage on the pipe ends in a typed ``ChildCrash``, never in an exception or a hang of the parent.
 """
 
@@ -481,7 +482,7 @@ class SandboxWorker:
     def close(self) -> None:
         if self.proc is not None:
             self._kill()
-        self._drain_alarms("the child's end")
+        self._drain_alarms("end")
         for fd in (self._req_w, self._resp_r, self._alarm_r):
             if fd is not None:
                 try:
