@@ -107,6 +107,12 @@ class IntegrityRuntimeTool(Tool):
 
     # -- one case ----------------------------------------------------------------------------
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
+        try:
+            self._case(ctx, case)
+        finally:
+            self._report_alarms(ctx)
+
+    def _case(self, ctx: ToolContext, case: Case) -> None:
         if case.id == _MANY_CALLS_ID:
             self._many_calls(ctx, case)
             return
