@@ -207,7 +207,8 @@ class IntegrityRuntimeTool(Tool):
                                     summary=_UNREAD_TEXT.format(what="integrity probe", names=", ".join(unread)),
                                     check="three calls of the submission under the integrity probe",
                                     result={"unreadable": unread}, rerun=ctx.rerun(self.name, case))
-        return {"ref": ref.result, "sub": run.result, "child": run.child, "expected_a": expected_a, "expected_b": expected_b,
+        return {"ref": ref.result, "sub": run.result, "child": run.child, "expected_a": expected_a,
+                "expected_b": expected_b,
                 "outputs": [None if o is _UNREAD else o for o in outputs],
                 "inputs_after": None if inputs_after is _UNREAD else inputs_after}
 

@@ -598,7 +598,8 @@ def test_a_reply_rewritten_from_a_frame_is_caught_by_the_alarm_written_before_th
     shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
     shutil.copy(HOSTILE / "forge_reply_cell.py", d / "submission.py")
     review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
-    harness = [e for e in review.evidence if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
+    harness = [e for e in review.evidence
+               if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
     assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
     line = next(n for n, text in enumerate((HOSTILE / "forge_reply_cell.py").read_text().splitlines(), 1)
                 if "getattr(exc.__traceback__, _T)" in text)
