@@ -28,10 +28,12 @@ a record is all there or absent, and a full pipe never blocks the child.
 from __future__ import annotations
 
 import _thread
+import bdb
 import ctypes
 import inspect
 import json
 import os
+import pdb
 import sys
 import traceback
 from collections.abc import Callable
@@ -54,10 +56,17 @@ COMPILE_EVENTS = frozenset({"compile", "code.__new__"})
 WATCHED = FRAME_EVENTS | SYMBOL_EVENTS | COMPILE_EVENTS | {"object.__getattr__"}
 # the standard library functions that return frames to their caller
 HANDERS = {inspect.__file__: frozenset({"currentframe", "stack", "trace", "getouterframes", "getinnerframes"}),
-           traceback.__file__: frozenset({"walk_stack", "walk_tb"})}
+           traceback.__file__: frozenset({"walk_stack", "walk_tb"}),
+           bdb.__file__: frozenset({"set_trace"}), pdb.__file__: frozenset({"set_trace"})}
 # ``ctypes.pythonapi.PyEval_GetFrame`` raises ``ctypes.dlsym`` inside ctypes' own ``__getattr__``: for
 # those events the frames of the ctypes package are passed through to the line that asked
 _CTYPES = os.path.dirname(ctypes.__file__) + os.sep
+# a trace or profile function installed by the standard library for the user's line (``bdb``, ``pdb``,
+# ``profile``, ``trace``: their dispatch methods, which a subclass of the user's overrides, are handed
+# every frame): for those events the standard library's frames are passed through to that line
+_STDLIB = os.path.dirname(os.__file__) + os.sep
+_INSTALLED = ("site-packages", "dist-packages")
+TRACE_EVENTS = frozenset({"sys.settrace", "sys.setprofile"})
 MAX_ALARMS = 32
 _RECORD_MAX = 3000  # under PIPE_BUF (4096): one atomic write
 
@@ -68,15 +77,23 @@ def attribution(kind_of: Callable[[str], str]) -> Callable[[FrameType | None, st
     ``caller`` is the frame that called the audited function. It is charged when it is the user's; or
     when it is one of the standard library functions that hand frames out (``HANDERS``), reached
     (through others of them) from the user's line; a symbol lookup is charged to the line that made
-    ctypes look it up. ``kind_of`` classifies a file name. Every name the returned function uses is a
+    ctypes look it up, a trace or profile function to the line that made the standard library install
+    it. ``kind_of`` classifies a file name. Every name the returned function uses is a
     closure variable (no global or builtin is looked up when it runs)."""
     handers = dict(HANDERS)
     empty = frozenset()
     symbol_events, via_ctypes = SYMBOL_EVENTS, _CTYPES
+    trace_events, stdlib, (site_packages, dist_packages) = TRACE_EVENTS, _STDLIB, _INSTALLED
+
+    def standard(name: str) -> bool:
+        return name.startswith(stdlib) and site_packages not in name and dist_packages not in name
 
     def site(caller: FrameType | None, event: str) -> FrameType | None:
         if event in symbol_events:
             while caller is not None and caller.f_code.co_filename.startswith(via_ctypes):
+                caller = caller.f_back
+        elif event in trace_events:
+            while caller is not None and standard(caller.f_code.co_filename):
                 caller = caller.f_back
         if caller is None:
             return None

@@ -77,6 +77,10 @@ USER = textwrap.dedent('''
     def driver_symbol():
         return ctypes.CDLL(None).malloc
 
+    def profiled():
+        import profile
+        return profile.Profile().runcall(len, "abc")
+
     def own_code():
         return compile("x = 1", "<kernel>", "exec"), tb_frame.__code__
 ''')
@@ -105,7 +109,8 @@ DRIVER = textwrap.dedent('''
 CHARGED = {"tb_frame": ("object.__getattr__", "tb_frame"), "gi_frame": ("object.__getattr__", "gi_frame"),
            "getframe": ("sys._getframe", ""), "currentframe": ("sys._getframe", ""), "stack": ("sys._getframe", ""),
            "walk_tb": ("object.__getattr__", "tb_frame"), "gc_objects": ("gc.get_objects", ""),
-           "python_api": ("ctypes.dlsym", "PyEval_GetFrame"), "library_name": ("compile", None)}
+           "python_api": ("ctypes.dlsym", "PyEval_GetFrame"), "library_name": ("compile", None),
+           "profiled": ("sys.setprofile", "")}
 NOT_CHARGED = ("namedtuple", "typevar", "an_enum", "format_exc", "format_stack", "driver_symbol", "own_code")
 
 
