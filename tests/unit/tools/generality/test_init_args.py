@@ -1,0 +1,102 @@
+"""The init-args axis's plan (tools/generality/init_args.py) and its child-side half (Case.init_args,
+tools/engine/harness/kernelbench.py:override_init): which hyper-parameters vary, to what, in how many
+cases, and that the case a rerun pastes carries them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tools.engine.harness.case import Case
+from tools.engine.harness.kernelbench import override_init
+from tools.generality.init_args import (
+    ALL,
+    MAX_CASES,
+    generator_args,
+    init_param_names,
+    kernelbench_args,
+    varied_value,
+    variants,
+)
+
+REFERENCE = '''
+import torch.nn as nn
+
+class Helper(nn.Module):
+    def __init__(self, other): ...
+
+class Model(nn.Module):
+    def __init__(self, alpha: float = 1.0, dim: int = 1, eps=1e-5):
+        super().__init__()
+
+def get_init_inputs():
+    return [1.0, 1, 1e-5]
+'''
+
+
+@pytest.mark.parametrize("nominal", [1.0, 0.01, 1e-5, 0.0, -1.0, -0.5, 2.0, 100.0])
+def test_varied_value_keeps_the_sign_and_moves_clearly(nominal: float) -> None:
+    v = varied_value(nominal)
+    assert (v >= 0) == (nominal >= 0)
+    assert abs(v - nominal) >= 0.25
+    assert varied_value(nominal) == v  # a rule, not a draw: the same plan every time
+
+
+def test_varied_values_of_common_hyper_parameters() -> None:
+    assert varied_value(1.0) == 1.75  # ELU alpha
+    assert varied_value(0.01) == 0.265  # LeakyReLU slope
+    assert varied_value(-1.0) == -1.75  # a lower clamp bound stays below zero
+
+
+def test_names_come_from_model_init_by_position() -> None:
+    assert init_param_names(REFERENCE) == ["alpha", "dim", "eps"]
+    assert init_param_names(REFERENCE, "Missing") == []
+    assert init_param_names("def broken(:") == []
+
+
+def test_kernelbench_args_are_the_float_entries_only() -> None:
+    # the child reports only finite Python floats; ints (dims, sizes) and bools never appear
+    args = kernelbench_args({"2": 1e-5, "0": 1.0}, ["alpha", "dim", "eps"])
+    assert [(a.key, a.name, a.nominal, a.varied) for a in args] == [("0", "alpha", 1.0, 1.75),
+                                                                   ("2", "eps", 1e-5, 0.250015)]
+    assert args[0].describe() == "alpha=1.75 (nominal 1.0)"
+    # an entry past the named parameters (*args) is named by its position
+    (extra,) = kernelbench_args({"3": 0.5}, ["alpha"])
+    assert extra.name == "get_init_inputs()[3]"
+    assert kernelbench_args({"0": float("nan")}, []) == []
+
+
+def test_generator_args_are_float_kwargs_except_seed() -> None:
+    args = generator_args({"size": 1024, "seed": 4.0, "eps": 1e-6, "causal": True, "scale": -0.5})
+    assert [(a.key, a.varied) for a in args] == [("eps", 0.250001), ("scale", -1.0)]
+
+
+def test_variants_are_counted() -> None:
+    one = kernelbench_args({"0": 1.0}, ["alpha"])
+    assert list(variants(one)) == ["alpha"]
+    two = kernelbench_args({"0": 1.0, "1": 0.5}, ["alpha", "beta"])
+    assert list(variants(two)) == ["alpha", "beta"] and MAX_CASES == 2
+    many = kernelbench_args({"0": 1.0, "1": 0.5, "2": 0.1}, ["a", "b", "c"])
+    assert list(variants(many)) == [ALL] and [a.name for a in variants(many)[ALL]] == ["a", "b", "c"]
+    assert variants([]) == {}
+
+
+def test_override_init_replaces_floats_only() -> None:
+    assert override_init([1.0, 16, 1e-5], {0: 1.75, 2: 0.25}) == [1.75, 16, 0.25]
+    assert override_init([1.0], {}) == [1.0]
+    with pytest.raises(TypeError, match=r"\[1\] is int"):
+        override_init([1.0, 16], {1: 2.5})
+    with pytest.raises(TypeError, match="bool"):
+        override_init([True], {0: 2.5})
+    with pytest.raises(IndexError):
+        override_init([], {0: 1.75})
+
+
+def test_case_with_init_args_round_trips_through_its_rerun_spec() -> None:
+    case = Case(id="generality-init-args", seed=3, init_args={0: 1.75})
+    spec = case.spec()
+    assert json.loads(spec)["init_args"] == {"0": 1.75}
+    assert Case.model_validate_json(spec).init_args == {0: 1.75}
+    # a case without init args spells its rerun exactly as before the field existed
+    assert "init_args" not in Case(id="x", seed=3).spec()
