@@ -1,10 +1,10 @@
-"""generality: does the submission stay correct off its nominal shape, for non-contiguous inputs and
-for the other dtypes its reference accepts?
+"""generality: does the submission stay correct off its nominal shape, for non-contiguous inputs, for
+the other dtypes its reference accepts and for other values of the task's float hyper-parameters?
 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
 within a work budget counted from a nominal run (tools/engine/nominal_run.py, tools/engine/work_units.py): the seed and
 the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
-reduced size, then sizes. An axis passes only when at least one of its configurations ran, and
+reduced size (the init-args axis after them), then sizes. An axis passes only when at least one of its configurations ran, and
 its summary counts what ran and names what was not tried. A configuration passes when
 its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
 submission refuses it with a raise/assert of its own file (tools/engine/outcomes.py); a silent wrong
@@ -81,7 +81,8 @@ class GeneralityTool(Tool):
     criteria = ("generality",)
     after = ("correctness",)
     replays_cases = True
-    description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
+    description = ("off-nominal sizes, non-contiguous layouts, other dtypes and other values of float "
+                   "hyper-parameters (hypothesis search)")
 
     # Rationale: work units (tools/engine/work_units.py, ~1 ms each) the whole tool plans with --budget 1: about
     # 25 s of interpreted calls on a 2-core machine, so a level-1 review stays near a minute.

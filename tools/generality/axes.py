@@ -1,4 +1,4 @@
-"""The three directions generality searches along, as dimensions and case builders.
+"""The four directions generality searches along, as dimensions and case builders.
 
 sizes    KernelBench size constants / GPU MODE and manifest integer kwargs (tools/engine/sizes.py)
 layouts  the same values in non-contiguous storage: transposed, strided (last dim, rows), offset
