@@ -319,8 +319,8 @@ CORPORA: dict[str, Corpus] = {
     "gpumode_reduction": Corpus(("gpumode_reduction",), ["builds", "correctness", "generality"],
                                 check_reduction_path, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
-    "init_args": Corpus(("leaky_relu_slope", "init_args_unused"), ["builds", "correctness", "generality"],
-                        check_init_args, ONE_SEED),
+    "init_args": Corpus(("leaky_relu_slope", "leaky_relu_slope_manifest", "init_args_unused"),
+                        ["builds", "correctness", "generality"], check_init_args, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",

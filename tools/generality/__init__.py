@@ -4,8 +4,8 @@ the other dtypes its reference accepts and for other values of the task's float 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
 within a work budget counted from a nominal run (tools/engine/nominal_run.py, tools/engine/work_units.py): the seed and
 the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
-reduced size (the init-args axis after them), then sizes. An axis passes only when at least one of its configurations ran, and
-its summary counts what ran and names what was not tried. A configuration passes when
+reduced size (the init-args axis after them), then sizes. An axis passes only when at least one of
+its configurations ran, and its summary counts what ran and names what was not tried. A configuration passes when
 its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
 submission refuses it with a raise/assert of its own file (tools/engine/outcomes.py); a silent wrong
 answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
@@ -695,7 +695,8 @@ class GeneralityTool(Tool):
                 why.append(f"the nominal inputs are square in their last two dims; this case has {note}")
         elif axis.name == "init_args":
             if axis.base_verdict == "pass":
-                why.append("the same inputs pass with the nominal value(s); only the constructor argument(s) "
+                what = "constructor" if format_of(ctx.submission).sizes_in_reference else "input generator"
+                why.append(f"the same inputs pass with the nominal value(s); only the {what} argument(s) "
                            "changed, in the reference and the submission alike")
         elif axis.name == "layouts":
             strides = [(d.get("shape"), d.get("stride"), d.get("storage_offset")) for d in ev.ref.meta.get("inputs", [])]

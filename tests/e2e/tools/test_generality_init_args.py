@@ -1,7 +1,8 @@
 """The task's float hyper-parameters are in scope: the generality init-args axis builds the reference and
 the submission with a varied value (tools/generality/init_args.py), so a kernel that hard-codes the task's
 slope fails with the argument, both values and the mismatch named, and reruns to the same failure
-(tests/kernels/leaky_relu_slope); a kernel that ignores arguments its task's Model ignores passes, and a
+(tests/kernels/leaky_relu_slope; a manifest generator's float argument likewise,
+tests/kernels/leaky_relu_slope_manifest); a kernel that ignores arguments its task's Model ignores passes, and a
 value the reference refuses is not the kernel's failure (tests/kernels/init_args_unused). The reviews run
 in tests/e2e/test_kernel_verdicts.py, which calls ``check_init_args`` on each."""
 
@@ -20,11 +21,17 @@ def check_init_args(run: Reviewed) -> None:
         assert item.outcome == "pass" and "scale=3.25 (nominal 2.0)" in item.summary, item.summary
         assert "1 not accepted by the reference" in item.summary, item.summary
         return
+    # a manifest's generator argument is varied through the case's params, a constructor float by position
+    manifest = run.path.parent.name == "leaky_relu_slope_manifest"
+    name = "slope" if manifest else "negative_slope"
     if run.want["generality"] == "pass":
-        assert item.outcome == "pass" and "negative_slope=0.265 (nominal 0.01)" in item.summary, item.summary
+        assert item.outcome == "pass" and f"{name}=0.265 (nominal 0.01)" in item.summary, item.summary
         return
     assert item.outcome == "fail" and item.defect == "mismatch", item.summary
-    assert item.summary.startswith("init_args: negative_slope=0.265 (nominal 0.01) fails: output 0:"), item.summary
+    assert item.summary.startswith(f"init_args: {name}=0.265 (nominal 0.01) fails: output 0:"), item.summary
     assert "the same inputs pass with the nominal value(s)" in item.summary, item.summary
-    assert item.inputs["case"]["init_args"] == {"0": 0.265} or item.inputs["case"]["init_args"] == {0: 0.265}
-    assert '"init_args":{"0":0.265}' in item.rerun, item.rerun
+    if manifest:
+        assert item.inputs["case"]["params"]["slope"] == 0.265 and '"slope":0.265' in item.rerun, item.rerun
+    else:
+        assert {str(k): v for k, v in item.inputs["case"]["init_args"].items()} == {"0": 0.265}
+        assert '"init_args":{"0":0.265}' in item.rerun, item.rerun
