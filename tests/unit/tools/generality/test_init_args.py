@@ -100,3 +100,37 @@ def test_case_with_init_args_round_trips_through_its_rerun_spec() -> None:
     assert Case.model_validate_json(spec).init_args == {0: 1.75}
     # a case without init args spells its rerun exactly as before the field existed
     assert "init_args" not in Case(id="x", seed=3).spec()
+
+
+def _axis(fmt: str, meta: dict, params: dict):
+    """init_args_axis on stand-ins for the review context and the nominal run (no child is started)."""
+    from types import SimpleNamespace
+
+    from tools.generality.axes import init_args_axis
+
+    base_case = Case(id="probes-0", seed=7, params=dict(params))
+    ctx = SimpleNamespace(submission=SimpleNamespace(format=fmt), source=SimpleNamespace(reference=REFERENCE))
+    base = SimpleNamespace(case=base_case, evaluation=SimpleNamespace(ref=SimpleNamespace(meta=meta)))
+    return init_args_axis(ctx, base, params)
+
+
+def test_kernelbench_axis_varies_constructor_floats_by_position() -> None:
+    axis = _axis("kernelbench", {"init_floats": {"0": 1.0, "2": 1e-5}}, {"batch": 4})
+    assert axis is not None and axis.name == "init_args"
+    assert axis.dims[0].values == [None, "alpha", "eps"] and axis.base == {"init_args": None}
+    case = axis.make_case({"init_args": "alpha"})
+    # the same seed and sizes as the probe size; only the constructor float changes
+    assert (case.seed, case.params, case.init_args, case.id) == (7, {"batch": 4}, {0: 1.75}, "generality-init-args")
+    assert case.label == "alpha=1.75 (nominal 1.0)"
+    assert axis.make_case(axis.base).init_args == {}
+    # no float among the init inputs (or a reference run that did not report them): no axis, no cost
+    assert _axis("kernelbench", {"init_floats": {}}, {}) is None
+    assert _axis("kernelbench", {}, {}) is None
+
+
+def test_generator_axis_varies_float_kwargs_through_params() -> None:
+    axis = _axis("manifest", {}, {"n": 4096, "slope": 0.01})
+    assert axis is not None and axis.dims[0].values == [None, "slope"]
+    case = axis.make_case({"init_args": "slope"})
+    assert case.params == {"n": 4096, "slope": 0.265} and case.init_args == {}
+    assert _axis("gpumode", {}, {"size": 1024, "seed": 5}) is None
