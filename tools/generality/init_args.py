@@ -59,6 +59,7 @@ def varied_value(nominal: float) -> float:
     Rationale: ``1.5 a + 0.25`` moves every value by at least a quarter, so a hard-coded constant is
     off by far more than any tolerance (alpha 1.0 -> 1.75, eps 1e-5 -> 0.25), and keeps the sign,
     which is what most references need to stay defined (a positive eps, a negative clamp bound).
+    The map is increasing, so bounds varied together keep their order (clamp_min stays below clamp_max).
     A fixed rule rather than a draw: a human can recompute it from the nominal value alone.
     """
     step = 0.25 if nominal >= 0 else -0.25

@@ -134,3 +134,9 @@ def test_generator_axis_varies_float_kwargs_through_params() -> None:
     case = axis.make_case({"init_args": "slope"})
     assert case.params == {"n": 4096, "slope": 0.265} and case.init_args == {}
     assert _axis("gpumode", {}, {"size": 1024, "seed": 5}) is None
+
+
+def test_varied_values_keep_the_order_of_bounds() -> None:
+    # clamp_min/clamp_max (or min_val/max_val) varied in one case stay a valid pair
+    pairs = [(-1.0, 1.0), (0.0, 6.0), (0.5, 0.6), (-0.6, -0.5), (-0.1, 0.0)]
+    assert all(varied_value(lo) < varied_value(hi) for lo, hi in pairs)
