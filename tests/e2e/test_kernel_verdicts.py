@@ -35,6 +35,7 @@ from tests.e2e.tools.test_compiled_code import check_compiled_code
 from tests.e2e.tools.test_diagnosis import check_diagnosis
 from tests.e2e.tools.test_float64_judge import check_float64_judge, float64_tools
 from tests.e2e.tools.test_fusion import check_fusion
+from tests.e2e.tools.test_generality_init_args import check_init_args
 from tests.e2e.tools.test_generality_numerics import TOOLS as PROBE_TOOLS
 from tests.e2e.tools.test_generality_numerics import check_generality_numerics
 from tests.e2e.tools.test_generality_paths import check_benchmark_only_path
@@ -318,6 +319,8 @@ CORPORA: dict[str, Corpus] = {
     "gpumode_reduction": Corpus(("gpumode_reduction",), ["builds", "correctness", "generality"],
                                 check_reduction_path, ONE_SEED),
     "tiny_outputs": Corpus(("tiny_outputs",), ["builds", "correctness"], check_tiny_outputs, ONE_SEED),
+    "init_args": Corpus(("leaky_relu_slope", "leaky_relu_slope_manifest", "init_args_unused"),
+                        ["builds", "correctness", "generality"], check_init_args, ONE_SEED),
 }
 # Families whose files state verdicts but are reviewed elsewhere, with why.
 ELSEWHERE = {"llm": "tests/e2e/llm reviews them with a scripted model (the verdicts depend on its answers)",

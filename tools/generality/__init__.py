@@ -1,11 +1,11 @@
-"""generality: does the submission stay correct off its nominal shape, for non-contiguous inputs and
-for the other dtypes its reference accepts?
+"""generality: does the submission stay correct off its nominal shape, for non-contiguous inputs, for
+the other dtypes its reference accepts and for other values of the task's float hyper-parameters?
 
 Each axis (tools/generality/axes.py) is searched with hypothesis (tools/generality/search.py)
 within a work budget counted from a nominal run (tools/engine/nominal_run.py, tools/engine/work_units.py): the seed and
 the kernel decide what runs, not the machine's speed; layouts and dtypes all run first at a
-reduced size, then sizes. An axis passes only when at least one of its configurations ran, and
-its summary counts what ran and names what was not tried. A configuration passes when
+reduced size (the init-args axis after them), then sizes. An axis passes only when at least one of
+its configurations ran, and its summary counts what ran and names what was not tried. A configuration passes when
 its outputs are correct by the rule the correctness tool uses; it is a *valid rejection* when the
 submission refuses it with a raise/assert of its own file (tools/engine/outcomes.py); a silent wrong
 answer, a crash inside Triton/PyTorch or a hang is a failure. Each failing axis yields one item
@@ -37,7 +37,7 @@ from tools.engine.contract import outside_contract
 from tools.engine.formats import format_of
 from tools.engine.evaluate import Evaluation, evaluate, tolerance_config
 import tools.generality.explain as explain
-from tools.generality.axes import Axis, dtypes_axis, layouts_axis, sizes_axis
+from tools.generality.axes import Axis, dtypes_axis, init_args_axis, layouts_axis, sizes_axis
 from tools.generality.branches import INPUT_KINDS, HostCoverage, UntakenSide, observed_coverage, unreached
 from tools.generality.paths import crossing_values, multi_dimensional
 from tools.generality.device_paths import device_branches
@@ -68,6 +68,8 @@ def _inner_frame(ev: Evaluation) -> str | None:
 def _describe(case: Case) -> str:
     parts = [", ".join(f"{k}={v}" for k, v in sorted(case.params.items())) or "nominal sizes"]
     parts += [t.kind + (f" {t.args}" if t.args else "") for t in case.transforms]
+    if case.init_args:
+        parts.append("get_init_inputs() " + ", ".join(f"[{i}]={v!r}" for i, v in sorted(case.init_args.items())))
     if case.dtype:
         parts.append(f"dtype {case.dtype}")
     return "; ".join(parts)
@@ -79,7 +81,8 @@ class GeneralityTool(Tool):
     criteria = ("generality",)
     after = ("correctness",)
     replays_cases = True
-    description = "off-nominal sizes, non-contiguous layouts and other dtypes (hypothesis search)"
+    description = ("off-nominal sizes, non-contiguous layouts, other dtypes and other values of float "
+                   "hyper-parameters (hypothesis search)")
 
     # Rationale: work units (tools/engine/work_units.py, ~1 ms each) the whole tool plans with --budget 1: about
     # 25 s of interpreted calls on a 2-core machine, so a level-1 review stays near a minute.
@@ -103,7 +106,7 @@ class GeneralityTool(Tool):
     backstop_s: ClassVar[float] = 250.0
     # Rationale: inputs beyond this many elements are memory- and time-heavy under an interpreter.
     max_elements: ClassVar[int] = 1 << 23
-    max_examples: ClassVar[dict[str, int]] = {"sizes": 24, "layouts": 10, "dtypes": 6}
+    max_examples: ClassVar[dict[str, int]] = {"sizes": 24, "layouts": 10, "dtypes": 6, "init_args": 2}
     # Rationale: the grid crossing 65,535 programs (tools/generality/large_grid.py) has its own
     # allowance, outside the search's budget and not reduced by a --budget below 1: a windowed call
     # on a ~1M-element input counts ~2,600 units, and a search that spent its budget must not
@@ -140,14 +143,15 @@ class GeneralityTool(Tool):
         # defects (contiguity): every one of them runs first, at a size reduced until all fit in
         # their share of the budget; sizes get what remains, since hypothesis can use any amount.
         probe = affordable_params(ctx, base, self.case_cap_units)
-        firsts = [a for a in (layouts_axis(ctx, base, probe), dtypes_axis(ctx, base, probe)) if a is not None]
+        firsts = self._first_axes(ctx, base, probe)
         n_first = sum(len(a.dims[0].values) - 1 for a in firsts)
         if n_first:
             cap = max(min(self.case_cap_units, self.first_share * budget.total / n_first), 2 * CALL_UNITS)
             params = affordable_params(ctx, base, cap)
-            firsts = [a for a in (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params)) if a is not None]
+            firsts = self._first_axes(ctx, base, params)
+        bases: list[Trial] = []
         for axis in firsts:
-            self._search(ctx, base, axis, blocks, budget, deadline, cov)
+            self._search(ctx, base, axis, blocks, budget, deadline, cov, bases)
         fmt = format_of(ctx.submission)
         if not fmt.casts_dtype:
             ctx.add_evidence(self, outcome="info", summary=f"dtypes: not applicable, the task's {fmt.generator} "
@@ -162,6 +166,14 @@ class GeneralityTool(Tool):
         if cov is not None:
             self._report_branches(ctx, base, blocks, cov, budget)
         self._large_grid(ctx, base)
+
+    @staticmethod
+    def _first_axes(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> list[Axis]:
+        """The axes run first, all of their configurations, at the probe size ``params``.
+        Rationale: the init-args axis (one or two cases) comes last, so the layouts and dtypes
+        searches run exactly as they did before it existed on tasks without float hyper-parameters."""
+        axes = (layouts_axis(ctx, base, params), dtypes_axis(ctx, base, params), init_args_axis(ctx, base, params))
+        return [a for a in axes if a is not None]
 
     # -- grids past 65,535 programs ---------------------------------------------------------
     def _large_grid(self, ctx: ToolContext, base: NominalRun) -> None:
@@ -350,13 +362,25 @@ class GeneralityTool(Tool):
         return Trial(cfg, "pass" if status == "ok" else "fail", payload=ev)
 
     def _search(self, ctx: ToolContext, base: NominalRun, axis: Axis, blocks: set[int], budget: WorkBudget,
-                deadline: float, cov: HostCoverage | None = None) -> None:
+                deadline: float, cov: HostCoverage | None = None, bases: list[Trial] | None = None) -> None:
         search = Search(axis.dims, self._trial_fn(ctx, base, axis, budget, cov),
                         rng_seed=ctx.seeds(1, f"generality-{axis.name}")[0],
                         max_examples=self.max_examples.get(axis.name, 12), deadline=deadline)
         if axis.make_case(axis.base).params == base.case.params:
             search.seed_trial(axis.base, self._trial_of(axis.base, base.evaluation))
+        elif axis.name == "init_args" and bases:
+            # Rationale: the base of the init-args axis is the case an earlier axis already ran as its
+            # own base (same sizes, contiguous, native dtype, nominal hyper-parameters): reused, so the
+            # axis costs only its one or two varied cases.
+            same = [t for t in bases if isinstance(t.payload, Evaluation)
+                    and ctx.session.case_key(t.payload.case) == ctx.session.case_key(axis.make_case(axis.base))]
+            if same:
+                search.seed_trial(axis.base, Trial(axis.base, same[0].verdict, same[0].note, payload=same[0].payload))
         result = search.run(extra=axis.extra)
+        if (first := search.cache.get(Search.key(axis.base))) is not None:
+            axis.base_verdict = first.verdict
+            if bases is not None:
+                bases.append(first)
         aimed: list[dict[str, Any]] = []
         if axis.name == "sizes" and cov is not None and result.failure is None and not result.backstop:
             aimed = self._aim_at_branches(ctx, base, axis, search, result, cov)
@@ -669,6 +693,11 @@ class GeneralityTool(Tool):
             nominal_inputs = base.evaluation.ref.meta.get("inputs", [])
             if explain.shape_note(nominal_inputs) is None and (note := explain.shape_note(ev.ref.meta.get("inputs", []))):
                 why.append(f"the nominal inputs are square in their last two dims; this case has {note}")
+        elif axis.name == "init_args":
+            if axis.base_verdict == "pass":
+                what = "constructor" if format_of(ctx.submission).sizes_in_reference else "input generator"
+                why.append(f"the same inputs pass with the nominal value(s); only the {what} argument(s) "
+                           "changed, in the reference and the submission alike")
         elif axis.name == "layouts":
             strides = [(d.get("shape"), d.get("stride"), d.get("storage_offset")) for d in ev.ref.meta.get("inputs", [])]
             why.append(f"the same shapes pass with contiguous inputs; here the inputs are (shape, stride, offset) "

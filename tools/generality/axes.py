@@ -1,9 +1,11 @@
-"""The three directions generality searches along, as dimensions and case builders.
+"""The four directions generality searches along, as dimensions and case builders.
 
 sizes    KernelBench size constants / GPU MODE and manifest integer kwargs (tools/engine/sizes.py)
 layouts  the same values in non-contiguous storage: transposed, strided (last dim, rows), offset
          storage, and an expanded (stride-0) view
 dtypes   the other floating dtypes (KernelBench and manifest; the reference decides which it accepts)
+init_args the task's float hyper-parameters (``get_init_inputs()`` entries, float generator kwargs),
+         each built into the reference and the submission alike (tools/generality/init_args.py)
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from tools.engine.formats import format_of
 from tools.engine.tool import ToolContext
 from tools.engine.nominal_run import NominalRun, size_knobs_of
 from tools.generality.search import SearchDim
+from tools.generality.init_args import generator_args, init_param_names, kernelbench_args, variants
 from tools.generality.paths import describe as describe_threshold
 from tools.generality.paths import multi_dimensional, path_sizes
 from tools.engine.sizes import candidates, int_kwargs
@@ -45,6 +48,8 @@ class Axis:
     paths: list[dict[str, Any]] = field(default_factory=list)
     """Size-dependent wrapper paths reached by benchmark sizes: threshold, line, condition and the
     configurations that take them (tools/generality/paths.py)."""
+    base_verdict: str | None = None
+    """What the axis's base configuration got in its search (filled in by the search's caller)."""
 
 
 def _case(ctx: ToolContext, base: NominalRun, axis: str, label: str, **update: Any) -> Case:
@@ -143,3 +148,32 @@ def dtypes_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> A
         return _case(ctx, base, "dtypes", describe(cfg), params=params, dtype=cfg["dtype"] or sub.dtype)
 
     return Axis("dtypes", [SearchDim("dtype", [None, *others])], make_case, describe, base={"dtype": None}, notes=notes)
+
+
+def init_args_axis(ctx: ToolContext, base: NominalRun, params: dict[str, Any]) -> Axis | None:
+    """One case per float hyper-parameter (at most two cases), at the probe size ``params``."""
+    sub = ctx.submission
+    fmt = format_of(sub)
+    if fmt.sizes_in_reference:
+        floats = base.evaluation.ref.meta.get("init_floats") or {}
+        names = init_param_names(ctx.source.reference, (fmt.reference_names or ("Model",))[0])
+        args = kernelbench_args(floats, names)
+    else:
+        args = generator_args(params)
+    plan = variants(args)
+    if not plan:
+        return None
+
+    def describe(cfg: dict[str, Any]) -> str:
+        if cfg["init_args"] is None:
+            return "nominal hyper-parameters"
+        return ", ".join(a.describe() for a in plan[cfg["init_args"]])
+
+    def make_case(cfg: dict[str, Any]) -> Case:
+        chosen = plan[cfg["init_args"]] if cfg["init_args"] is not None else []
+        if fmt.sizes_in_reference:
+            return _case(ctx, base, "init-args", describe(cfg), params=params,
+                         init_args={int(a.key): a.varied for a in chosen})
+        return _case(ctx, base, "init-args", describe(cfg), params={**params, **{a.key: a.varied for a in chosen}})
+
+    return Axis("init_args", [SearchDim("init_args", [None, *plan])], make_case, describe, base={"init_args": None})

@@ -32,6 +32,9 @@ class Case(BaseModel):
     them (and of a KernelBench model already cast to ``dtype``), so its outputs are the same
     function evaluated with less rounding."""
     transforms: list[Transform] = Field(default_factory=list)
+    init_args: dict[int, float] = Field(default_factory=dict)
+    """KernelBench: entries of ``get_init_inputs()`` replaced by position before ``Model`` and ``ModelNew``
+    are built (the generality init-args axis, tools/generality/init_args.py); each must be a float there."""
     label: str = ""
     model_seed: int | None = None
     """The seed a KernelBench ``Model``/``ModelNew`` is constructed under (its random parameters) and the

@@ -31,6 +31,21 @@ def dtype_of(name: str | None) -> torch.dtype | None:
     return _DTYPES[name]
 
 
+def override_init(init: list[Any], overrides: dict[int, float]) -> list[Any]:
+    """``init`` with the float entries ``overrides`` names replaced. Rationale: the varied value reaches
+    the reference and the submission alike (both are built from these saved init inputs); an entry that
+    is missing or not a float is refused, so the probe is reported not applicable, never run on
+    something the task does not construct."""
+    out = list(init)
+    for index, value in sorted(overrides.items()):
+        if not 0 <= index < len(out):
+            raise IndexError(f"get_init_inputs() has {len(out)} entries, no [{index}] to vary")
+        if not isinstance(out[index], float):
+            raise TypeError(f"get_init_inputs()[{index}] is {type(out[index]).__name__}, not a float to vary")
+        out[index] = float(value)
+    return out
+
+
 def _build_model(cls: type, case: Case, data: CaseData, device: str, widen: torch.dtype | None = None) -> Any:
     """Construct under the case's seed. ``widen`` (reference only): after the cast to the case's
     dtype, up-cast the model exactly, so only the arithmetic gets wider."""
@@ -86,7 +101,7 @@ class KernelBenchReference(ReferenceProgram):
     def make_case(self, case: Case) -> CaseData:
         mod = self.module_for(case.params)
         torch.manual_seed(case.weights_seed)
-        init = list(mod.get_init_inputs())
+        init = override_init(list(mod.get_init_inputs()), case.init_args)
         torch.manual_seed(case.seed + 1)
         inputs = list(mod.get_inputs())
         dt = dtype_of(case.dtype)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -81,6 +82,9 @@ def _reference_case(payload: dict[str, Any], state: ChildState) -> dict[str, Any
         "inputs": tensors.describe(run_data.inputs),
         "input_kinds": kinds,
         "init": [repr(x)[:80] for x in data.init],
+        # the float constructor arguments, by position, that the generality init-args axis may vary
+        "init_floats": {str(i): float(x) for i, x in enumerate(data.init)
+                        if isinstance(x, float) and math.isfinite(x)},
         "outputs": tensors.describe(out),
         "make_seconds": t1 - t0,
         "run_seconds": t2 - t1,
