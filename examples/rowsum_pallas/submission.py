@@ -1,6 +1,8 @@
 """A correct Pallas row sum for TPU: (8, 512) blocks, the column axis is the reduction axis and is
 marked "arbitrary" (sequential), the output block is zeroed on its first visit and accumulated in
-place. Inputs and outputs cross between torch and JAX through DLPack; shapes that are not block
+place, in float32 whatever the input's dtype (a float16 or bfloat16 output block accumulated in place is
+rounded once per column block: rows whose halves cancel come out 0.46 off where torch's sum gives 0), and
+cast to the input's dtype once at the end. Inputs and outputs cross between torch and JAX through DLPack; shapes that are not block
 multiples are rejected with a clear error. On CPU: builds, correctness (interpret=True and the TPU
 interpreter), lowering for TPU and the partial-block probe pass; performance stays unverified.
 Expect: builds=pass, correctness=pass, generality=pass
@@ -22,7 +24,7 @@ def rowsum_kernel(x_ref, o_ref):
     def _init():
         o_ref[...] = jnp.zeros_like(o_ref)
 
-    o_ref[...] += jnp.sum(x_ref[...], axis=1, keepdims=True)
+    o_ref[...] += jnp.sum(x_ref[...].astype(jnp.float32), axis=1, keepdims=True)
 
 
 @jax.jit
@@ -32,12 +34,12 @@ def rowsum(x: jax.Array) -> jax.Array:
         raise ValueError(f"rowsum needs rows % {BLOCK_ROWS} == 0 and cols % {BLOCK_COLS} == 0, got {x.shape}")
     return pl.pallas_call(
         rowsum_kernel,
-        out_shape=jax.ShapeDtypeStruct((rows, 1), x.dtype),
+        out_shape=jax.ShapeDtypeStruct((rows, 1), jnp.float32),
         grid=(rows // BLOCK_ROWS, cols // BLOCK_COLS),
         in_specs=[pl.BlockSpec((BLOCK_ROWS, BLOCK_COLS), lambda i, k: (i, k))],
         out_specs=pl.BlockSpec((BLOCK_ROWS, 1), lambda i, k: (i, 0)),
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary")),
-    )(x)
+    )(x).astype(x.dtype)
 
 
 class ModelNew(nn.Module):
