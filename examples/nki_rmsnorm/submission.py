@@ -1,6 +1,8 @@
 """RMSNorm with NKI ISA instructions: the Scalar Engine squares each row tile (nisa.activation), the
 Vector Engine sums it along the free axis (nisa.tensor_reduce) and scales it (nisa.tensor_scalar).
-Rows come in 128-row tiles; the last, partial tile is masked on load and store.
+Rows come in 128-row tiles; the last, partial tile is masked on load and store. The squares and their
+sum are kept in float32 whatever the input's dtype: float16 squares of values near 100 fit, their row
+sum does not, and an inf there turns the whole row into zeros.
 Expect: builds=pass, correctness=pass
 """
 
@@ -24,8 +26,8 @@ def rmsnorm_kernel(x, g, eps):
     for t in nl.affine_range(math.ceil(rows / nl.tile_size.pmax)):
         r = t * nl.tile_size.pmax + i_p
         tile = nl.load(x[r, i_f], mask=(r < rows))
-        squares = nisa.activation(op=nl.square, data=tile)
-        total = nisa.tensor_reduce(np.add, squares, axis=[1], keepdims=True)
+        squares = nisa.activation(op=nl.square, data=tile, dtype=nl.float32)
+        total = nisa.tensor_reduce(np.add, squares, axis=[1], keepdims=True, dtype=nl.float32)
         inv_rms = nl.rsqrt(nisa.tensor_scalar(total, np.multiply, 1.0 / dim, op1=np.add, operand1=eps))
         normed = nisa.tensor_scalar(tile, np.multiply, inv_rms)
         nl.store(out[r, i_f], value=nl.multiply(normed, weight), mask=(r < rows))

@@ -21,8 +21,8 @@ def rmsnorm_kernel(x, g, eps):
     for t in nl.affine_range(rows // nl.tile_size.pmax):
         r = t * nl.tile_size.pmax + i_p
         tile = nl.load(x[r, i_f])
-        squares = nisa.activation(op=nl.square, data=tile)
-        total = nisa.tensor_reduce(np.add, squares, axis=[1], keepdims=True)
+        squares = nisa.activation(op=nl.square, data=tile, dtype=nl.float32)
+        total = nisa.tensor_reduce(np.add, squares, axis=[1], keepdims=True, dtype=nl.float32)
         inv_rms = nl.rsqrt(nisa.tensor_scalar(total, np.multiply, 1.0 / dim, op1=np.add, operand1=eps))
         normed = nisa.tensor_scalar(tile, np.multiply, inv_rms)
         nl.store(out[r, i_f], value=nl.multiply(normed, weight))

@@ -7,8 +7,10 @@ as failing (none: a correct example, which must fail nothing).
 
 Kept as fast as it can be for CI (about 5 min on a loaded 2-core machine, under a minute on an
 idle one with -n 2): one review per example with the tools that decide these verdicts (builds,
-correctness on one seed; the integrity probes for the correct ones, the criterion that wrongly
-rejected the Pallas example; the TPU interpreter for the buggy Pallas one) and nothing else; the other tools per framework are pinned by their own tests
+correctness on one seed; for the correct ones the integrity probes, the criterion that wrongly
+rejected the Pallas example, and the numerics probes, which rejected two of them unseen (a float16
+row sum accumulated in its float16 output block, float16 squares summed in float16); the TPU
+interpreter for the buggy Pallas one) and nothing else; the other tools per framework are pinned by their own tests
 (the pallas_examples and nki_examples corpora of test_kernel_verdicts.py, tools/test_cuda.py). Without a GPU, CUDA examples
 cannot run: both are needs_human with builds unverified (never a pass, never a reject for the
 environment); with a GPU the buggy one must be rejected for correctness.
@@ -21,10 +23,10 @@ import torch
 
 from reviewer.core.config import ReviewConfig
 from tests.conftest import EXAMPLES
+from tests.e2e.tools.test_integrity import EXAMPLE_TOOLS
 from tests.kernelfiles import expectations
 from tests.reviewcache import ReviewCache
 
-TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]
 OK = {"accept", "needs_human"}
 # the criteria these tools decide: what of an example's Expect line this review can confirm (a line may
 # also name criteria another corpus's tools decide, e.g. generality for the Pallas example)
@@ -51,7 +53,7 @@ def test_example_overall_verdict(name: str, config: ReviewConfig, reviews: Revie
     allowed = {expected["overall"]} if "overall" in expected else ({"reject"} if defects else OK)
     # a buggy example is rejected by the tools that see its defect (integrity is pinned on the
     # correct ones); the Pallas one's defect shows only under the TPU interpreter (sanitizers)
-    tools = TOOLS if not defects else ["builds", "correctness"]
+    tools = EXAMPLE_TOOLS if not defects else ["builds", "correctness"]
     if name.endswith("pallas_buggy"):
         tools = [*tools, "sanitizers"]
     # the same review as tests/e2e/tools/test_integrity.py's of the correct examples (shared per session)

@@ -1,6 +1,6 @@
 """Row sum in Pallas for TPU (the same kernel as examples/rowsum_pallas): (8, 512) blocks, the column
 axis is the reduction axis marked "arbitrary" (sequential), the output block is zeroed on its first
-visit and accumulated in place; torch and JAX exchange tensors through DLPack; shapes that are not
+visit and accumulated in place, in float32 whatever the input's dtype, cast once at the end; torch and JAX exchange tensors through DLPack; shapes that are not
 block multiples are rejected with a clear error.
 Expect: builds=pass, correctness=pass
 """
@@ -21,7 +21,7 @@ def rowsum_kernel(x_ref, o_ref):
     def _init():
         o_ref[...] = jnp.zeros_like(o_ref)
 
-    o_ref[...] += jnp.sum(x_ref[...], axis=1, keepdims=True)
+    o_ref[...] += jnp.sum(x_ref[...].astype(jnp.float32), axis=1, keepdims=True)
 
 
 @jax.jit
@@ -31,12 +31,12 @@ def rowsum(x: jax.Array) -> jax.Array:
         raise ValueError(f"rowsum needs rows % {BLOCK_ROWS} == 0 and cols % {BLOCK_COLS} == 0, got {x.shape}")
     return pl.pallas_call(
         rowsum_kernel,
-        out_shape=jax.ShapeDtypeStruct((rows, 1), x.dtype),
+        out_shape=jax.ShapeDtypeStruct((rows, 1), jnp.float32),
         grid=(rows // BLOCK_ROWS, cols // BLOCK_COLS),
         in_specs=[pl.BlockSpec((BLOCK_ROWS, BLOCK_COLS), lambda i, k: (i, k))],
         out_specs=pl.BlockSpec((BLOCK_ROWS, 1), lambda i, k: (i, 0)),
         compiler_params=pltpu.CompilerParams(dimension_semantics=("parallel", "arbitrary")),
-    )(x)
+    )(x).astype(x.dtype)
 
 
 class ModelNew(nn.Module):

@@ -25,6 +25,9 @@ FILES = [p for family in FAMILIES for p in submissions(family)]
 GOOD = [p for p in FILES if expectations(p).get("integrity") == "pass"]
 HACKS = [p for p in FILES if expectations(p).get("integrity") == "fail"]
 TOOLS = ["builds", "correctness", "integrity_static", "integrity_runtime"]
+# a correct bundled example is also reviewed by the numerics probes (tests/e2e/test_examples.py): one review
+# per session serves both files
+EXAMPLE_TOOLS = [*TOOLS, "numerics"]
 
 
 def defect_of(path: Path) -> str:
@@ -36,7 +39,7 @@ def defect_of(path: Path) -> str:
 
 def review(sub: Path, config: ReviewConfig, reviews: ReviewCache) -> Review:
     """With the settings tests/e2e/test_examples.py reviews a correct example with: one review per session."""
-    return reviews.review(sub, config.model_copy(update={"only": TOOLS, "seeds": 1}))
+    return reviews.review(sub, config.model_copy(update={"only": EXAMPLE_TOOLS, "seeds": 1}))
 
 
 def _integrity(r: Review) -> list:
