@@ -6,6 +6,7 @@ file opened) and to ignore what the harness and the libraries do on their own.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import sysconfig
@@ -51,19 +52,23 @@ def library_roots() -> tuple[str, ...]:
     return _ROOTS
 
 
-def kind_of(filename: str) -> str:
-    """``harness``, ``library`` or ``user`` for a code object's file name.
-
-    Frozen modules are library; other pseudo-files (``<string>`` from exec) are user code."""
+def _classify(filename: str, harness: str, roots: tuple[str, ...]) -> str:
     if filename.startswith(("<frozen", "<built-in")):
         return "library"
     if filename.startswith("<"):
         return "user"
-    if filename.startswith(_HARNESS):
+    if filename.startswith(harness):
         return "harness"
-    if filename.startswith(_ROOTS):
+    if filename.startswith(roots):
         return "library"
     return "user"
+
+
+def kind_of(filename: str) -> str:
+    """``harness``, ``library`` or ``user`` for a code object's file name.
+
+    Frozen modules are library; other pseudo-files (``<string>`` from exec) are user code."""
+    return _classify(filename, _HARNESS, _ROOTS)
 
 
 def frozen_kind_of() -> Callable[[str], str]:
@@ -72,21 +77,8 @@ def frozen_kind_of() -> Callable[[str], str]:
     Rationale: the out-of-band alarm (tools/engine/harness/alarm.py) must attribute events by what
     was true when it was installed: a submission that rebinds this module's globals (reached through
     any harness function's ``__globals__``, which is not audited) must not turn its own files into
-    library files for it."""
-    harness, roots = _HARNESS, _ROOTS
-
-    def kind(filename: str) -> str:
-        if filename.startswith(("<frozen", "<built-in")):
-            return "library"
-        if filename.startswith("<"):
-            return "user"
-        if filename.startswith(harness):
-            return "harness"
-        if filename.startswith(roots):
-            return "library"
-        return "user"
-
-    return kind
+    library files for it. The partial holds the function object itself, not its name here."""
+    return functools.partial(_classify, harness=_HARNESS, roots=_ROOTS)
 
 
 def origin(frame: FrameType | None, root: str | None = None, *, skip: frozenset[str] = frozenset(),
