@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.errors import SandboxUnavailable
-from tools.engine.sandbox import safe_files
+import tools.engine.sandbox.safe_files as safe_files
 
 UNSAFE_ENV = "KREVIEW_UNSAFE_NO_SANDBOX"
 _SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH|COOKIE|SESSION|PRIVATE)", re.IGNORECASE)
