@@ -28,12 +28,11 @@ a record is all there or absent, and a full pipe never blocks the child.
 from __future__ import annotations
 
 import _thread
-import bdb
 import ctypes
+import importlib.util
 import inspect
 import json
 import os
-import pdb
 import sys
 import traceback
 from collections.abc import Callable
@@ -54,10 +53,22 @@ SYMBOL_EVENTS = frozenset({"ctypes.dlsym", "ctypes.dlsym/handle"})
 # code given a file name: one outside the user's files makes later events look like a library's
 COMPILE_EVENTS = frozenset({"compile", "code.__new__"})
 WATCHED = FRAME_EVENTS | SYMBOL_EVENTS | COMPILE_EVENTS | {"object.__getattr__"}
+# the events the harness guard also records in the child's reply (tools/engine/harness/instruments/
+# harness_guard.py), so the parent can tell a reply that omits one (tools/integrity/checks.py)
+REPLY_EVENTS = WATCHED - COMPILE_EVENTS
+
+
+def _source_of(module: str) -> str:
+    """The file a standard library module is loaded from, without importing it (the child does not
+    pay for pdb's imports at every start, nor show pdb loaded to the submission)."""
+    spec = importlib.util.find_spec(module)
+    return (spec.origin if spec is not None else None) or f"<no {module}>"
+
+
 # the standard library functions that return frames to their caller
 HANDERS = {inspect.__file__: frozenset({"currentframe", "stack", "trace", "getouterframes", "getinnerframes"}),
            traceback.__file__: frozenset({"walk_stack", "walk_tb"}),
-           bdb.__file__: frozenset({"set_trace"}), pdb.__file__: frozenset({"set_trace"})}
+           _source_of("bdb"): frozenset({"set_trace"}), _source_of("pdb"): frozenset({"set_trace"})}
 # ``ctypes.pythonapi.PyEval_GetFrame`` raises ``ctypes.dlsym`` inside ctypes' own ``__getattr__``: for
 # those events the frames of the ctypes package are passed through to the line that asked
 _CTYPES = os.path.dirname(ctypes.__file__) + os.sep
