@@ -14,6 +14,7 @@ import torch
 from reviewer.core.models import Outcome
 from tools.engine.backends.base import Backend
 from tools.engine.registry import backend_for
+import tools.engine.harness.alarm as alarm
 from tools.engine.compare import compare_outputs, output_spread
 from tools.engine.harness.tensors import flatten
 from tools.integrity.static_scan import Scan, ScanHit
@@ -594,16 +595,13 @@ def _event_verdict(ev: dict[str, Any], reference_file: str, root: str | None = N
     return None
 
 
-# the alarm events the guard also records in the reply (tools/engine/harness/instruments/harness_guard.py)
-_REPLY_EVENTS = {"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents",
-                 "sys.settrace", "sys.setprofile", "object.__getattr__", "ctypes.dlsym", "ctypes.dlsym/handle"}
 _REQUESTS = {"load": "at import, the load request", "end": "read as its child ended"}
 
 
 def alarm_words(a: dict[str, Any]) -> str:
     """What an alarm record (tools/engine/harness/alarm.py) says the submission's line did."""
     event, arg = str(a.get("event")), str(a.get("arg") or "")
-    if event in ("compile", "code.__new__"):
+    if event in alarm.COMPILE_EVENTS:
         return (f"made code under another file's name ({arg}), so what that code does would be charged to a "
                 "library or the harness")
     if event in ("alarm channel closed", "alarm channel flooded", "unreadable alarm record"):
@@ -630,7 +628,7 @@ def alarm_attempts(alarms: list[dict[str, Any]], submission_file: str, *, child:
         at = f" at {a['file']}:{a['line']}" if a.get("file") else ""
         when = _REQUESTS.get(str(a.get("request")), f"during the {a.get('request')} request")
         text = f"{alarm_words(a)}{at} ({when}; reported out of band when it happened"
-        if child and a.get("child") == child and a.get("event") in _REPLY_EVENTS and key not in told:
+        if child and a.get("child") == child and a.get("event") in alarm.REPLY_EVENTS and key not in told:
             text += "; the child's reply does not name it: its reply was rewritten"
         out.append(text + ")")
         if a.get("file") == submission_file and a.get("line"):

@@ -61,7 +61,8 @@ EVENTS = {"open", "os.listdir", "os.scandir", "glob.glob", "sys._getframe", "sys
 # Rationale: the events that hand out a frame are judged as the out-of-band alarm judges them
 # (tools/engine/harness/alarm.py: which attribute or symbol, which caller), so a reply names what the
 # alarm names and the parent can tell a reply that was rewritten from one that never saw the event.
-_FRAME_EVENTS = alarm.WATCHED & EVENTS
+_FRAME_EVENTS = alarm.REPLY_EVENTS
+assert _FRAME_EVENTS <= EVENTS
 _describe_frame_event = alarm.classifier(frames.kind_of)
 _frame_site = alarm.attribution(frames.kind_of)
 # Rationale: file events count even when a library does the opening for the user (torch.load);
