@@ -6,7 +6,8 @@ The key is the SHA-256 of the canonical JSON of ``key_body``:
 - the audit's master seed, the run settings a tool reads (limits, tolerance overrides, budget,
   target GPU) and the device kind the reference runs on;
 - the audit's own code: kreview's version and a digest of every Python source of the ``reviewer``
-  and ``tools`` packages (any edit of kreview is a miss, not only one of the audit's modules);
+  and ``tools`` packages (any edit of kreview is a miss, not only one of the audit's modules;
+  tools/engine/code_version.py);
 - the library versions the reference computes with (torch, triton, jax, jaxlib, numpy) and Python's.
 
 An entry holds the key body beside the audit, and is served only when the stored body equals the
@@ -21,28 +22,21 @@ import dataclasses
 import hashlib
 import json
 import os
-import platform
 import tempfile
-from functools import cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from reviewer import __version__
 from reviewer.core.submission import Submission
 from reviewer.core.task import TaskAudit
 # what ingest never reads and the sandbox never copies into a child, so never part of a task
 from reviewer.ingest import SKIPPED_DIRS
+# what the audit's answers depend on beyond the task (shared with the reference store)
+from tools.engine.code_version import code_version, library_versions
 
 SCHEMA = 1
 """Bumped when an entry's layout changes."""
-LIBRARIES = ("torch", "triton", "jax", "jaxlib", "numpy")
-# Rationale: kreview's own sources, where the audit and everything it calls (ingest, formats, the
-# harness the child runs, the judgement) live; a digest of all of them cannot miss a module.
-_PACKAGES = ("reviewer", "tools")
-_PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 # Rationale: outcomes that can come from the machine rather than the task: rerun, never kept
 _NOT_KEPT = {"audit_error", "reference_not_run", "reference_failed", "reference_hang",
              "reference_probes_failed", "reference_probes_hang"}
@@ -51,27 +45,6 @@ _NOT_KEPT = {"audit_error", "reference_not_run", "reference_failed", "reference_
 def default_cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "kreview" / "audit"
-
-
-@cache
-def code_version() -> str:
-    """kreview's version and the SHA-256 of its Python sources (paths and contents, in order)."""
-    h = hashlib.sha256(__version__.encode())
-    for pkg in _PACKAGES:
-        for path in sorted((_PACKAGE_ROOT / pkg).rglob("*.py")):
-            if SKIPPED_DIRS.isdisjoint(path.relative_to(_PACKAGE_ROOT).parts):
-                h.update(str(path.relative_to(_PACKAGE_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    return f"{__version__}+{h.hexdigest()[:16]}"
-
-
-def library_versions() -> dict[str, str | None]:
-    out: dict[str, str | None] = {"python": platform.python_version(), "machine": platform.machine()}
-    for dist in LIBRARIES:
-        try:
-            out[dist] = metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            out[dist] = None
-    return out
 
 
 def task_files(task: Submission, siblings: set[str]) -> dict[str, str]:

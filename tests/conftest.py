@@ -16,9 +16,19 @@ EXAMPLES = ROOT / "examples"
 DATA = ROOT / "tests" / "data"
 
 
+@pytest.fixture(scope="session")
+def reference_store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference's kept answers (tools/engine/reference_store.py), one folder for the whole session and
+    all its xdist workers: the kernels of one family share their reference's answers, as a batch does; never
+    the user's own store."""
+    base = tmp_path_factory.getbasetemp()
+    return (shared_folder(base) or base) / "reference-store"
+
+
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference_store_dir: Path) -> None:
     monkeypatch.setenv("KREVIEW_RUNS_DIR", str(tmp_path / "runs"))
+    monkeypatch.setenv("KREVIEW_REFERENCE_CACHE", str(reference_store_dir))
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "KREVIEW_MODEL", "GITHUB_TOKEN"):
         monkeypatch.delenv(var, raising=False)
 

@@ -37,9 +37,12 @@ import tools.engine.sandbox.gpu as gpu
 from tools.engine.sandbox import CallResult, SandboxLimits, SandboxWorker
 import tools.engine.sandbox.safe_files as safe_files
 import tools.engine.sandbox.disk as disk
+import tools.engine.reference_store as reference_store
+from tools.engine.code_version import code_version, library_versions
 from tools.engine.sandbox.worker import LOG_KEEP
 
 _COPY_LIMIT = 64 * 2**20
+_SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # the two children almost every review needs; started together (SandboxSession.prelaunch)
 _PAIR = ("submission", "reference")
 
@@ -77,14 +80,17 @@ class SubmissionRun:
         return self.loaded and self.call.answered and self.call.ok
 
 
-def _copy_tree(src: Path, dst: Path) -> None:
+def _copy_tree(src: Path, dst: Path, *, leave_out: frozenset[Path] = frozenset()) -> None:
+    """``src`` copied to ``dst`` as a child is given it; ``leave_out``: files of ``src`` not given."""
     total = 0
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         nonlocal total
-        skipped = {n for n in names if n in {".git", ".kreview", "__pycache__", ".venv", "node_modules"}}
+        skipped = {n for n in names if n in _SKIPPED_DIRS or Path(folder) / n in leave_out}
         for n in names:
             p = Path(folder) / n
+            if n in skipped:
+                continue
             if p.is_symlink() or not (p.is_file() or p.is_dir()) or (p.is_file() and p.stat().st_nlink > 1):
                 # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
                 skipped.add(n)
@@ -101,6 +107,25 @@ def _copy_tree(src: Path, dst: Path) -> None:
     elif dst.exists():
         safe_files.remove_tree(dst)
     shutil.copytree(src, dst, ignore=ignore, symlinks=False, copy_function=_copy_plain)
+
+
+def _tree_digest(src: Path, *, leave_out: frozenset[Path] = frozenset()) -> dict[str, str] | None:
+    """SHA-256 of each file ``_copy_tree`` gives a child, by relative path; None where the copy would
+    be cut at its size limit (what the child sees then depends on the walk's order)."""
+    out: dict[str, str] = {}
+    total = 0
+    for folder, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
+        for name in sorted(filenames):
+            p = Path(folder) / name
+            if name in _SKIPPED_DIRS or p in leave_out or p.is_symlink() or not p.is_file() or p.stat().st_nlink > 1:
+                continue
+            data = p.read_bytes()
+            total += len(data)
+            if total > _COPY_LIMIT:
+                return None
+            out[p.relative_to(src).as_posix()] = hashlib.sha256(data).hexdigest()
+    return out
 
 
 def _copy_plain(src: str, dst: str) -> str:
@@ -213,6 +238,9 @@ class SandboxSession:
         """Every alarm record any child of this session wrote out of band (tools/engine/harness/alarm.py),
         in order, whichever tool's request it came during: shared by all the session's workers."""
         self._ref_cache: dict[str, ReferenceRun] = {}
+        # the reference's answers kept across reviews of this task (tools/engine/reference_store.py);
+        # False until first asked for, None where there is none
+        self._store: reference_store.ReferenceStore | None | bool = False
         self._counter = 0
         self.paired: tuple[str, ...] = _PAIR
         """The roles started together at first use; ``("reference",)`` where no submission runs (kreview audit)."""
@@ -235,7 +263,8 @@ class SandboxSession:
                     pid_target: int | None = None) -> SandboxWorker:
         workdir = self.root / role
         if copy:
-            _copy_tree(self.submission.root_path, workdir / "src")
+            _copy_tree(self.submission.root_path, workdir / "src",
+                       leave_out=self._not_for_reference() if role == "reference" else frozenset())
         env = dict(self.setup.env)
         # Rationale: a child sees (and writes) only its own directory and its own transfer folder,
         # never another role's copy of the task or the other role's transfer folder.
@@ -344,9 +373,12 @@ class SandboxSession:
         """Launch the children of ``roles`` that were never started in this session, without
         waiting: their interpreter and torch imports run while the parent does other work. Each is
         the same sandboxed child ``_ensure_loaded`` would start; no submission code runs in it
-        before its ``load`` request."""
+        before its ``load`` request. The reference's is not started ahead where the store holds
+        answers of this task: then it starts at the first request the store cannot answer, if any."""
         for role in roles:
             if role in self._workers:
+                continue
+            if role == "reference" and (store := self.reference_store()) is not None and store.seen():
                 continue
             try:
                 self._worker(role).launch()
@@ -457,16 +489,11 @@ class SandboxSession:
         key = self.case_key(case)
         if key in self._ref_cache:
             return self._ref_cache[key]
-        load = self._ensure_loaded("reference")
-        if not (load.answered and load.ok):
-            run = ReferenceRun(case=case, call=load)
-            self._ref_cache[key] = run
-            return run
         folder = self.xfer / key
         os.close(safe_files.open_dir(folder, anchor=self.root, create=True))
         inputs_path = folder / "inputs.pt"
         out_path = folder / "reference-out.pt"
-        call = self._workers["reference"].call("reference_case", {
+        call = self._reference_request("reference_case", {
             "case": case.model_dump(), "inputs_path": str(inputs_path), "outputs_path": str(out_path)})
         run = ReferenceRun(case=case, call=call)
         if call.answered and call.ok:
@@ -478,8 +505,6 @@ class SandboxSession:
             safe_files.write_bytes(run.parent_inputs, safe_files.read_bytes(inputs_path, anchor=self.root),
                                    anchor=self.root)
         safe_files.unlink(out_path, anchor=self.root)
-        if not call.answered:
-            self.restart("reference")
         self._ref_cache[key] = run
         return run
 
@@ -553,6 +578,8 @@ class SandboxSession:
         """Send a request registered by a child-side module (e.g. ``tools.engine.harness.integrity_requests``) to the
         ``role`` child, loading its program first. Returns the load's result if loading failed; a
         call the child did not answer restarts that child for the next request."""
+        if role == "reference":
+            return self._reference_request(op, payload, timeout=timeout)
         load = self._ensure_loaded(role)
         if not (load.answered and load.ok):
             return load
@@ -577,7 +604,7 @@ class SandboxSession:
                 "type": type(exc).__name__, "message": f"output file unreadable: {exc}", "traceback": ""})
         safe_files.write_bytes(candidate, data, anchor=self.root)
         try:
-            return self._workers["reference"].call("check", {
+            return self._reference_request("check", {
                 "case": case.model_dump(), "inputs_path": str(ref.inputs_path),
                 "candidate_path": str(candidate)})
         finally:
@@ -585,14 +612,92 @@ class SandboxSession:
 
     def reference_call(self, op: str, ref: ReferenceRun, timeout: float | None = None, **payload: Any) -> CallResult:
         """Another request to the reference child about ``ref``'s case (e.g. ``reference_work``)."""
+        assert ref.inputs_path is not None
+        return self._reference_request(op, {"case": ref.case.model_dump(), "inputs_path": str(ref.inputs_path),
+                                            **payload}, timeout=timeout)
+
+    # -- the reference's answers, kept across reviews of the task ----------------------------------
+    def _not_for_reference(self) -> frozenset[Path]:
+        """The submission's own file, never given to the reference child (which has no use for it), so
+        the reference's answers are a function of the task's files only (tools/engine/reference_store.py)."""
+        sub = self.submission
+        task = {sub.reference_file, sub.inputs_file, sub.manifest_file}
+        return frozenset() if sub.submission_file in task else frozenset({sub.root_path / sub.submission_file})
+
+    def _task_body(self) -> dict[str, Any] | None:
+        """What every answer of the reference child is a function of, besides its request (None: not kept)."""
+        files = _tree_digest(self.submission.root_path, leave_out=self._not_for_reference())
+        if files is None:
+            return None
+        request = format_of(self.submission).load_request(self.submission, "reference", Path("/src"))
+        spec = {k: v for k, v in (request.get("spec") or {}).items() if k not in ("submission_path", "entry")}
+        return {"load": {**request, "spec": spec}, "files": files, "env": sorted(self.setup.env),
+                "preludes": list(self.setup.preludes), "child": self.child_config(), "threads": self.limits.threads,
+                "device": {k: getattr(self.device, k, None) for k in ("kind", "name", "capability", "has_gpu")},
+                "code": code_version(), "libraries": library_versions()}
+
+    def reference_store(self) -> reference_store.ReferenceStore | None:
+        if self._store is False:
+            root = reference_store.default_dir()
+            body = self._task_body() if root is not None else None
+            self._store = reference_store.ReferenceStore(root, body) if root is not None and body is not None else None
+        return self._store if isinstance(self._store, reference_store.ReferenceStore) else None
+
+    def _template(self, payload: Any, inputs: dict[str, str], outputs: dict[str, Path]) -> Any:
+        """``payload`` with every transfer path replaced by its role: a file there is read (``<in:N>``, its
+        SHA-256 in ``inputs``), a name with nothing there is written (``<out:N>``, in ``outputs``).
+        Raises ValueError for anything else there (a folder): such a request is not kept."""
+        if isinstance(payload, dict):
+            return {k: self._template(v, inputs, outputs) for k, v in payload.items()}
+        if isinstance(payload, list):
+            return [self._template(v, inputs, outputs) for v in payload]
+        if isinstance(payload, str) and payload.startswith(str(self.xfer) + "/"):
+            path = Path(payload)
+            if safe_files.is_regular(path, anchor=self.root):
+                name = f"<in:{len(inputs)}>"
+                inputs[name] = hashlib.sha256(safe_files.read_bytes(path, anchor=self.root)).hexdigest()
+                return name
+            if os.path.lexists(path):
+                raise ValueError(f"not a file: {path.name}")
+            name = f"<out:{len(outputs)}>"
+            outputs[name] = path
+            return name
+        return payload
+
+    def _reference_request(self, op: str, payload: dict[str, Any], *, timeout: float | None = None) -> CallResult:
+        """One request to the reference child, answered from the store where it holds the answer (its files
+        written where the child would have written them), else by the child, whose answer is then kept."""
+        store = self.reference_store()
+        body = None
+        outputs: dict[str, Path] = {}
+        if store is not None:
+            inputs: dict[str, str] = {}
+            try:
+                body = store.body(op, self._template(payload, inputs, outputs), inputs)
+            except (ValueError, OSError):
+                body = None
+        if store is not None and body is not None and (kept := store.get(body)) is not None \
+                and set(kept.files) <= set(outputs):
+            for name, data in kept.files.items():
+                safe_files.write_bytes(outputs[name], data, anchor=self.root)
+                self._own(outputs[name])
+            return CallResult(answered=True, ok=True, result=kept.result, child="reference#stored")
         load = self._ensure_loaded("reference")
         if not (load.answered and load.ok):
             return load
-        assert ref.inputs_path is not None
-        call = self._workers["reference"].call(op, {"case": ref.case.model_dump(), "inputs_path": str(ref.inputs_path),
-                                                    **payload}, timeout=timeout)
+        call = self._workers["reference"].call(op, payload, timeout=timeout)
         if not call.answered:
             self.restart("reference")
+        elif call.ok and store is not None and body is not None:
+            files: dict[str, bytes] = {}
+            try:
+                written = {n: p for n, p in outputs.items() if safe_files.is_regular(p, anchor=self.root)}
+                if sum(os.lstat(p).st_size for p in written.values()) > reference_store.MAX_ENTRY_BYTES:
+                    return call
+                files = {n: safe_files.read_bytes(p, anchor=self.root) for n, p in written.items()}
+            except OSError:
+                return call
+            store.put(body, call.result, files)
         return call
 
     def pristine_inputs(self, ref: ReferenceRun) -> list[Any]:
@@ -626,3 +731,5 @@ class SandboxSession:
         self._workers.clear()
         self._load_results.clear()
         self._ref_cache.clear()
+        if isinstance(self._store, reference_store.ReferenceStore):
+            reference_store.trim(self._store.root)

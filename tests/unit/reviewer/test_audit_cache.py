@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import reviewer.audit_cache as ac
+import tools.engine.code_version as cv
 from reviewer.audit import find_tasks
 from reviewer.core.config import ReviewConfig
 from reviewer.core.submission import Submission
@@ -97,10 +98,10 @@ def test_a_sibling_task_is_in_the_key_only_where_the_reference_names_it(level: P
 
 
 def test_code_version_moves_with_any_source_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for pkg in ac._PACKAGES:
+    for pkg in cv._PACKAGES:
         (tmp_path / pkg / "sub").mkdir(parents=True)
         (tmp_path / pkg / "sub" / "a.py").write_text("X = 1\n")
-    monkeypatch.setattr(ac, "_PACKAGE_ROOT", tmp_path)
+    monkeypatch.setattr(cv, "_PACKAGE_ROOT", tmp_path)
     ac.code_version.cache_clear()
     try:
         first = ac.code_version()

@@ -14,7 +14,9 @@ def test_submission_children_share_a_jax_cache_the_reference_never_sees(tmp_path
     src = tmp_path / "task"
     src.mkdir()
     (src / "submission.py").write_text("x = 1\n")
-    session = SandboxSession(SimpleNamespace(root_path=src), limits=SandboxLimits(),  # type: ignore[arg-type]
+    task = SimpleNamespace(root_path=src, submission_file="submission.py", reference_file="reference.py",
+                           inputs_file=None, manifest_file=None)
+    session = SandboxSession(task, limits=SandboxLimits(),  # type: ignore[arg-type]
                              device=DeviceInfo(kind="cpu", name="cpu"), setup=RunSetup(can_run=True),
                              workroot=tmp_path / "root")
     sub, side, ref = (session._new_worker(r) for r in ("submission", "memcheck", "reference"))

@@ -28,7 +28,9 @@ def _spine_ctx(tmp_path: Path, config):
     return make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
 
 
-def test_loading_the_submission_launches_the_reference_child_alongside(tmp_path, config) -> None:
+def test_loading_the_submission_launches_the_reference_child_alongside(tmp_path, config, monkeypatch) -> None:
+    # no kept reference answers: the reference child is the subject (tests/unit/tools/engine/test_reference_store.py)
+    monkeypatch.setenv("KREVIEW_REFERENCE_CACHE", "off")
     ctx = _spine_ctx(tmp_path, config)
     session = ctx.session
     try:

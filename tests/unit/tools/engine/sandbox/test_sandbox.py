@@ -138,8 +138,11 @@ def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path
         assert p.stat().st_size <= LOG_KEEP + 200 and head.startswith(b"[kreview: first ")
 
 
-def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config) -> None:
+def test_the_child_cannot_write_outside_its_own_directories(tmp_path, config, monkeypatch) -> None:
     import pytest
+
+    # the reference child's copy of the task is one of the places tried: no kept answers stand in for it
+    monkeypatch.setenv("KREVIEW_REFERENCE_CACHE", "off")
 
     import tools
     from tools.engine.sandbox.isolation import isolation
