@@ -8,6 +8,7 @@ more on inputs rounded to the narrower format, to weigh the downgrade against th
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -299,7 +300,14 @@ class IntegrityRuntimeTool(Tool):
         try:
             first, fresh_out = part(fresh_plan, folder / "fresh")
             run, outputs = first, fresh_out
-            if isinstance(fresh_out, list) and len(fresh_out) == len(fresh_plan):
+            # Rationale: a fresh child whose submission reached for the harness (an alarm: integrity fails
+            # on it, tools/engine/harness/alarm.py) answers nothing a second child's calls could be evidence
+            # of; its part is judged alone. Decided by the probe's own child, so a rerun decides the same.
+            reached = [a for a in session.alarms if a.get("child") == first.child]
+            if reached:
+                config["second_child"] = (f"not run: the submission reached for the harness in the fresh child "
+                                          f"({reached[0].get('event')} at line {reached[0].get('line')})")
+            if isinstance(fresh_out, list) and len(fresh_out) == len(fresh_plan) and not reached:
                 session.restart("submission", pid_target=pid)
                 run, outputs = part(plan, folder / "second")
                 served = session.served_pid("submission")
@@ -326,7 +334,7 @@ class IntegrityRuntimeTool(Tool):
                              inputs=inputs, config=config, result=failure_details(run), rerun=rerun)
             return
         atol, rtol = ctx.tolerance()
-        if run is first:  # the fresh child's part ended early (a call raised): judged alone
+        if run is first:  # the fresh child's part ended early (a call raised) or reached for the harness: judged alone
             verdict = M.judge(outputs, [ref_a.outputs, ref_b.outputs], fresh_plan, (run.result or {}).get("error"),
                               atol, rtol, lines, case.label or case.id)
         else:
@@ -335,6 +343,10 @@ class IntegrityRuntimeTool(Tool):
                               fresh=(fresh_out, fresh_plan, (first.result or {}).get("error")),
                               pid=config["second_child_pid"])
         verdict.result["notes"] = [*((first.result or {}).get("notes", [])), *((run.result or {}).get("notes", []))][:5]
+        if "second_child" in config and verdict.outcome == "pass":
+            # no pass for calls that were not made: the fresh child's calls matched, the rest was not run
+            verdict = dataclasses.replace(verdict, outcome="info", summary=f"{verdict.summary}; the second child "
+                                          f"{config['second_child']}")
         spans = [s for ln in verdict.lines[:4] for s in ctx.submission_span(ln)]
         ctx.add_evidence(self, outcome=verdict.outcome, summary=verdict.summary, check=check, defect=verdict.defect,
                          inputs=inputs, config=config, result=verdict.result, spans=spans, rerun=rerun,

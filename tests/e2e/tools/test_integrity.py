@@ -74,6 +74,15 @@ def _check_hack(path: Path, sub: Path, r: Review) -> None:
         assert e.rerun.startswith("kreview rerun") and e.summary
         for span in e.spans:
             assert check_span(span, sub) is None, span
+    # a submission that reached for the harness in the many-calls probe's fresh child gets no second child:
+    # its part is judged alone and never passes on calls that were not made
+    many = [e for e in r.evidence if (e.check or "").startswith("many_calls")]
+    reached = [e for e in many if "second_child" in (e.config or {})]
+    if path.stem == "gc_nan_fill":
+        assert reached, [(e.outcome, e.summary, e.config) for e in many]
+    for e in reached:
+        assert e.outcome != "pass" and "reached for the harness" in e.config["second_child"], e.summary
+        assert [c["child"] for c in e.result.get("children", [])] in ([], ["fresh"]), e.result
 
 
 @pytest.mark.slow
