@@ -15,6 +15,7 @@ from reviewer.core.models import Outcome
 from tools.engine.backends.base import Backend
 from tools.engine.registry import backend_for
 import tools.engine.harness.alarm as alarm
+import tools.engine.harness.signals as signals
 from tools.engine.compare import compare_outputs, output_spread
 from tools.engine.harness.tensors import flatten
 from tools.integrity.static_scan import Scan, ScanHit
@@ -606,6 +607,11 @@ def alarm_words(a: dict[str, Any]) -> str:
                 "library or the harness")
     if event in ("alarm channel closed", "alarm channel flooded", "unreadable alarm record"):
         return f"tampered with the alarm channel ({event}: {arg})"
+    if event == signals.EVENT:
+        if arg == "__code__":
+            return "read the code of the checking _signal.signal, whose constants hold the unchecked original"
+        return (f"installed a signal handler for {arg}, which Python calls with the running frame (and through "
+                "it the harness's call stack)")
     why = _event_verdict({"event": event, "arg": arg}, "")
     return why or f"raised {event} {arg}".strip()
 

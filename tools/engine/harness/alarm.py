@@ -39,6 +39,7 @@ from collections.abc import Callable
 from types import FrameType
 
 import tools.engine.harness.frames as frames
+import tools.engine.harness.signals as signals
 
 # attributes that hand out a frame (``f_code``/``__code__`` are audited too, but libraries read them
 # all the time and they lead to no frame)
@@ -147,7 +148,8 @@ def classifier(kind_of: Callable[[str], str]) -> Callable[[str, tuple[object, ..
 
 
 def install(fd: int) -> None:
-    """Add the alarm hook (it cannot be removed); ``fd`` is the write end of the alarm pipe."""
+    """Add the alarm hook (it cannot be removed) and the signal handler check that writes through it
+    (tools/engine/harness/signals.py); ``fd`` is the write end of the alarm pipe."""
     write, get_ident, getframe = os.write, _thread.get_ident, sys._getframe
     escape = getattr(json.encoder, "c_encode_basestring_ascii", None) or json.encoder.encode_basestring_ascii
     kind_of = frames.frozen_kind_of()
@@ -159,11 +161,36 @@ def install(fd: int) -> None:
     busy: set[int] = set()
     seen: set[tuple[str, str, int]] = set()
 
+    def report(event: str, arg: str, file: str, line: int, function: str) -> None:
+        key = (event, file, line)
+        if key in seen or length(seen) >= limit:
+            return
+        seen.add(key)
+        record = (f'{{"event": {escape(event)}, "arg": {escape(arg)}, "file": {escape(file[:1000])}, '
+                  f'"line": {number(line or 0)}, "function": {escape(function[:200])}}}\n').encode()
+        if length(record) <= most:
+            write(fd, record)
+
+    # Rationale: a signal handler is handed a frame with no audit event; reading the checking
+    # function's ``__code__`` (whose constants hold the original) is charged here
+    checked, creator = signals.install(report, kind_of, busy)
+    code_read = signals.code_read(report, kind_of)
+
     def hook(event: str, args: tuple[object, ...]) -> None:
         if event not in watched:
             return
         if event == "object.__getattr__" and (length(args) < 2 or args[1] not in frame_attrs):
-            return  # f_code, __code__: the common case, left first
+            # f_code, __code__: the common case, left first
+            if length(args) < 2 or (args[0] is not checked and args[0] is not creator):
+                return
+            me = get_ident()
+            if me not in busy:
+                busy.add(me)
+                try:
+                    code_read(getframe(1))
+                finally:
+                    busy.discard(me)
+            return
         me = get_ident()
         if me in busy:
             return
@@ -176,14 +203,7 @@ def install(fd: int) -> None:
             if site is None:
                 return
             code = site.f_code
-            key = (event, code.co_filename, site.f_lineno)
-            if key in seen or length(seen) >= limit:
-                return
-            seen.add(key)
-            record = (f'{{"event": {escape(event)}, "arg": {escape(arg)}, "file": {escape(code.co_filename[:1000])}, '
-                      f'"line": {number(site.f_lineno or 0)}, "function": {escape(code.co_name[:200])}}}\n').encode()
-            if length(record) <= most:
-                write(fd, record)
+            report(event, arg, code.co_filename, site.f_lineno or 0, code.co_name)
         except failure:  # noqa: S110 - an audit hook must never raise into the audited code
             pass
         finally:

@@ -625,3 +625,28 @@ def test_closing_the_alarm_pipe_is_itself_an_alarm(tmp_path, config) -> None:
         assert [a["event"] for a in ctx.session.submission_alarms()] == ["alarm channel closed"]
     finally:
         ctx.session.close()
+
+
+def test_a_reply_rewritten_from_a_signal_handlers_frame_is_caught_by_the_alarm_written_at_installation(
+        tmp_path, config, reviews) -> None:
+    """signal_frame_forge.py is forge_reply_cell.py with the frame handed to its SIGUSR1 handler: no audit
+    event at installation or delivery, so the alarm pipe stayed empty and the forged replies passed. The
+    child's ``_signal.signal`` now writes the alarm before the handler is installed (before any frame can
+    be handed to it), so integrity fails on it and names the installing line."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "signal_frame_forge.py", d / "submission.py")
+    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
+    harness = [e for e in review.evidence
+               if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
+    assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
+    line = next(n for n, text in enumerate((HOSTILE / "signal_frame_forge.py").read_text().splitlines(), 1)
+                if "# the line the alarm names" in text)
+    summary = harness[0].summary
+    assert f"submission.py:{line}" in summary and "signal handler" in summary, summary
+    assert "reported out of band when it happened" in summary, summary
+    assert any(a.get("event") == "signal.signal" and a.get("arg") == "SIGUSR1" and a.get("line") == line
+               for a in harness[0].result.get("alarms", [])), harness[0].result
+    integrity = next(c for c in review.criteria if c.id == "integrity")
+    assert integrity.verdict == "fail" and review.overall != "accept"
