@@ -16,6 +16,10 @@ KREVIEW = str(Path(sys.executable).with_name("kreview"))
 KEY = "sk-cli-secret-4242"
 # the tools these tests judge by, and the model's probes (tests/e2e/llm/test_llm_review.py says why)
 ONLY = [a for t in ("builds", "correctness", "generality", "probes") for a in ("--only", t)]
+# where a test judges only the model's calls (model, endpoint, request formats), not a verdict: the review
+# still asks the three questions (source, planner, drafter) and runs the planner's probes; generality, the
+# costliest tool, gives nothing such a test reads
+ASKS = [a for t in ("builds", "correctness", "probes") for a in ("--only", t)]
 
 
 def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -53,11 +57,12 @@ def test_model_and_endpoint_from_a_config_file(tmp_path: Path) -> None:
         cfg = tmp_path / "kreview.toml"
         cfg.write_text(f'[llm]\nmodel = "local-llama"\nbase_url = "{srv.base_url}"\ncache = false\n')
         res = run(["review", str(sub), "--llm", "openai", "--user-config", str(cfg), "--format", "json", "--seed", "1",
-                   "--no-signoff", *ONLY], {})
+                   "--no-signoff", *ASKS], {})
     assert res.returncode == 0, res.stderr[-3000:]
     r = json.loads(res.stdout)
     assert r["llm"]["model"] == "local-llama" and r["llm"]["calls"] == 3 and r["llm"]["cost_usd"] is None
     assert [x["request"]["body"]["response_format"]["type"] for x in srv.exchanges] == ["json_schema"] * 3
+    assert [e["tool"] for e in r["evidence"]].count("probes") >= 1  # the planner's probes ran
 
 
 def test_without_a_model_the_cli_says_so(tmp_path: Path) -> None:

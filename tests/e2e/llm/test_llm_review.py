@@ -131,8 +131,11 @@ def test_the_model_cannot_flip_a_verdict_but_may_ask_for_a_human(tmp_path: Path,
                               "spans": [{"file": "submission.py", "start_line": 16, "end_line": 16,
                                          "quote": "tl.load(x_ptr + offs, mask=mask)"}]},
                              {"reason": "vibes", "evidence": ["probes-42"]}]}
-    rv, _ = review(LLM_KERNELS / "assumes_contiguous.py", tmp_path, config,
-                   {"findings": []}, {"probes": []}, draft, rubric=rubric)
+    # the rubric judges builds and correctness alone (generality is not judged): its tool would run for nothing
+    small = config.model_copy(update={"only": [t for t in TOOLS if t != "generality"]})
+    rv, model = review(LLM_KERNELS / "assumes_contiguous.py", tmp_path, small,
+                       {"findings": []}, {"probes": []}, draft, rubric=rubric)
+    assert len(model.requests) == 3  # the planner was still asked
     assert {c.id: c.verdict for c in rv.criteria} == {"builds": "pass", "correctness": "pass"}
     assert {s.criterion: s.verdict for s in rv.draft.sections} == {"builds": "pass", "correctness": "pass"}
     assert rv.overall == "needs_human" and "flat indexing would break" in rv.overall_reason
