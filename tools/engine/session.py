@@ -672,8 +672,11 @@ class SandboxSession:
         outputs: dict[str, Path] = {}
         if store is not None:
             inputs: dict[str, str] = {}
+            # a case's id and label name it for the report; the child computes nothing from them (``case_key``)
+            keyed = {k: ({n: x for n, x in v.items() if n not in ("id", "label")} if k == "case" and isinstance(v, dict)
+                         else v) for k, v in payload.items()}
             try:
-                body = store.body(op, self._template(payload, inputs, outputs), inputs)
+                body = store.body(op, self._template(keyed, inputs, outputs), inputs)
             except (ValueError, OSError):
                 body = None
         if store is not None and body is not None and (kept := store.get(body)) is not None \
