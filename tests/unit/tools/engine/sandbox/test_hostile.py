@@ -588,28 +588,36 @@ def test_integrity_probes_whose_outputs_are_withheld_are_unverified_not_passed(t
     assert integrity.verdict != "pass" and review.overall != "accept"
 
 
+def _forged_reply_review(tmp_path, config, reviews, name: str, marker: str):
+    """A reply-forging hostile file reviewed with builds and integrity_runtime: its review, the
+    harness_untouched items (each must fail as tampering, and integrity with them) and the file's line
+    holding ``marker``, the line the alarm must name."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / name, d / "submission.py")
+    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
+    harness = [e for e in review.evidence
+               if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
+    assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
+    integrity = next(c for c in review.criteria if c.id == "integrity")
+    assert integrity.verdict == "fail" and review.overall != "accept"
+    line = next(n for n, text in enumerate((HOSTILE / name).read_text().splitlines(), 1) if marker in text)
+    return review, harness, line
+
+
 def test_a_reply_rewritten_from_a_frame_is_caught_by_the_alarm_written_before_the_frame(
         tmp_path, config, reviews) -> None:
     """forge_reply_cell.py takes a frame at import and rewrites every later reply (torch operators and the
     guard's records stripped): it was accepted. The alarm pipe got the frame access before the frame was
     handed out, so integrity fails on it, names the line, and says the probe's reply was rewritten."""
-    d = tmp_path / "sub"
-    d.mkdir()
-    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
-    shutil.copy(HOSTILE / "forge_reply_cell.py", d / "submission.py")
-    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
-    harness = [e for e in review.evidence
-               if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
-    assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
-    line = next(n for n, text in enumerate((HOSTILE / "forge_reply_cell.py").read_text().splitlines(), 1)
-                if "getattr(exc.__traceback__, _T)" in text)
+    _, harness, line = _forged_reply_review(tmp_path, config, reviews, "forge_reply_cell.py",
+                                            "getattr(exc.__traceback__, _T)")
     summary = harness[0].summary
     assert f"submission.py:{line}" in summary and "tb_frame" in summary, summary
     assert "reported out of band when it happened" in summary and "its reply was rewritten" in summary, summary
     assert any(a.get("event") == "object.__getattr__" and a.get("line") == line
                for a in harness[0].result.get("alarms", [])), harness[0].result
-    integrity = next(c for c in review.criteria if c.id == "integrity")
-    assert integrity.verdict == "fail" and review.overall != "accept"
 
 
 def test_closing_the_alarm_pipe_is_itself_an_alarm(tmp_path, config) -> None:
@@ -633,20 +641,10 @@ def test_a_reply_rewritten_from_a_signal_handlers_frame_is_caught_by_the_alarm_w
     event at installation or delivery, so the alarm pipe stayed empty and the forged replies passed. The
     child's ``_signal.signal`` now writes the alarm before the handler is installed (before any frame can
     be handed to it), so integrity fails on it and names the installing line."""
-    d = tmp_path / "sub"
-    d.mkdir()
-    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
-    shutil.copy(HOSTILE / "signal_frame_forge.py", d / "submission.py")
-    review = reviews.review(d, config.model_copy(update={"only": ["builds", "integrity_runtime"], "seeds": 1}))
-    harness = [e for e in review.evidence
-               if e.tool == "integrity_runtime" and e.check.startswith("harness_untouched")]
-    assert harness and all(e.outcome == "fail" and e.defect == "harness_tampering" for e in harness), harness
-    line = next(n for n, text in enumerate((HOSTILE / "signal_frame_forge.py").read_text().splitlines(), 1)
-                if "# the line the alarm names" in text)
+    _, harness, line = _forged_reply_review(tmp_path, config, reviews, "signal_frame_forge.py",
+                                            "# the line the alarm names")
     summary = harness[0].summary
     assert f"submission.py:{line}" in summary and "signal handler" in summary, summary
     assert "reported out of band when it happened" in summary, summary
     assert any(a.get("event") == "signal.signal" and a.get("arg") == "SIGUSR1" and a.get("line") == line
                for a in harness[0].result.get("alarms", [])), harness[0].result
-    integrity = next(c for c in review.criteria if c.id == "integrity")
-    assert integrity.verdict == "fail" and review.overall != "accept"
