@@ -28,10 +28,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reviewer.core.submission import Submission
+# SKIPPED_DIRS: what ingest never reads and the sandbox never copies into a child, so never part of a task
+from reviewer.core.submission import SKIPPED_DIRS, Submission
 from reviewer.core.task import TaskAudit
-# what ingest never reads and the sandbox never copies into a child, so never part of a task
-from reviewer.ingest import SKIPPED_DIRS
 # what the audit's answers depend on beyond the task (shared with the reference store)
 from tools.engine.code_version import code_version, library_versions
 

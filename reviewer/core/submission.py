@@ -11,6 +11,11 @@ from reviewer.core.config import Tolerance
 from reviewer.core.models import Format, Framework, SubmissionInfo
 
 
+# folders that are never part of a submission: ingest never reads them, the sandbox never copies them into a
+# child (tools/engine/session.py), and kreview's own code digest leaves them out (tools/engine/code_version.py)
+SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from reviewer.core.errors import IngestError, ManifestError, UnsafeSubmissionFile
-from reviewer.core.submission import Manifest, Submission, Target
+# SKIPPED_DIRS: folders never read nor copied into the sandbox
+from reviewer.core.submission import SKIPPED_DIRS, Manifest, Submission, Target
 from tools.engine.formats.base import python_files
 from tools.engine.pysource import PyFacts, read_facts
 from tools.engine.formats import format_names, formats
@@ -40,8 +41,6 @@ def looked_for() -> str:
     parts = [table[n].looked_for for n in format_names()]
     return "; ".join(parts[:-1]) + ("; or " if len(parts) > 1 else "") + parts[-1]
 
-# folders never read nor copied into the sandbox (tools/engine/session.py:_copy_tree skips the same)
-SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # Rationale: the reviewer reads sources and manifests whole; a kernel source is kilobytes, so a file
 # the size of a dataset is not a source, and reading it must not exhaust the reviewer's memory.
 MAX_READ_BYTES = 4 * 2**20

@@ -12,13 +12,13 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
+from reviewer.core.submission import SKIPPED_DIRS
+
 LIBRARIES = ("torch", "triton", "jax", "jaxlib", "numpy")
 # Rationale: kreview's own sources, where the reference's harness (the child) and everything the parent
 # does with an answer live; a digest of all of them cannot miss a module.
 _PACKAGES = ("reviewer", "tools")
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-# never part of kreview's code (caches, environments, version control)
-_SKIPPED = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 
 
 @cache
@@ -31,7 +31,7 @@ def code_version() -> str:
     h = hashlib.sha256(version.encode())
     for pkg in _PACKAGES:
         for path in sorted((_PACKAGE_ROOT / pkg).rglob("*.py")):
-            if _SKIPPED.isdisjoint(path.relative_to(_PACKAGE_ROOT).parts):
+            if SKIPPED_DIRS.isdisjoint(path.relative_to(_PACKAGE_ROOT).parts):
                 h.update(str(path.relative_to(_PACKAGE_ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
     return f"{version}+{h.hexdigest()[:16]}"
 

@@ -82,11 +82,14 @@ class ReferenceStore:
         self.folder = self.root / key_of(self.task_body)[:32]
         self.hits = 0
         self.misses = 0
+        self.kept = 0
+        """Answers this store object wrote (the session trims the store at its close only after one)."""
 
     def seen(self) -> bool:
         """Whether any answer of this task is kept (then the reference child is not started ahead)."""
         try:
-            return any(True for _ in os.scandir(self.folder))
+            with os.scandir(self.folder) as entries:
+                return any(not e.name.startswith(".") for e in entries)
         except OSError:
             return False
 
@@ -143,6 +146,7 @@ class ReferenceStore:
                                   "sha256": hashlib.sha256(data).hexdigest()})
                 (tmp / _ENTRY).write_text(json.dumps({"key": body, "result": result, "files": items}, default=str))
                 os.rename(tmp, path)  # all there or absent; another review that kept it first wins
+                self.kept += 1
             finally:
                 if tmp.exists():
                     shutil.rmtree(tmp, ignore_errors=True)

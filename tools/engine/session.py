@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from reviewer.core.submission import Submission
+from reviewer.core.submission import SKIPPED_DIRS, Submission
 from tools.engine.runsetup import DeviceInfo, RunSetup
 import tools.engine.harness.tensors as tensors
 import tools.engine.harness.virtual_gpu as virtual_gpu
@@ -42,7 +42,6 @@ from tools.engine.code_version import code_version, library_versions
 from tools.engine.sandbox.worker import LOG_KEEP
 
 _COPY_LIMIT = 64 * 2**20
-_SKIPPED_DIRS = frozenset({".git", ".kreview", "__pycache__", ".venv", "node_modules"})
 # the two children almost every review needs; started together (SandboxSession.prelaunch)
 _PAIR = ("submission", "reference")
 
@@ -80,19 +79,24 @@ class SubmissionRun:
         return self.loaded and self.call.answered and self.call.ok
 
 
+def _given(p: Path, leave_out: frozenset[Path]) -> bool:
+    """Whether a child's copy of the submission folder holds ``p`` (a file or folder of that folder)."""
+    if p.name in SKIPPED_DIRS or p in leave_out:
+        return False
+    # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
+    return not (p.is_symlink() or not (p.is_file() or p.is_dir()) or (p.is_file() and p.stat().st_nlink > 1))
+
+
 def _copy_tree(src: Path, dst: Path, *, leave_out: frozenset[Path] = frozenset()) -> None:
     """``src`` copied to ``dst`` as a child is given it; ``leave_out``: files of ``src`` not given."""
     total = 0
 
     def ignore(folder: str, names: list[str]) -> set[str]:
         nonlocal total
-        skipped = {n for n in names if n in _SKIPPED_DIRS or Path(folder) / n in leave_out}
+        skipped = set()
         for n in names:
             p = Path(folder) / n
-            if n in skipped:
-                continue
-            if p.is_symlink() or not (p.is_file() or p.is_dir()) or (p.is_file() and p.stat().st_nlink > 1):
-                # Rationale: ingest refuses these; never copy what a link points to (a secret, /dev/zero)
+            if not _given(p, leave_out):
                 skipped.add(n)
             elif p.is_file():
                 total += p.stat().st_size
@@ -115,10 +119,10 @@ def _tree_digest(src: Path, *, leave_out: frozenset[Path] = frozenset()) -> dict
     out: dict[str, str] = {}
     total = 0
     for folder, dirnames, filenames in os.walk(src):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED_DIRS and not os.path.islink(os.path.join(folder, d)))
+        dirnames[:] = sorted(d for d in dirnames if _given(Path(folder) / d, leave_out))
         for name in sorted(filenames):
             p = Path(folder) / name
-            if name in _SKIPPED_DIRS or p in leave_out or p.is_symlink() or not p.is_file() or p.stat().st_nlink > 1:
+            if not _given(p, leave_out):
                 continue
             data = p.read_bytes()
             total += len(data)
@@ -734,5 +738,5 @@ class SandboxSession:
         self._workers.clear()
         self._load_results.clear()
         self._ref_cache.clear()
-        if isinstance(self._store, reference_store.ReferenceStore):
+        if isinstance(self._store, reference_store.ReferenceStore) and self._store.kept:
             reference_store.trim(self._store.root)
