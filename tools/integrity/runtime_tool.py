@@ -343,7 +343,7 @@ class IntegrityRuntimeTool(Tool):
                               fresh=(fresh_out, fresh_plan, (first.result or {}).get("error")),
                               pid=config["second_child_pid"])
         verdict.result["notes"] = [*((first.result or {}).get("notes", [])), *((run.result or {}).get("notes", []))][:5]
-        if "second_child" in config and verdict.outcome == "pass":
+        if reached and verdict.outcome == "pass":
             # no pass for calls that were not made: the fresh child's calls matched, the rest was not run
             verdict = dataclasses.replace(verdict, outcome="info", summary=f"{verdict.summary}; the second child "
                                           f"{config['second_child']}")

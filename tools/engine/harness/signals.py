@@ -120,16 +120,7 @@ def install(report: Callable[[str, str, str, int, str], None], kind_of: Callable
                 return code
         return None
 
-    def outward(frame: FrameType | None) -> FrameType | None:
-        """The nearest user frame at or above ``frame`` past library frames; None at a harness frame."""
-        while frame is not None:
-            kind = kind_of(frame.f_code.co_filename)
-            if kind == "user":
-                return frame
-            if kind == "harness":
-                return None
-            frame = frame.f_back
-        return None
+    outward = _outward(kind_of)
 
     def check(args: tuple[object, ...], kwargs: dict[str, object]) -> None:
         me = get_ident()
@@ -193,23 +184,36 @@ def install(report: Callable[[str, str, str, int, str], None], kind_of: Callable
     return checked, creator
 
 
+def _outward(kind_of: Callable[[str], str]) -> Callable[[FrameType | None], FrameType | None]:
+    """``outward(frame)``: the nearest user frame at or above ``frame`` past library frames; None at a
+    harness frame (a closure over ``kind_of``, taken at install like everything else the checks use)."""
+
+    def outward(frame: FrameType | None) -> FrameType | None:
+        while frame is not None:
+            kind = kind_of(frame.f_code.co_filename)
+            if kind == "user":
+                return frame
+            if kind == "harness":
+                return None
+            frame = frame.f_back
+        return None
+
+    return outward
+
+
 def code_read(report: Callable[[str, str, str, int, str], None], kind_of: Callable[[str], str],
               ) -> Callable[[FrameType | None], None]:
     """``charge(caller)``: a wrapper's ``__code__`` was read (its constants hold the original); charged
     to the nearest user frame outward (``dis`` or ``inspect`` reading it for the user's line included),
     not when a harness frame comes first."""
     failure = BaseException
+    outward = _outward(kind_of)
 
     def charge(frame: FrameType | None) -> None:
         try:
-            while frame is not None:
-                kind = kind_of(frame.f_code.co_filename)
-                if kind == "user":
-                    report(EVENT, "__code__", frame.f_code.co_filename, frame.f_lineno or 0, frame.f_code.co_name)
-                    return
-                if kind == "harness":
-                    return
-                frame = frame.f_back
+            site = outward(frame)
+            if site is not None:
+                report(EVENT, "__code__", site.f_code.co_filename, site.f_lineno or 0, site.f_code.co_name)
         except failure:  # noqa: S110 - called from the audit hook
             pass
 
