@@ -45,22 +45,30 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     require()
     sub = load_submission(path, config.format_hint, config.target_gpu)
     from reviewer.drafting.base import OfflineDrafter
-    from reviewer.graph import RunContext, build_graph
+    from reviewer.graph.context import RunContext
     from reviewer.graph.state import ReviewState, checkpoint_serde
-    from reviewer.rubric import load_rubric
-    import tools.engine.registry as registry
 
-    rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
     config = config.model_copy(update={"runs_dir": Path(config.runs_dir).resolve()})
     run_id = new_run_id()
-    run_dir = create_run_dir(config.runs_dir, run_id)
-    rc = RunContext(run_dir=run_dir, submission=sub, rubric=rubric, drafter=drafter or OfflineDrafter(),
-                    diff=diff, publishers=list(publishers))
+    run_dir = Path(config.runs_dir) / run_id  # made once the rubric is checked
+    rc = RunContext(run_dir=run_dir, submission=sub, drafter=drafter or OfflineDrafter(), diff=diff,
+                    publishers=list(publishers))
     if progress is not None:
         rc.progress = progress
     seed = config.seed if config.seed is not None else secrets.randbelow(2**31 - 1)
     state = ReviewState(run_id=run_id, run_dir=str(run_dir), root=str(Path(path).resolve()), config=config,
                         seed=seed, created_at=_now(), started=time.time())
+    try:
+        _start_children(rc, state)
+        from reviewer.graph import build_graph
+        from reviewer.rubric import load_rubric
+        import tools.engine.registry as registry
+
+        rc.rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
+        create_run_dir(config.runs_dir, run_id)
+    except BaseException:
+        rc.close(keep_logs=False)  # a bad rubric: the children started ahead are stopped, no run directory made
+        raise
     saver = checkpointer(run_dir, checkpoint_serde())
     try:
         with _terminate_raises():
@@ -75,6 +83,22 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     cited = [s.file for item in (*review.evidence, *review.findings) for s in item.spans]
     keep_sources(run_dir, Path(path), [review.submission.submission_file, review.submission.reference_file, *cited])
     return review
+
+
+def _start_children(rc: Any, state: Any) -> None:
+    """Launch the submission's and the reference's sandbox children now, before the parent imports the
+    graph, the tools and torch (about 2 s of its own), so that their start-up runs beside those imports
+    instead of after them. The same children the plan node would launch (``SandboxSession.prelaunch``):
+    nothing of the submission runs in them before the first request asks for it. Only for a review of
+    every tool (no ``--only``/``--skip``), which always runs the submission when it can run at all; any
+    other selection is left to the plan node, which knows which tools it chose."""
+    config = state.config
+    sub = rc.submission
+    if config.only is not None or config.skip or sub is None or sub.syntax_error is not None:
+        return
+    ctx = rc.tool_context(state)
+    if ctx.setup.can_run:
+        ctx.session.prelaunch()
 
 
 @contextlib.contextmanager

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from reviewer.core.errors import UsageError
 from tools.engine.runsetup import DeviceInfo
+
+
+# Rationale: the nodes without which no GPU runtime torch can use is reachable: the NVIDIA driver's control
+# node and per-GPU nodes, ROCm's kfd, WSL's dxg. Where none exists, "auto" is the CPU without importing torch.
+GPU_NODE_PATTERNS = ("nvidiactl", "nvidia[0-9]*", "kfd", "dxg")
+
+
+def may_have_gpu(dev: Path = Path("/dev")) -> bool:
+    """Whether any GPU driver's device node is present (then only torch can say whether it sees a GPU)."""
+    return any(next(dev.glob(pattern), None) is not None for pattern in GPU_NODE_PATTERNS)
 
 
 def _uuid(props: Any) -> str | None:
@@ -29,6 +40,9 @@ def detect_device(wanted: str = "auto") -> DeviceInfo:
     kind, _, index_text = wanted.partition(":")
     if kind == "cpu":
         return DeviceInfo(kind="cpu", name="cpu (asked for with --device cpu)")
+    if kind == "auto" and not may_have_gpu():
+        # no GPU driver's device node: torch could see no device either, and is not imported for that
+        return DeviceInfo(kind="cpu", name="cpu (no CUDA device)")
     import torch
 
     has_cuda = torch.cuda.is_available()

@@ -64,8 +64,12 @@ class RunContext:
             ctx.evidence, ctx.findings = list(state.evidence), list(state.findings)
         return ctx
 
-    def close(self) -> None:
+    def close(self, *, keep_logs: bool = True) -> None:
+        """Stop the run's sandbox children; ``keep_logs=False``: their logs are not written to the run's
+        folder (a run that never began, whose folder is not made)."""
         if self._tool_ctx is not None:
+            if not keep_logs:
+                self._tool_ctx.session.keep_logs_in = None
             self._tool_ctx.session.close()
             self._tool_ctx = None
 
@@ -90,5 +94,6 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,
                              keep_logs_in=run_dir / "artifacts" / "sandbox")
+    session.run_tag = f"seed {seed}"
     return ToolContext(submission=sub, options=config.tool_options(), run_dir=run_dir, device=device, setup=setup,
                        master_seed=seed, session=session)

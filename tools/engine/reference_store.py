@@ -57,6 +57,10 @@ def default_dir() -> Path | None:
     return Path(base) / "kreview" / "reference"
 
 
+def _mark_name(run: str) -> str:
+    return ".run-" + hashlib.sha256(run.encode()).hexdigest()[:16]
+
+
 def key_of(body: dict[str, Any]) -> str:
     return hashlib.sha256(_canonical(body).encode()).hexdigest()
 
@@ -85,13 +89,24 @@ class ReferenceStore:
         self.kept = 0
         """Answers this store object wrote (the session trims the store at its close only after one)."""
 
-    def seen(self) -> bool:
-        """Whether any answer of this task is kept (then the reference child is not started ahead)."""
+    def seen(self, run: str | None = None) -> bool:
+        """Whether answers of this task are kept, for the review named ``run`` (its master seed: a review
+        under another seed asks for other cases, so it would miss), or for any review where ``run`` is
+        None. Where they are, the reference child is not started ahead."""
+        if run is not None:
+            return (self.folder / _mark_name(run)).exists()
         try:
             with os.scandir(self.folder) as entries:
                 return any(not e.name.startswith(".") for e in entries)
         except OSError:
             return False
+
+    def mark(self, run: str) -> None:
+        """Note that the review named ``run`` kept answers here (``seen(run)``); best effort."""
+        try:
+            (self.folder / _mark_name(run)).touch()
+        except OSError:
+            pass
 
     def body(self, op: str, payload: Any, inputs: dict[str, str]) -> dict[str, Any]:
         return {"task": self.task_body, "op": op, "payload": payload, "inputs": inputs}

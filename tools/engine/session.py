@@ -29,7 +29,6 @@ from typing import Any, Literal
 
 from reviewer.core.submission import SKIPPED_DIRS, Submission
 from tools.engine.runsetup import DeviceInfo, RunSetup
-import tools.engine.harness.tensors as tensors
 import tools.engine.harness.virtual_gpu as virtual_gpu
 from tools.engine.formats import format_of
 from tools.engine.harness.case import Case
@@ -224,6 +223,9 @@ class SandboxSession:
         else:
             self.root = Path(workroot)
         self.keep_logs_in = keep_logs_in
+        self.run_tag: str | None = None
+        """What names this review's requests to the reference for the store (its master seed, set by the
+        tool context); None: the store's answers of any review count as this one's (``prelaunch``)."""
         self.xfer = self.root / "xfer"  # the reference child's
         self.sub_xfer = self.root / "xfer-submission"  # every submission-side child's
         self.parent_dir = self.root / "parent"  # the parent's own copies; bound into no child
@@ -329,6 +331,8 @@ class SandboxSession:
 
     def load_tensors(self, path: Path) -> Any:
         """A tensor file under this session's folders, read without following anything a child left."""
+        import tools.engine.harness.tensors as tensors  # torch: imported where tensors are read, after the children start
+
         return tensors.loads(safe_files.read_bytes(Path(path), anchor=self.root))
 
     def _parent_copy(self, path: Path) -> Path | None:
@@ -378,11 +382,14 @@ class SandboxSession:
         waiting: their interpreter and torch imports run while the parent does other work. Each is
         the same sandboxed child ``_ensure_loaded`` would start; no submission code runs in it
         before its ``load`` request. The reference's is not started ahead where the store holds
-        answers of this task: then it starts at the first request the store cannot answer, if any."""
+        answers of this task for this review's seed (``run_tag``): then it starts at the first request
+        the store cannot answer, if any. Under another seed the cases differ and nearly every request
+        would miss, so the child starts ahead as without a store."""
         for role in roles:
             if role in self._workers:
                 continue
-            if role == "reference" and (store := self.reference_store()) is not None and store.seen():
+            if role == "reference" and (store := self.reference_store()) is not None \
+                    and store.seen(self.run_tag):
                 continue
             try:
                 self._worker(role).launch()
@@ -705,6 +712,8 @@ class SandboxSession:
             except OSError:
                 return call
             store.put(body, call.result, files)
+            if self.run_tag is not None:
+                store.mark(self.run_tag)
         return call
 
     def pristine_inputs(self, ref: ReferenceRun) -> list[Any]:

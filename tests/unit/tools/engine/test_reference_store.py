@@ -27,6 +27,12 @@ def test_an_answer_comes_back_whole_and_only_under_its_own_key(tmp_path: Path) -
     kept = store.get(body)
     assert kept is not None and kept.result == {"outputs": [1]} and kept.files == {"<out:0>": b"\x00tensor bytes"}
     assert store.seen()
+    # seen for a named review only once that review kept something (the reference child is then not started ahead)
+    assert not store.seen("seed 1") and not store.seen("seed 2")
+    store.mark("seed 1")
+    assert store.seen("seed 1") and not store.seen("seed 2")
+    # the mark is no entry: the trim and the listing of answers pass it by
+    assert all(p.name.startswith(".") or (p / "entry.json").exists() for p in store.folder.iterdir())
     # another seed, another input file, another request, another task: misses
     assert store.get(store.body("reference_case", {"case": {"seed": 2}, "outputs_path": "<out:0>"}, {})) is None
     assert store.get(store.body("reference_case", {"case": {"seed": 1}, "outputs_path": "<out:0>"},
