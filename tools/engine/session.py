@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,15 +147,37 @@ def _copy_plain(src: str, dst: str) -> str:
 _REGISTRY = "kreview-roots"
 
 
-def _registry() -> Path:
-    return Path(tempfile.gettempdir()) / _REGISTRY
+def _registry() -> Path | None:
+    """This user's registry folder (``kreview-roots-<uid>``, mode 0700), made on first use. None where that
+    name is taken by anything but a folder of this user's that no one else can write: a link, another
+    user's folder (a shared temporary folder on a machine several users review on), an open folder. Then
+    sandbox folders are not registered and no stale one is removed, rather than acting on entries another
+    user may have planted."""
+    reg = Path(tempfile.gettempdir()) / f"{_REGISTRY}-{os.geteuid()}"
+    try:
+        reg.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(reg)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
+        return None
+    return reg
 
 
-def _register_root(root: Path) -> Path:
+def _register_root(root: Path) -> Path | None:
     reg = _registry()
-    reg.mkdir(mode=0o700, exist_ok=True)
+    if reg is None:
+        return None
     entry = reg / f"{os.getpid()}-{root.name}"
-    entry.touch()
+    try:
+        entry.touch()
+    except OSError:
+        return None
     return entry
 
 
@@ -163,15 +186,17 @@ def _remove_stale_roots() -> None:
     submission, its reference and inputs have no business staying on the machine. Also the folders of
     older reviewers, named ``kreview-sandbox-<pid>-...``."""
     tmp = Path(tempfile.gettempdir())
-    found: list[tuple[str, Path, Path | None]] = [(d.name.split("-")[2], d, None) for d in tmp.glob("kreview-sandbox-*-*")]
+    found: list[tuple[str, Path, Path | None]] = [(d.name.split("-")[2], d, None) for d in tmp.glob("kreview-sandbox-*-*")
+                                                  if _own_folder(d)]
+    reg = _registry()
     try:
-        entries = list(_registry().iterdir())
+        entries = list(reg.iterdir()) if reg is not None else []
     except OSError:
         entries = []
     for e in entries:
         pid, _, name = e.name.partition("-")
         # only a folder directly in the temporary folder, by the name tempfile gave it
-        if name.startswith("tmp") and "/" not in name and name not in (".", ".."):
+        if name.startswith("tmp") and "/" not in name and name not in (".", "..") and _own_folder(tmp / name):
             found.append((pid, tmp / name, e))
     for pid, d, entry in found:
         if not pid.isdigit() or int(pid) == os.getpid():
@@ -184,6 +209,15 @@ def _remove_stale_roots() -> None:
                 entry.unlink(missing_ok=True)
         except OSError:
             pass
+
+
+def _own_folder(path: Path) -> bool:
+    """A folder (not a link) of this user's: the only kind a stale-folder sweep removes."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
 
 
 def _kept_log(ran: list[SandboxWorker], stream: Literal["stdout", "stderr"]) -> bytes:
