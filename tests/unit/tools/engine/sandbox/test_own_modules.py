@@ -29,6 +29,7 @@ ALLOWED = {
     ("tools/engine/sandbox/isolation.py", "isolation"),
     ("tools/engine/sandbox/isolation.py", "describe"),
     ("tools/engine/session.py", "pristine_inputs"),
+    ("tools/engine/session.py", "load_tensors"),
     ("tools/engine/tool.py", "environment"),
 }
 
