@@ -84,10 +84,19 @@ def probe_paths(own: Path) -> dict[str, list[str]]:
     absent = [home, "/root", "/run", *homes, "/var/run", str(Path(tempfile.gettempdir()) / "kreview-host-marker"),
               str(_PACKAGE_ROOT / "tests"), str(_PACKAGE_ROOT / "eval_sets"), "/etc/shadow", "/dev/shm/kreview-host-marker"]
     absent = [a for a in absent if a != HOME]
-    # the Python installation may live under /root or a home directory: visible, read-only, by necessity
-    allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix)}
+    # the Python installation and kreview's own packages may live under /root or a home folder (a clone in
+    # ~/kernel-reviewer, pyenv's ~/.pyenv): visible, read-only, by necessity. Such a folder must then hold
+    # nothing but the way to them (``sparse``: the names it may list), so the rest of the home stays unseen.
+    from tools.engine.sandbox.bwrap import _PACKAGES
+
+    allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix, *(_PACKAGE_ROOT / n for n in _PACKAGES))}
+    sparse: dict[str, list[str]] = {}
+    for a in absent:
+        under = [p for p in allowed if p == a or p.startswith(a.rstrip("/") + "/")]
+        if under and all(p != a for p in under):
+            sparse[a] = sorted({p[len(a.rstrip("/")) + 1:].split("/")[0] for p in under})
     absent = [a for a in absent if not any(p == a or p.startswith(a.rstrip("/") + "/") for p in allowed)]
-    return {"write": write, "absent": absent, "own": [str(own)]}
+    return {"write": write, "absent": absent, "own": [str(own)], "sparse": sparse}
 
 
 @functools.lru_cache(maxsize=1)

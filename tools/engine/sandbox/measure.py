@@ -93,8 +93,18 @@ def measure(paths: dict | None = None) -> dict:
         "unshare_user": unshare,
         "writable": [p for p in paths.get("write", []) if os.path.isdir(p) and _try_write(p)],
         "present": [p for p in paths.get("absent", []) if os.path.lexists(p)],
+        "crowded": sorted(p for p, names in (paths.get("sparse") or {}).items() if _lists_more(p, names)),
         "own_writable": all(_try_write(p) for p in paths.get("own", [])),
     }
+
+
+def _lists_more(path: str, names: list) -> bool:
+    """Whether ``path`` holds anything but ``names`` (a folder on the way to a bound one, such as a home
+    folder holding a clone of kreview, must show nothing else of the host)."""
+    try:
+        return bool(set(os.listdir(path)) - set(names))
+    except OSError:
+        return False
 
 
 def problems(m: dict) -> list[str]:
@@ -114,6 +124,8 @@ def problems(m: dict) -> list[str]:
         bad.append(f"writable: {m['writable']}")
     if m.get("present"):
         bad.append(f"visible: {m['present']}")
+    if m.get("crowded"):
+        bad.append(f"more than the way to kreview's own files visible in: {m['crowded']}")
     if not m.get("own_writable", False):
         bad.append("own directories not writable")
     return bad
