@@ -400,7 +400,7 @@ def test_sigterm_stops_the_children_removes_the_folders_and_leaves_a_run_show_ex
             proc.kill()
     assert proc.returncode == 143, err[-2000:]
     assert not list(tmp.glob("tmp*")), "sandbox folders left behind"
-    assert not list((tmp / "kreview-roots").iterdir()), "sandbox folders still registered"
+    assert not list((tmp / f"kreview-roots-{os.geteuid()}").iterdir()), "sandbox folders still registered"
     alive = []
     for p in Path("/proc").iterdir():
         try:
