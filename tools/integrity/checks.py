@@ -262,6 +262,56 @@ def check_library(p: IntegrityObservation) -> Check:
                  f"by library operators (torch, or JAX outside a pallas_call) in forward{note}", what, result=result)
 
 
+def withheld_candidates(p: IntegrityObservation, library: Check) -> list[str]:
+    """The reference's core compute operators (``aten::_softmax``) to withhold in the probe's last run:
+    those of the core families (``check_library``) that no trace of the submission's calls shows, where
+    ``check_library`` passed and the first call matched the reference. Empty: nothing to look for (the
+    trace saw the core operator, so ``check_library`` judged its share; or JAX, traced another way)."""
+    if library.outcome != "pass" or p.backend.jax_traced or not p.outputs or p.outputs[0] is None \
+            or p.expected_a is None or not _compare(p.outputs[0], p.expected_a, p, 0).ok:
+        return []
+    core = set(library.result.get("core_families") or [])
+    seen = {e.get("family") for t in [p.sub.get("trace") or {}, *(p.sub.get("later_traces") or [])]
+            for e in t.get("ops", [])}
+    return sorted({str(e["op"]) for e in _ops(p.ref.get("trace", {}), ("compute",))
+                   if e.get("family") in core and e.get("family") not in seen and str(e.get("op", "")).startswith("aten::")})
+
+
+def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bool, case_label: str) -> Check:
+    """The submission's output with ``ops`` withheld (tools/engine/harness/withheld_ops.py) against the
+    reference on a content it had not seen: an output that moves comes from an operator the trace never saw
+    forward call. ``cmp``: the comparison, None where forward raised; ``matches``: correctness's judgement
+    of it (the tolerance, or the float64 error budget where the tolerance is not met)."""
+    name, what = ("hidden_library_work", "forward once more with the reference's core operators withheld at the "
+                  "dispatcher (they answer NaN to every thread and frame), against the reference")
+    names = ", ".join(ops)
+    result = {"withheld": answer.get("withheld", []), "operators": ops}
+    where = ("work done where the trace of forward does not look: another thread, a grid function or hook run "
+             "inside a launch, code that passes itself off as the harness's, or a tampered trace")
+    err = answer.get("error")
+    if err:
+        result["error"] = {k: err.get(k) for k in ("type", "message")}
+        return Check(name, "fail", f"forward raised {err.get('type')}: {str(err.get('message', ''))[:200]} once "
+                     f"{names} was withheld, though the trace of its calls never showed it calling that: {where}",
+                     what, defect="hidden_library_work", result=result)
+    result["matches"] = bool(matches)
+    if matches:
+        return Check(name, "pass", f"with the reference's core operator(s) {names} withheld at the dispatcher (NaN "
+                     f"to every caller), forward still matched the reference on {case_label}: its output does not "
+                     "come from them", what, result=result)
+    bad = sum(o.mismatches for o in cmp.outputs)
+    total = sum(o.numel for o in cmp.outputs)
+    nonfinite = sum(o.nonfinite_mismatches for o in cmp.outputs)
+    worst = max(((o.max_abs_err or 0.0) for o in cmp.outputs), default=0.0)
+    result.update(mismatches=bad, numel=total, nonfinite_mismatches=nonfinite)
+    how = (f"{nonfinite} of them NaN or infinite where the reference is not" if nonfinite
+           else f"max error {_num(worst)}")
+    return Check(name, "fail", f"forward's output comes from {names}, which the trace of its calls never showed it "
+                 f"calling: with it withheld at the dispatcher (NaN to every thread and frame), {bad} of {total} "
+                 f"output elements moved ({how}) on {case_label}; {where}", what,
+                 defect="hidden_library_work", result=result)
+
+
 def check_launches(p: IntegrityObservation) -> Check:
     name, what = "kernel_launched", "kernel launches during forward, and whether the output derives from them"
     first = (p.sub.get("calls") or [{}])[0]

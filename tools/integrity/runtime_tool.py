@@ -16,7 +16,7 @@ from reviewer.core.models import Evidence
 from tools.engine.tool import Tool, ToolContext, failure_details
 from tools.engine.cases import nominal_cases
 from tools.engine.compare import compare_outputs
-from tools.engine.evaluate import budget_for
+from tools.engine.evaluate import budget_for, judge_outputs
 from tools.engine.facts import BuildOutcome
 from tools.engine.harness.case import Case, Transform
 import tools.integrity.checks as C
@@ -154,6 +154,9 @@ class IntegrityRuntimeTool(Tool):
                    C.check_special_casing(probe), C.check_constant(probe), C.check_mutation(probe),
                    C.check_output_type(probe), C.check_harness(probe, sub.reference_file),
                    C.check_deferred(probe), self._precision(ctx, case, ref_a, probe)]
+        withheld = self._withheld(ctx, case, probe, results[0])
+        if withheld is not None:
+            results.append(withheld)
         atol, rtol = ctx.tolerance()
         config = {**env, "atol": atol, "rtol": rtol}
         for c in results:
@@ -213,6 +216,48 @@ class IntegrityRuntimeTool(Tool):
                 "expected_b": expected_b,
                 "outputs": [None if o is _UNREAD else o for o in outputs],
                 "inputs_after": None if inputs_after is _UNREAD else inputs_after}
+
+    # -- the core operators withheld ------------------------------------------------------------
+    def _withheld(self, ctx: ToolContext, case: Case, probe: C.IntegrityObservation, library: C.Check) -> C.Check | None:
+        """The probe's child, its last request: the submission bound once more and called on a third content
+        with the reference's core operators withheld (tools/engine/harness/withheld_ops.py); the role is
+        restarted after, so no later request reaches that child."""
+        ops = C.withheld_candidates(probe, library)
+        if not ops:
+            return None
+        session = ctx.session
+        what = "forward with the reference's core operators withheld at the dispatcher"
+        seed_c = ctx.seeds(1, "integrity-withheld")[0]
+        case_c = second_content(case, seed_c, f"{case.label or case.id} (a third content)")
+        ref_c = session.reference(case_c)
+        if not ref_c.ok or ref_c.inputs_path is None:
+            return C.Check("hidden_library_work", "unverified", f"the reference failed on a third content: "
+                           f"{ref_c.call.failure_text()[:300]}", what, defect="reference_failed",
+                           reason="reference failed")
+        folder = ref_c.inputs_path.parent / f"withheld-{len(ctx.evidence)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            run = session.call("submission", "integrity_withheld", {
+                "case": case.model_dump(), "inputs": str(ref_c.inputs_path), "ops": ops, "out_dir": str(folder)},
+                timeout=ctx.options.limits.call_timeout_s * 2)
+            out = self._load(session, folder / "withheld.pt") if run.answered and run.ok \
+                and not (run.result or {}).get("error") else None
+        finally:
+            safe_files.remove_tree(folder)
+            session.restart("submission")
+        if not (run.answered and run.ok):
+            return C.Check("hidden_library_work", "unverified", f"the run with {', '.join(ops)} withheld did not "
+                           f"answer: {run.failure_text()[:300]}", what, defect="withheld_run_failed",
+                           reason="the run with the operators withheld did not complete", result=failure_details(run))
+        answer = run.result or {}
+        if answer.get("error"):
+            return C.check_withheld(ops, answer, None, False, case_c.label or case_c.id)
+        if out is _UNREAD or out is None:
+            return C.Check("hidden_library_work", "unverified",
+                           _UNREAD_TEXT.format(what="withheld-operator run", names="withheld.pt"), what,
+                           defect="probe_outputs_unreadable", reason="the run's output file did not read back")
+        cmp, _, judged = judge_outputs(ctx, case_c, out, ref_c.outputs)  # correctness's own rule
+        return C.check_withheld(ops, answer, cmp, judged.ok, case_c.label or case_c.id)
 
     # -- many calls ----------------------------------------------------------------------------
     def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:

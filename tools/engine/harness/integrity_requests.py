@@ -9,6 +9,10 @@
                          3. ``fresh``: new tensors holding A's contents again.
                          Each call's outputs are saved at once; the parent compares them with the
                          reference's (call 1 and 3 with A's, call 2 with B's) and with each other.
+``integrity_withheld``   (submission child, after ``integrity_probe``) the submission bound once more and
+                         called on a content it has not seen with the reference's core operators
+                         withheld at the dispatcher (tools/engine/harness/withheld_ops.py); the output saved
+                         for the parent. The child serves nothing after it.
 ``integrity_many_calls`` (submission child) the submission bound once and called many times on a
                          schedule of contents and ways (same tensors, contents copied in, new
                          tensors); every output saved for the parent (tools/integrity/many_calls.py).
@@ -37,6 +41,7 @@ from tools.engine.harness.instruments.jax_ops import JaxOpRecorder, merge_into
 from tools.engine.harness.instruments.torch_ops import OpRecorder
 from tools.engine.harness.op_table import ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
+from tools.engine.harness.withheld_ops import withhold
 
 
 def _case_data(saved: dict[str, Any], case: Case, device: str) -> CaseData:
@@ -205,6 +210,27 @@ def _integrity_probe(payload: dict[str, Any], state: ChildState) -> dict[str, An
     traces.append(rec.data)
     return {"calls": calls, "trace": traces[0], "later_traces": traces[1:], "launches": launched,
             "guard": guarded}
+
+
+@op("integrity_withheld")
+def _integrity_withheld(payload: dict[str, Any], state: ChildState) -> dict[str, Any]:
+    if state.submission is None:
+        raise RuntimeError("submission not loaded")
+    case = Case.model_validate(payload["case"])
+    data = _case_data(tensors.load(payload["inputs"]), case, state.device)
+    input_history.keep(data.inputs)
+    fn = state.submission.bind(case, data)
+    withheld = withhold([str(n) for n in payload["ops"]])
+    record: dict[str, Any] = {"withheld": withheld, "error": None}
+    try:
+        out = fn(data.inputs)
+        sync(state.device)
+    except Exception as exc:  # noqa: BLE001 - forward failing without the operators is the finding
+        record["error"] = _error(exc)
+        return record
+    _save(out, Path(payload["out_dir"]) / "withheld.pt")
+    record["outputs"] = tensors.describe(out)
+    return record
 
 
 @op("integrity_many_calls")

@@ -376,3 +376,37 @@ def test_alarms_alone_decide_integrity_where_no_probe_judged_them() -> None:
     assert (check.outcome, check.defect, check.lines) == ("fail", "harness_tampering", [38])
     assert check.summary.count("submission.py:38") == 1  # one per (event, file, line), whichever child
     assert C.check_harness(_probe(sub=_guarded([])), "reference.py").outcome == "pass"
+
+
+def test_core_operators_are_withheld_only_where_the_trace_never_saw_them() -> None:
+    probe = _probe()
+    library = C.check_library(probe)
+    assert library.outcome == "pass"
+    assert C.withheld_candidates(probe, library) == ["aten::_softmax"]
+    # the trace saw the core family (a later call included): check_library judged its share, nothing hidden
+    seen = {"ops": [{"op": "aten::_softmax", "family": "softmax", "kind": "compute", "cost": 1.0, "count": 1}]}
+    later = _probe(sub={**probe.sub, "later_traces": [seen]})
+    assert C.withheld_candidates(later, C.check_library(later)) == []
+    # a first call that already differs is correctness's finding; JAX is traced another way
+    wrong = _probe(outputs=[[torch.zeros(4, 8)], None, None])
+    assert C.withheld_candidates(wrong, C.check_library(wrong)) == []
+    pallas = _probe(framework="pallas")
+    assert C.withheld_candidates(pallas, C.check_library(pallas)) == []
+    failed = C.Check("library_compute", "fail", "", "")
+    assert C.withheld_candidates(probe, failed) == []
+
+
+def test_a_moved_output_or_an_error_without_the_operators_fails() -> None:
+    from tools.engine.compare import compare_outputs
+
+    x = torch.randn(4, 8)
+    good = compare_outputs([x.softmax(-1)], [x.softmax(-1)])
+    kept = C.check_withheld(["aten::_softmax"], {"withheld": ["aten::_softmax"]}, good, True, "third")
+    assert kept.outcome == "pass" and kept.defect is None
+    moved = compare_outputs([torch.full((4, 8), float("nan"))], [x.softmax(-1)])
+    hidden = C.check_withheld(["aten::_softmax"], {}, moved, False, "third")
+    assert hidden.outcome == "fail" and hidden.defect == "hidden_library_work"
+    assert "32 of 32 output elements moved (32 of them NaN or infinite" in hidden.summary
+    raised = C.check_withheld(["aten::_softmax"], {"error": {"type": "RuntimeError", "message": "boom"}}, None,
+                              False, "third")
+    assert raised.outcome == "fail" and "RuntimeError: boom" in raised.summary
