@@ -96,7 +96,10 @@ def _start_children(rc: Any, state: Any) -> None:
     sub = rc.submission
     if config.only is not None or config.skip or sub is None or sub.syntax_error is not None:
         return
-    ctx = rc.tool_context(state)
+    try:
+        ctx = rc.tool_context(state)
+    except Exception:  # noqa: BLE001 - the plan node makes it again, and fails there as a review does
+        return
     if ctx.setup.can_run:
         ctx.session.prelaunch()
 
