@@ -270,14 +270,20 @@ def withheld_candidates(p: IntegrityObservation, library: Check) -> list[str]:
     if library.outcome != "pass" or p.backend.jax_traced or not p.outputs or p.outputs[0] is None \
             or p.expected_a is None or not _compare(p.outputs[0], p.expected_a, p, 0).ok:
         return []
-    core = set(library.result.get("core_families") or [])
+    core = set(core_families_of(library))
     seen = {e.get("family") for t in [p.sub.get("trace") or {}, *(p.sub.get("later_traces") or [])]
             for e in t.get("ops", [])}
     return sorted({str(e["op"]) for e in _ops(p.ref.get("trace", {}), ("compute",))
                    if e.get("family") in core and e.get("family") not in seen and str(e.get("op", "")).startswith("aten::")})
 
 
-def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bool, case_label: str) -> Check:
+def core_families_of(library: Check) -> list[str]:
+    """The reference's core operator families ``check_library`` found (``softmax``, ``matmul``)."""
+    return [str(f) for f in library.result.get("core_families") or []]
+
+
+def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bool, case_label: str,
+                   families: list[str] | None = None) -> Check:
     """The submission's output with ``ops`` withheld (tools/engine/harness/withheld_ops.py) against the
     reference on a content it had not seen: an output that moves comes from an operator the trace never saw
     forward call. ``cmp``: the comparison, None where forward raised; ``matches``: correctness's judgement
@@ -285,14 +291,16 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
     name, what = ("hidden_library_work", "forward once more with the reference's core operators withheld at the "
                   "dispatcher (they answer NaN to every thread and frame), against the reference")
     names = ", ".join(ops)
-    result = {"withheld": answer.get("withheld", []), "operators": ops}
+    if families:
+        names += f" (with every operator of the {', '.join(families)} famil{'y' if len(families) == 1 else 'ies'})"
+    result = {"withheld": answer.get("withheld", []), "operators": ops, "families": families or []}
     where = ("work done where the trace of forward does not look: another thread, a grid function or hook run "
              "inside a launch, code that passes itself off as the harness's, or a tampered trace")
     err = answer.get("error")
     if err:
         result["error"] = {k: err.get(k) for k in ("type", "message")}
         return Check(name, "fail", f"forward raised {err.get('type')}: {str(err.get('message', ''))[:200]} once "
-                     f"{names} was withheld, though the trace of its calls never showed it calling that: {where}",
+                     f"{names} were withheld, though the trace of its calls never showed it calling them: {where}",
                      what, defect="hidden_library_work", result=result)
     result["matches"] = bool(matches)
     if matches:
@@ -307,7 +315,7 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
     how = (f"{nonfinite} of them NaN or infinite where the reference is not" if nonfinite
            else f"max error {_num(worst)}")
     return Check(name, "fail", f"forward's output comes from {names}, which the trace of its calls never showed it "
-                 f"calling: with it withheld at the dispatcher (NaN to every thread and frame), {bad} of {total} "
+                 f"calling: with them withheld at the dispatcher (NaN to every thread and frame), {bad} of {total} "
                  f"output elements moved ({how}) on {case_label}; {where}", what,
                  defect="hidden_library_work", result=result)
 

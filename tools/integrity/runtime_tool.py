@@ -238,7 +238,8 @@ class IntegrityRuntimeTool(Tool):
         folder.mkdir(parents=True, exist_ok=True)
         try:
             run = session.call("submission", "integrity_withheld", {
-                "case": case.model_dump(), "inputs": str(ref_c.inputs_path), "ops": ops, "out_dir": str(folder)},
+                "case": case.model_dump(), "inputs": str(ref_c.inputs_path), "ops": ops,
+                "families": C.core_families_of(library), "out_dir": str(folder)},
                 timeout=ctx.options.limits.call_timeout_s * 2)
             out = self._load(session, folder / "withheld.pt") if run.answered and run.ok \
                 and not (run.result or {}).get("error") else None
@@ -251,13 +252,13 @@ class IntegrityRuntimeTool(Tool):
                            reason="the run with the operators withheld did not complete", result=failure_details(run))
         answer = run.result or {}
         if answer.get("error"):
-            return C.check_withheld(ops, answer, None, False, case_c.label or case_c.id)
+            return C.check_withheld(ops, answer, None, False, case_c.label or case_c.id, C.core_families_of(library))
         if out is _UNREAD or out is None:
             return C.Check("hidden_library_work", "unverified",
                            _UNREAD_TEXT.format(what="withheld-operator run", names="withheld.pt"), what,
                            defect="probe_outputs_unreadable", reason="the run's output file did not read back")
         cmp, _, judged = judge_outputs(ctx, case_c, out, ref_c.outputs)  # correctness's own rule
-        return C.check_withheld(ops, answer, cmp, judged.ok, case_c.label or case_c.id)
+        return C.check_withheld(ops, answer, cmp, judged.ok, case_c.label or case_c.id, C.core_families_of(library))
 
     # -- many calls ----------------------------------------------------------------------------
     def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:

@@ -220,7 +220,7 @@ def _integrity_withheld(payload: dict[str, Any], state: ChildState) -> dict[str,
     data = _case_data(tensors.load(payload["inputs"]), case, state.device)
     input_history.keep(data.inputs)
     fn = state.submission.bind(case, data)
-    withheld = withhold([str(n) for n in payload["ops"]])
+    withheld = withhold([str(n) for n in payload["ops"]], [str(f) for f in payload.get("families", [])])
     record: dict[str, Any] = {"withheld": withheld, "error": None}
     try:
         out = fn(data.inputs)

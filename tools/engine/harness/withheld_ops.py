@@ -16,10 +16,13 @@ The child serves nothing after this request: the parent restarts the role.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import torch
 from torch.utils._pytree import tree_map
+
+from tools.engine.harness.instruments.torch_ops import base_name
 
 # Rationale: operators the harness itself and the Triton interpreter use around a call (moving inputs and
 # outputs, filling poisoned allocations); withholding them would break the harness, not the submission
@@ -69,14 +72,23 @@ def _answer(overload: Any) -> Any:
     return kernel
 
 
-def withhold(names: list[str]) -> list[str]:
-    """Withhold the aten operators ``names`` (``aten::_softmax``; their in-place twins too) in this process;
-    the qualified overloads actually withheld, sorted. Names outside ``aten`` or in ``_NEVER`` are skipped."""
+def family_members(families: Sequence[str]) -> list[str]:
+    """Every aten operator of the operator families ``families`` (``matmul``: mm, addmm, bmm, matmul, linear,
+    einsum, ...; instruments/torch_ops.py ``base_name``): the same work reached through another operator."""
+    wanted = set(families)
+    return sorted({n.split(".")[0] for n in torch._C._dispatch_get_all_op_names()
+                   if n.startswith("aten::") and base_name(n) in wanted})
+
+
+def withhold(names: Sequence[str], families: Sequence[str] = ()) -> list[str]:
+    """Withhold the aten operators ``names`` (``aten::_softmax``; their in-place twins too) and every operator
+    of ``families`` in this process; the qualified overloads actually withheld, sorted. Names outside
+    ``aten`` or in ``_NEVER`` are skipped."""
     lib = torch.library.Library("aten", "IMPL")
     _LIBRARIES.append(lib)
     done: set[str] = set()
     stems = set()
-    for name in names:
+    for name in [*names, *family_members(families)]:
         ns, _, stem = name.partition("::")
         if ns == "aten" and stem and stem not in _NEVER:
             stems.update({stem, stem + "_"} if not stem.endswith("_") else {stem})

@@ -85,7 +85,7 @@ def base_name(name: str) -> str:
         name = name.removesuffix(suffix)
     if name in _MATMUL or name.lstrip("_") in _MATMUL:
         return "matmul"
-    if name in _CONV or name.startswith("conv"):
+    if name in _CONV or (name.startswith("conv") and not name.startswith("convert")):
         return "convolution"
     if "scaled_dot_product" in name:
         return "scaled_dot_product_attention"

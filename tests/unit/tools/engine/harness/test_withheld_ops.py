@@ -18,7 +18,8 @@ from tools.engine.harness.withheld_ops import withhold
 
 x = torch.randn(4, 6)
 before = torch.softmax(x, -1)
-done = withhold(["aten::_softmax", "aten::argmax", "aten::add", "aten::copy_", "prims::whatever"])
+done = withhold(["aten::_softmax", "aten::argmax", "aten::add", "aten::copy_", "prims::whatever"], ["matmul"])
+a, b = torch.randn(3, 4), torch.randn(4, 5)
 box = []
 t = threading.Thread(target=lambda: box.append(torch.softmax(x, -1)))
 t.start(); t.join()
@@ -38,6 +39,10 @@ report = {
     "copy_kept": bool(torch.equal(torch.empty(2).copy_(torch.tensor([1.0, 2.0])), torch.tensor([1.0, 2.0]))),
     "log_softmax_kept": bool(torch.isfinite(torch.log_softmax(x, -1)).all()),
     "before_finite": bool(torch.isfinite(before).all()),
+    # the family: the same work through another operator of it
+    "matmul_family_nan": [bool(f().isnan().all()) for f in (lambda: a @ b, lambda: torch.mm(a, b),
+                          lambda: torch.einsum("ij,jk->ik", a, b), lambda: torch.nn.functional.linear(a, b.t()),
+                          lambda: torch.addmm(torch.zeros(3, 5), a, b))],
 }
 print(json.dumps(report))
 """
@@ -56,3 +61,4 @@ def test_every_caller_gets_poison_and_the_harness_operators_are_never_withheld()
     assert len(r["add_inplace"]) == 3 and all(v != v for v in r["add_inplace"])  # NaN, written in place
     assert r["add_int"] == [-1, -1, -1]
     assert r["copy_kept"] and r["log_softmax_kept"]
+    assert r["matmul_family_nan"] == [True] * 5
