@@ -6,6 +6,8 @@ three calls, the static scan) and returns a ``Check``; the tool turns checks int
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,6 +264,11 @@ def check_library(p: IntegrityObservation) -> Check:
                  f"by library operators (torch, or JAX outside a pallas_call) in forward{note}", what, result=result)
 
 
+SEEN_AT_SCALE = 0.25
+"""A core operator's call counts as seen by the trace when its largest tensor holds at least this share of
+the elements of the reference's own largest call of that family."""
+
+
 def withheld_candidates(p: IntegrityObservation, library: Check) -> list[str]:
     """The reference's core compute operators (``aten::_softmax``) to withhold in the probe's last run:
     those of the core families (``check_library``) that no trace of the submission's calls shows, where
@@ -271,10 +278,23 @@ def withheld_candidates(p: IntegrityObservation, library: Check) -> list[str]:
             or p.expected_a is None or not _compare(p.outputs[0], p.expected_a, p, 0).ok:
         return []
     core = set(core_families_of(library))
+    ref_ops = [e for e in _ops(p.ref.get("trace", {}), ("compute",)) if e.get("family") in core]
+    scale = {f: max((_largest_numel(e) for e in ref_ops if e.get("family") == f), default=0) for f in core}
+    # Rationale: seen at the reference's scale (a quarter of its largest call or more): the share check judged
+    # it. A call on a slice is no such thing: a decoy (torch.softmax on 8 elements) beside the real work done
+    # where the trace does not look switched this check off (red team, A3)
     seen = {e.get("family") for t in [p.sub.get("trace") or {}, *(p.sub.get("later_traces") or [])]
-            for e in t.get("ops", [])}
-    return sorted({str(e["op"]) for e in _ops(p.ref.get("trace", {}), ("compute",))
-                   if e.get("family") in core and e.get("family") not in seen and str(e.get("op", "")).startswith("aten::")})
+            for e in t.get("ops", []) if e.get("family") in core
+            and _largest_numel(e) >= SEEN_AT_SCALE * scale.get(e.get("family"), 0)}
+    return sorted({str(e["op"]) for e in ref_ops
+                   if e.get("family") not in seen and str(e.get("op", "")).startswith("aten::")})
+
+
+def _largest_numel(entry: dict[str, Any]) -> int:
+    """Elements of the largest tensor of an operator entry's largest call (its arguments and outputs)."""
+    largest = entry.get("largest") or {}
+    shapes = [t.get("shape") or [] for t in [*(largest.get("args") or []), *(largest.get("out") or [])]]
+    return max((int(math.prod(int(d) for d in shape)) for shape in shapes), default=0)
 
 
 def core_families_of(library: Check) -> list[str]:
@@ -733,6 +753,14 @@ def check_harness(p: IntegrityObservation, reference_file: str) -> Check:
                 lines.append(int(site["line"]))
         else:
             benign.append(f"{ev.get('event')}{at}")
+    blinded = {(b.get("api"), (b.get("site") or {}).get("file"), (b.get("site") or {}).get("line")): b
+               for t in [p.sub.get("trace") or {}, *(p.sub.get("later_traces") or [])] for b in t.get("blinded") or []}
+    for b in blinded.values():
+        site = b.get("site") or {}
+        attempts.append(f"called {b.get('api')} at {site.get('file')}:{site.get('line')} with the operator "
+                        "trace switched off (the Python dispatch key excluded)")
+        if site.get("file") == p.submission_file and site.get("line"):
+            lines.append(int(site["line"]))
     result = {"replaced": replaced, "events": guard.get("events") or [], "watched": guard.get("watched"),
               "alarms": p.alarms[:50]}
     if attempts:

@@ -84,6 +84,12 @@ _HARNESS_PREFIXES = {"subprocess.": "starts a subprocess", "socket.": "opens a n
 # Rationale: code that asks whether it is being traced can behave honestly only while observed.
 _TRACE_PROBES = ("dispatch_mode", "function_mode", "_is_torch_function", "gettrace", "getprofile",
                  "_python_dispatch", "_get_current_dispatch")
+# Rationale: switches that blind the operator trace for a stretch of code (every Python dispatch or function
+# mode off, a dispatch key excluded, the mode stacks popped): a kernel's forward has no use for them
+_TRACE_BLINDS = ("_DisableTorchDispatch", "_DisableTorchFunction", "_ExcludeDispatchKeyGuard",
+                 "_unset_dispatch_mode", "_pop_torch_dispatch_stack", "_pop_torch_function_stack",
+                 "_pop_mode", "_disable_current_modes", "_dispatch_tls_set_dispatch_key_excluded",
+                 "_DisableFuncTorch")
 _HARNESS_MODULES = ("tools.engine.harness", "tools.engine.sandbox", "tools.integrity", "reviewer")
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_builtins"}
 _SEED_METHODS = {"initial_seed", "get_state", "getstate", "get_rng_state"}
@@ -450,6 +456,9 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             severity = "info" if target.startswith("subprocess.") else "fail"
             scan.findings.append(_finding(src, node, "harness", "harness_access", severity,
                                           f"{target}(): {what}", *ctx))
+        elif any(p in target for p in _TRACE_BLINDS):
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"{target}(): switches off the operator trace for the code it wraps", *ctx))
         elif any(p in target for p in _TRACE_PROBES) and not target.startswith("."):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"{target}(): probes whether it is being traced or profiled", *ctx))

@@ -1,8 +1,8 @@
 """The product computed by torch.einsum on a helper thread (reached through importlib, so no import names
 threading), bias and ReLU by a Triton kernel: einsum runs as bmm, an operator the reference never calls
-(its core is addmm), and on another thread the operator trace of forward does not see it at all.
+(its core is addmm; the same matmul family), on a thread the operator trace now follows.
 Expect: builds=pass, correctness=pass, integrity=fail
-Defect: hidden_library_work
+Defect: library_compute
 """
 
 import importlib

@@ -1,8 +1,9 @@
 """The grid function, which the launcher calls while it launches, writes torch.softmax of the input into
-the output, and the kernel it launches stores nothing: the operator trace counts no work done inside a
-launch (the interpreter's own), so forward looks like one kernel writing its output.
+the output, and the kernel it launches stores nothing. The operator trace set apart everything issued
+during a launch as the interpreter's own (and this kernel was accepted); the submission's own code run
+during a launch is now traced as any other.
 Expect: builds=pass, correctness=pass, integrity=fail
-Defect: hidden_library_work
+Defect: library_compute
 """
 
 import torch

@@ -1,8 +1,9 @@
 """torch.softmax does the work on a helper thread (the threading module reached through importlib, so no
 import names it), and a Triton kernel copies its result into the output: the kernel is launched and the
-output derives from it, but the torch operator trace of forward only sees the calling thread.
+output derives from it. The operator trace follows threads started in the child (before it did not, and
+this kernel was accepted).
 Expect: builds=pass, correctness=pass, integrity=fail
-Defect: hidden_library_work
+Defect: library_compute
 """
 
 import importlib

@@ -10,7 +10,8 @@ booleans, shaped by the operator's meta kernel (an operator without one raises).
 process gets that answer, whatever thread or frame it calls from. If forward's output then moves, it
 depends on an operator the trace never saw it call, and the parent judges that from the outputs alone.
 
-The child serves nothing after this request: the parent restarts the role.
+The child serves nothing after this request: the parent restarts the role. The kernels are registered on
+the backend keys of dense, MKLDNN, sparse, nested and quantized tensors.
 """
 
 from __future__ import annotations
@@ -29,8 +30,13 @@ from tools.engine.harness.instruments.torch_ops import base_name
 _NEVER = frozenset({"fill", "fill_", "zero", "zero_", "copy", "copy_", "_to_copy", "clone", "empty", "empty_like",
                     "empty_strided", "full", "full_like", "detach", "alias", "view", "_copy_from",
                     "_copy_from_and_resize", "resize_", "set_", "lift_fresh"})
-_KEYS = ("CPU", "CUDA")
-# the registrations live as long as the child: a Library is unregistered when it is collected
+# Rationale: every backend key a CPU or CUDA tensor's operator can reach, not only the dense ones: softmax
+# of an MKLDNN or a sparse tensor runs on its own key (a red-team submission computed on .to_mkldnn())
+_KEYS = ("CPU", "CUDA", "MkldnnCPU", "SparseCPU", "SparseCUDA", "SparseCsrCPU", "SparseCsrCUDA", "NestedTensorCPU",
+         "NestedTensorCUDA", "QuantizedCPU", "QuantizedCUDA")
+# Rationale: the registrations live as long as the child. They are made on the dispatcher's own library
+# handle, not a torch.library.Library: that registers a weakref.finalize, and weakref.finalize._registry
+# hands any code the Library to ``_destroy()`` (a red-team submission undid the withholding that way).
 _LIBRARIES: list[Any] = []
 
 
@@ -49,6 +55,13 @@ def _poisoned(t: torch.Tensor) -> torch.Tensor:
         return t.fill_(_poison(t.dtype))
 
 
+def _meta(t: torch.Tensor) -> torch.Tensor:
+    try:
+        return t.to("meta")
+    except (NotImplementedError, RuntimeError):  # a layout with no meta form (MKLDNN, sparse): its shape
+        return torch.empty(t.shape, dtype=t.dtype, device="meta")
+
+
 def _answer(overload: Any) -> Any:
     schema = overload._schema
     written = [i for i, a in enumerate(schema.arguments) if a.alias_info is not None and a.alias_info.is_write]
@@ -60,8 +73,7 @@ def _answer(overload: Any) -> Any:
             return outs[0] if len(outs) == 1 else tuple(outs)
         device = next((a.device for a in torch.utils._pytree.tree_leaves((args, kwargs))
                        if isinstance(a, torch.Tensor)), torch.device("cpu"))
-        meta_args, meta_kwargs = tree_map(lambda a: a.to("meta") if isinstance(a, torch.Tensor) else a,
-                                          (args, kwargs))
+        meta_args, meta_kwargs = tree_map(lambda a: _meta(a) if isinstance(a, torch.Tensor) else a, (args, kwargs))
         try:
             shaped = overload(*meta_args, **meta_kwargs)
         except Exception as exc:  # noqa: BLE001 - no meta kernel: the operator answers with an error instead
@@ -84,7 +96,7 @@ def withhold(names: Sequence[str], families: Sequence[str] = ()) -> list[str]:
     """Withhold the aten operators ``names`` (``aten::_softmax``; their in-place twins too) and every operator
     of ``families`` in this process; the qualified overloads actually withheld, sorted. Names outside
     ``aten`` or in ``_NEVER`` are skipped."""
-    lib = torch.library.Library("aten", "IMPL")
+    lib = torch._C._dispatch_library("IMPL", "aten", "", __file__, 0)
     _LIBRARIES.append(lib)
     done: set[str] = set()
     stems = set()
@@ -99,11 +111,20 @@ def withhold(names: Sequence[str], families: Sequence[str] = ()) -> list[str]:
         for overload_name in packet.overloads():
             overload = getattr(packet, overload_name)
             qualified = stem if overload_name == "default" else f"{stem}.{overload_name}"
+            try:
+                composite = torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{qualified}",
+                                                                           "CompositeImplicitAutograd")
+            except RuntimeError:  # an overload Python knows that the dispatcher does not (einsum.sublist)
+                continue
+            if composite:
+                # it decomposes into operators that are withheld themselves; a backend kernel beside the
+                # composite one is refused by the dispatcher for the keys that map to AutogradOther
+                continue
             for key in _KEYS:
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # "overriding a previously registered kernel"
-                        lib.impl(qualified, _answer(overload), key)
+                        lib.impl(qualified, key, _answer(overload), False)
                 except Exception:  # noqa: BLE001, S112 - an overload with no kernel for this key: nothing to withhold
                     continue
                 done.add(f"aten::{qualified}")

@@ -394,6 +394,14 @@ def test_core_operators_are_withheld_only_where_the_trace_never_saw_them() -> No
     assert C.withheld_candidates(pallas, C.check_library(pallas)) == []
     failed = C.Check("library_compute", "fail", "", "")
     assert C.withheld_candidates(probe, failed) == []
+    # a call on a slice (a decoy) is not the core operator seen: the reference's call is 16x300, this one 1x8
+    big = {"args": [{"shape": [16, 300], "dtype": "float32"}], "out": [{"shape": [16, 300], "dtype": "float32"}]}
+    ref = {**probe.ref, "trace": {"ops": [{**probe.ref["trace"]["ops"][0], "largest": big}]}}
+    decoy = {"ops": [{**seen["ops"][0], "largest": {"args": [{"shape": [1, 8]}], "out": [{"shape": [1, 8]}]}}]}
+    sliced = _probe(ref=ref, sub={**probe.sub, "trace": decoy})
+    assert C.withheld_candidates(sliced, C.check_library(sliced)) == ["aten::_softmax"]
+    whole = _probe(ref=ref, sub={**probe.sub, "later_traces": [{"ops": [{**seen["ops"][0], "largest": big}]}]})
+    assert C.withheld_candidates(whole, C.check_library(whole)) == []
 
 
 def test_a_moved_output_or_an_error_without_the_operators_fails() -> None:

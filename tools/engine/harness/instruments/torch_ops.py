@@ -11,10 +11,19 @@ multiply-adds for matrix products and convolutions, elements touched otherwise) 
 - ``movement``: copies and gathers (clone, cat, pad, dtype casts);
 - ``compute``: everything else.
 
-Operators issued while a Triton kernel is being launched (the interpreter copies arguments with
-torch) are counted apart, not attributed to the caller. The recorder also follows which tensors a
-kernel launch touched, through later operators, so a caller can ask whether an output derives from
-any launch at all (``derived_from_launch``).
+Operators the launcher itself issues while a Triton kernel is being launched (the interpreter copies
+arguments with torch, the autotuner times configurations) are counted apart, not attributed to the caller;
+operators issued from the submission's own code during a launch (a grid function, an autotune hook) are
+recorded as any other (tests/kernels/integrity_softmax/library_hidden_grid.py). The recorder also follows
+which tensors a kernel launch touched, through later operators, so a caller can ask whether an output
+derives from any launch at all (``derived_from_launch``).
+
+A dispatch mode belongs to the thread that entered it. So every thread started in the child through
+``_thread`` (``threading``, ``concurrent.futures`` and ``asyncio.to_thread`` all start theirs there) runs
+under a mode that hands its operators to the recorder active at that moment, if any (``_follow_threads``,
+installed at child start): ``torch.softmax`` on a helper thread is seen as the caller's
+(tests/kernels/integrity_softmax/library_hidden_thread.py). Threads a native library starts are not seen;
+the core operators withheld at the dispatcher cover those (tools/engine/harness/withheld_ops.py).
 """
 
 from __future__ import annotations
@@ -164,6 +173,21 @@ def _storage_key(t: torch.Tensor) -> int | None:
         return None
 
 
+_PYTHON_KEY = torch._C.DispatchKey.Python
+_ACTIVE: list[OpRecorder] = []
+"""The recorders entered, innermost last: a helper thread's operators go to the innermost."""
+
+
+def _first_user_frame(frame: Any) -> Any:
+    """The innermost frame at or outside ``frame`` that is neither a library's nor this file's (None: none)."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name not in _SELF and frames.kind_of(name) != "library":
+            return frame
+        frame = frame.f_back
+    return None
+
+
 class OpRecorder:
     """Records operators while active (``with recorder:``); ``data`` is JSON-able."""
 
@@ -175,16 +199,28 @@ class OpRecorder:
         self._index: dict[tuple[str, str, str, int], dict[str, Any]] = {}
         self._api: list[str] = []
         self._launch_depth = 0
+        self._launchers: list[Any] = []
+        """The frames that launched the kernels now being launched (the innermost user frame outside each)."""
         self._touched: set[int] = set()
         self._stack = contextlib.ExitStack()
 
     # -- the two modes -----------------------------------------------------------------------
     def _on_function(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if torch._C._dispatch_tls_is_dispatch_key_excluded(_PYTHON_KEY):
+            self._blinded(func)
         self._api.append(_api_name(func))
         try:
             return func(*args, **(kwargs or {}))
         finally:
             self._api.pop()
+
+    def _blinded(self, func: Any) -> None:
+        """A torch function the submission's own code calls while the dispatch modes are switched off
+        (``torch._C._DisableTorchDispatch`` and its kin): the operators it runs never reach the trace."""
+        who, site = frames.origin(sys._getframe(3), self.root, skip=_SELF)
+        if who != "user" or len(self.data.setdefault("blinded", [])) >= 20:
+            return
+        self.data["blinded"].append({"api": _api_name(func), "site": site})
 
     def _on_dispatch(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         out = func(*args, **(kwargs or {}))
@@ -202,7 +238,8 @@ class OpRecorder:
                 key = _storage_key(t)
                 if key is not None:
                     self._touched.add(key)
-        if self._launch_depth:
+        if self._launch_depth and _first_user_frame(sys._getframe(2)) in self._launchers:
+            # the launcher's own work (argument copies, autotuning), not the submission's
             self.data["inside_launch"] += 1
             return
         who, site = frames.origin(sys._getframe(2), self.root, skip=_SELF)
@@ -246,10 +283,12 @@ class OpRecorder:
                         if key is not None:
                             recorder._touched.add(key)
             recorder._launch_depth += 1
+            recorder._launchers.append(_first_user_frame(sys._getframe(1)))
             try:
                 return original(self_, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
                 recorder._launch_depth -= 1
+                recorder._launchers.pop()
 
         return run
 
@@ -277,6 +316,8 @@ class OpRecorder:
         self._patch_launchers()
         self._stack.enter_context(_Function(self))
         self._stack.enter_context(_Dispatch(self))
+        _ACTIVE.append(self)
+        self._stack.callback(_ACTIVE.remove, self)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -299,6 +340,49 @@ class _Dispatch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         return self.recorder._on_dispatch(func, types, args, kwargs)
+
+
+class _Handed(TorchDispatchMode):
+    """A helper thread's mode: its operators go to the innermost active recorder (none: they just run)."""
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        return False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        recorder = _ACTIVE[-1] if _ACTIVE else None
+        if recorder is None:
+            return func(*args, **(kwargs or {}))
+        return recorder._on_dispatch(func, types, args, kwargs)
+
+
+def _handed(function: Any) -> Any:
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with _Handed():
+            return function(*args, **kwargs)
+
+    return run
+
+
+def follow_threads() -> None:
+    """Put every thread started from now on in this process under ``_Handed`` (called once at child start,
+    before any code of the task or the submission runs): ``_thread``'s starters, and ``threading``'s own
+    references to them."""
+    import _thread
+    import threading
+
+    for owner, name in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
+                        (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
+        original = getattr(owner, name, None)
+        if original is None or getattr(original, "_kreview_handed", False):
+            continue
+
+        def start(function: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            return _original(_handed(function), *args, **kwargs)
+
+        start._kreview_handed = True  # type: ignore[attr-defined]
+        start.__name__, start.__doc__ = getattr(original, "__name__", name), getattr(original, "__doc__", None)
+        setattr(owner, name, start)
 
 
 class _Function(TorchFunctionMode):
