@@ -104,6 +104,10 @@ class IntegrityRuntimeTool(Tool):
                              rerun=ctx.rerun(self.name))
             return
         # the alarms are reported once, after both probes (``run``), not after each
+        # Rationale: the many-calls probe sizes itself from a nominal run (memoised per review); made here, it
+        # runs in the child the probe uses, not in the fresh one the withheld run's restart puts in place,
+        # which the many-calls probe wants fresh (without this, each review started one more child)
+        measure(ctx, "probes")
         self._case(ctx, nominal_cases(ctx, 1, "integrity")[0])
         self._many_calls(ctx, None)
 
