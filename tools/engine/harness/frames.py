@@ -81,25 +81,33 @@ def frozen_kind_of() -> Callable[[str], str]:
     return functools.partial(_classify, harness=_HARNESS, roots=_ROOTS)
 
 
-def origin(frame: FrameType | None, root: str | None = None, *, skip: frozenset[str] = frozenset(),
-           depth: int = 64) -> tuple[str, dict[str, object] | None]:
-    """Who did what is happening at ``frame``: walking outwards past library frames (and files in
-    ``skip``), the first frame that is the user's (``("user", site)``) or the harness's
-    (``("harness", None)``). The import system reading modules is ``("import", None)``."""
+def outward(frame: FrameType | None, *, skip: frozenset[str] = frozenset(),
+            depth: int = 64) -> tuple[str, FrameType | None]:
+    """Walking outwards from ``frame`` past library frames (and files in ``skip``): the first frame that is
+    the user's (``("user", frame)``) or the harness's (``("harness", frame)``), or the import system reading
+    modules (``("import", frame)``); ``("none", None)`` past ``depth`` frames or the outermost."""
     while frame is not None and depth > 0:
         name = frame.f_code.co_filename
         if name.startswith("<frozen importlib"):
-            return "import", None
+            return "import", frame
         if name not in skip:
             kind = kind_of(name)
-            if kind == "user":
-                return "user", {"file": relative(name, root), "line": frame.f_lineno,
-                                "function": frame.f_code.co_name}
-            if kind == "harness":
-                return "harness", None
+            if kind in ("user", "harness"):
+                return kind, frame
         frame = frame.f_back
         depth -= 1
     return "none", None
+
+
+def origin(frame: FrameType | None, root: str | None = None, *, skip: frozenset[str] = frozenset(),
+           depth: int = 64) -> tuple[str, dict[str, object] | None]:
+    """Who did what is happening at ``frame`` (``outward``): ``("user", site)`` with the user's file, line
+    and function, ``("harness", None)``, ``("import", None)`` or ``("none", None)``."""
+    kind, found = outward(frame, skip=skip, depth=depth)
+    if kind != "user" or found is None:
+        return kind, None
+    return "user", {"file": relative(found.f_code.co_filename, root), "line": found.f_lineno,
+                    "function": found.f_code.co_name}
 
 
 def user_site(frame: FrameType | None, root: str | None = None) -> dict[str, object] | None:

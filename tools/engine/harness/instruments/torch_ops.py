@@ -20,7 +20,7 @@ derives from any launch at all (``derived_from_launch``).
 
 A dispatch mode belongs to the thread that entered it. So every thread started in the child through
 ``_thread`` (``threading``, ``concurrent.futures`` and ``asyncio.to_thread`` all start theirs there) runs
-under a mode that hands its operators to the recorder active at that moment, if any (``_follow_threads``,
+under a mode that hands its operators to the recorder active at that moment, if any (``follow_threads``,
 installed at child start): ``torch.softmax`` on a helper thread is seen as the caller's
 (tests/kernels/integrity_softmax/library_hidden_thread.py). Threads a native library starts are not seen;
 the core operators withheld at the dispatcher cover those (tools/engine/harness/withheld_ops.py).
@@ -174,18 +174,16 @@ def _storage_key(t: torch.Tensor) -> int | None:
 
 
 _PYTHON_KEY = torch._C.DispatchKey.Python
+# Rationale: an operator the interpreter issues during a launch sits some tens of library frames inside the
+# launching line; the walk must reach that line, or the launcher's own copies would be charged to the user
+_LAUNCH_DEPTH = 1000
 _ACTIVE: list[OpRecorder] = []
 """The recorders entered, innermost last: a helper thread's operators go to the innermost."""
 
 
-def _first_user_frame(frame: Any) -> Any:
-    """The innermost frame at or outside ``frame`` that is neither a library's nor this file's (None: none)."""
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name not in _SELF and frames.kind_of(name) != "library":
-            return frame
-        frame = frame.f_back
-    return None
+def _launching_frame(frame: Any) -> Any:
+    """The user's or the harness's frame a launch (or an operator during one) comes from (frames.outward)."""
+    return frames.outward(frame, skip=_SELF, depth=_LAUNCH_DEPTH)[1]
 
 
 class OpRecorder:
@@ -238,7 +236,7 @@ class OpRecorder:
                 key = _storage_key(t)
                 if key is not None:
                     self._touched.add(key)
-        if self._launch_depth and _first_user_frame(sys._getframe(2)) in self._launchers:
+        if self._launch_depth and _launching_frame(sys._getframe(2)) in self._launchers:
             # the launcher's own work (argument copies, autotuning), not the submission's
             self.data["inside_launch"] += 1
             return
@@ -283,7 +281,7 @@ class OpRecorder:
                         if key is not None:
                             recorder._touched.add(key)
             recorder._launch_depth += 1
-            recorder._launchers.append(_first_user_frame(sys._getframe(1)))
+            recorder._launchers.append(_launching_frame(sys._getframe(1)))
             try:
                 return original(self_, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
