@@ -88,6 +88,7 @@ class ReferenceStore:
         self.misses = 0
         self.kept = 0
         """Answers this store object wrote (the session trims the store at its close only after one)."""
+        self._marked: set[str] = set()
 
     def seen(self, run: str | None = None) -> bool:
         """Whether answers of this task are kept, for the review named ``run`` (its master seed: a review
@@ -102,11 +103,15 @@ class ReferenceStore:
             return False
 
     def mark(self, run: str) -> None:
-        """Note that the review named ``run`` kept answers here (``seen(run)``); best effort."""
+        """Note that the review named ``run`` kept answers here (``seen(run)``); best effort, once per store
+        object (the session calls it after every answer it keeps)."""
+        if run in self._marked:
+            return
         try:
             (self.folder / _mark_name(run)).touch()
         except OSError:
-            pass
+            return
+        self._marked.add(run)
 
     def body(self, op: str, payload: Any, inputs: dict[str, str]) -> dict[str, Any]:
         return {"task": self.task_body, "op": op, "payload": payload, "inputs": inputs}

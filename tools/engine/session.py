@@ -160,13 +160,7 @@ def _registry() -> Path | None:
         pass
     except OSError:
         return None
-    try:
-        st = os.lstat(reg)
-    except OSError:
-        return None
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o077:
-        return None
-    return reg
+    return reg if _own_folder(reg, private=True) else None
 
 
 def _register_root(root: Path) -> Path | None:
@@ -211,13 +205,14 @@ def _remove_stale_roots() -> None:
             pass
 
 
-def _own_folder(path: Path) -> bool:
-    """A folder (not a link) of this user's: the only kind a stale-folder sweep removes."""
+def _own_folder(path: Path, *, private: bool = False) -> bool:
+    """A folder (not a link) of this user's: the only kind a stale-folder sweep removes; ``private``: that
+    no one else may write or read either (the registry)."""
     try:
         st = os.lstat(path)
     except OSError:
         return False
-    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid()
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.geteuid() and not (private and st.st_mode & 0o077)
 
 
 def _kept_log(ran: list[SandboxWorker], stream: Literal["stdout", "stderr"]) -> bytes:

@@ -90,13 +90,16 @@ def probe_paths(own: Path) -> dict[str, list[str]]:
     from tools.engine.sandbox.bwrap import _PACKAGES
 
     allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix, *(_PACKAGE_ROOT / n for n in _PACKAGES))}
+    hidden: list[str] = []
     sparse: dict[str, list[str]] = {}
     for a in absent:
-        under = [p for p in allowed if p == a or p.startswith(a.rstrip("/") + "/")]
-        if under and all(p != a for p in under):
-            sparse[a] = sorted({p[len(a.rstrip("/")) + 1:].split("/")[0] for p in under})
-    absent = [a for a in absent if not any(p == a or p.startswith(a.rstrip("/") + "/") for p in allowed)]
-    return {"write": write, "absent": absent, "own": [str(own)], "sparse": sparse}
+        prefix = a.rstrip("/") + "/"
+        under = [p for p in allowed if p == a or p.startswith(prefix)]
+        if not under:
+            hidden.append(a)
+        elif a not in under:
+            sparse[a] = sorted({p[len(prefix):].split("/")[0] for p in under})
+    return {"write": write, "absent": hidden, "own": [str(own)], "sparse": sparse}
 
 
 @functools.lru_cache(maxsize=1)
