@@ -229,6 +229,7 @@ class IntegrityRuntimeTool(Tool):
         ops = C.withheld_candidates(probe, library)
         if not ops:
             return None
+        families = C.core_families_of(library)
         session = ctx.session
         what = "forward with the reference's core operators withheld at the dispatcher"
         seed_c = ctx.seeds(1, "integrity-withheld")[0]
@@ -243,7 +244,7 @@ class IntegrityRuntimeTool(Tool):
         try:
             run = session.call("submission", "integrity_withheld", {
                 "case": case.model_dump(), "inputs": str(ref_c.inputs_path), "ops": ops,
-                "families": C.core_families_of(library), "out_dir": str(folder)},
+                "families": families, "out_dir": str(folder)},
                 timeout=ctx.options.limits.call_timeout_s * 2)
             out = self._load(session, folder / "withheld.pt") if run.answered and run.ok \
                 and not (run.result or {}).get("error") else None
@@ -256,13 +257,13 @@ class IntegrityRuntimeTool(Tool):
                            reason="the run with the operators withheld did not complete", result=failure_details(run))
         answer = run.result or {}
         if answer.get("error"):
-            return C.check_withheld(ops, answer, None, False, case_c.label or case_c.id, C.core_families_of(library))
+            return C.check_withheld(ops, answer, None, False, case_c.label or case_c.id, families)
         if out is _UNREAD or out is None:
             return C.Check("hidden_library_work", "unverified",
                            _UNREAD_TEXT.format(what="withheld-operator run", names="withheld.pt"), what,
                            defect="probe_outputs_unreadable", reason="the run's output file did not read back")
         cmp, _, judged = judge_outputs(ctx, case_c, out, ref_c.outputs)  # correctness's own rule
-        return C.check_withheld(ops, answer, cmp, judged.ok, case_c.label or case_c.id, C.core_families_of(library))
+        return C.check_withheld(ops, answer, cmp, judged.ok, case_c.label or case_c.id, families)
 
     # -- many calls ----------------------------------------------------------------------------
     def _many_calls(self, ctx: ToolContext, case: Case | None) -> None:

@@ -3,15 +3,15 @@
 The integrity probe traces the torch operators forward calls in the calling thread (instruments/torch_ops.py).
 Work done elsewhere is not in that trace: on another thread, inside a grid function or hook that runs
 during a kernel launch, from code that passes itself off as the harness, or after the trace was tampered
-with. ``withhold`` registers, with the dispatcher itself, a kernel on the CPU and CUDA keys of each named
-operator (every overload, and the in-place twin ``name_``) that answers with poison instead of the result:
+with. ``withhold`` registers, with the dispatcher itself, a kernel on the backend keys of dense, MKLDNN,
+sparse, nested and quantized tensors (``_KEYS``) for each named operator and every operator of the named
+families (every overload, and the in-place twin ``name_``) that answers with poison instead of the result:
 NaN for floating and complex dtypes, -1 for signed integers, the largest value for unsigned ones, True for
 booleans, shaped by the operator's meta kernel (an operator without one raises). Every caller in the
 process gets that answer, whatever thread or frame it calls from. If forward's output then moves, it
 depends on an operator the trace never saw it call, and the parent judges that from the outputs alone.
 
-The child serves nothing after this request: the parent restarts the role. The kernels are registered on
-the backend keys of dense, MKLDNN, sparse, nested and quantized tensors.
+The child serves nothing after this request: the parent restarts the role.
 """
 
 from __future__ import annotations
@@ -120,11 +120,12 @@ def withhold(names: Sequence[str], families: Sequence[str] = ()) -> list[str]:
                 # it decomposes into operators that are withheld themselves; a backend kernel beside the
                 # composite one is refused by the dispatcher for the keys that map to AutogradOther
                 continue
+            kernel = _answer(overload)
             for key in _KEYS:
                 try:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # "overriding a previously registered kernel"
-                        lib.impl(qualified, key, _answer(overload), False)
+                        lib.impl(qualified, key, kernel, False)
                 except Exception:  # noqa: BLE001, S112 - an overload with no kernel for this key: nothing to withhold
                     continue
                 done.add(f"aten::{qualified}")
