@@ -309,24 +309,34 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
     forward call. ``cmp``: the comparison, None where forward raised; ``matches``: correctness's judgement
     of it (the tolerance, or the float64 error budget where the tolerance is not met)."""
     name, what = ("hidden_library_work", "forward once more with the reference's core operators withheld at the "
-                  "dispatcher (they answer NaN to every thread and frame), against the reference")
+                  "dispatcher (they answer NaN to every thread and frame) and its copies of tensor data to the "
+                  "host answered with poison past a few elements, against the reference")
     names = ", ".join(ops)
     if families:
         names += f" (with every operator of the {', '.join(families)} famil{'y' if len(families) == 1 else 'ies'})"
-    result = {"withheld": answer.get("withheld", []), "operators": ops, "families": families or []}
+    copies = answer.get("exports_poisoned") or []
+    result = {"withheld": answer.get("withheld", []), "operators": ops, "families": families or [],
+              "host_copies_poisoned": copies}
     where = ("work done where the trace of forward does not look: another thread, a grid function or hook run "
              "inside a launch, code that passes itself off as the harness's, or a tampered trace")
+    source = f"{names}, which the trace of its calls never showed it calling"
+    if copies:
+        shown = "; ".join(f"{c['api']} at {c['file']}:{c['line']} ({c['elements']} elements)" if c.get("file")
+                          else f"{c['api']} ({c['elements']} elements)" for c in copies[:3])
+        source = (f"host copies of tensor data ({shown}), worked on outside torch (NumPy, Python, another "
+                  f"library) and written back, or from {source}")
+        where = "the copies answered with poison, as the operators did"
     err = answer.get("error")
     if err:
         result["error"] = {k: err.get(k) for k in ("type", "message")}
         return Check(name, "fail", f"forward raised {err.get('type')}: {str(err.get('message', ''))[:200]} once "
-                     f"{names} were withheld, though the trace of its calls never showed it calling them: {where}",
+                     f"{names} were withheld and its host copies poisoned: it depends on {source}; {where}",
                      what, defect="hidden_library_work", result=result)
     result["matches"] = bool(matches)
     if matches:
         return Check(name, "pass", f"with the reference's core operator(s) {names} withheld at the dispatcher (NaN "
-                     f"to every caller), forward still matched the reference on {case_label}: its output does not "
-                     "come from them", what, result=result)
+                     f"to every caller) and its host copies of tensor data poisoned, forward still matched the "
+                     f"reference on {case_label}: its output does not come from them", what, result=result)
     bad = sum(o.mismatches for o in cmp.outputs)
     total = sum(o.numel for o in cmp.outputs)
     nonfinite = sum(o.nonfinite_mismatches for o in cmp.outputs)
@@ -334,9 +344,8 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
     result.update(mismatches=bad, numel=total, nonfinite_mismatches=nonfinite)
     how = (f"{nonfinite} of them NaN or infinite where the reference is not" if nonfinite
            else f"max error {_num(worst)}")
-    return Check(name, "fail", f"forward's output comes from {names}, which the trace of its calls never showed it "
-                 f"calling: with them withheld at the dispatcher (NaN to every thread and frame), {bad} of {total} "
-                 f"output elements moved ({how}) on {case_label}; {where}", what,
+    return Check(name, "fail", f"forward's output comes from {source}: with them withheld (NaN to every thread "
+                 f"and frame), {bad} of {total} output elements moved ({how}) on {case_label}; {where}", what,
                  defect="hidden_library_work", result=result)
 
 

@@ -86,10 +86,16 @@ _TRACE_PROBES = ("dispatch_mode", "function_mode", "_is_torch_function", "gettra
                  "_python_dispatch", "_get_current_dispatch")
 # Rationale: switches that blind the operator trace for a stretch of code (every Python dispatch or function
 # mode off, a dispatch key excluded, the mode stacks popped): a kernel's forward has no use for them
-_TRACE_BLINDS = ("_DisableTorchDispatch", "_DisableTorchFunction", "_ExcludeDispatchKeyGuard",
+_TRACE_BLINDS = ("DisableTorchDispatch", "DisableTorchFunction", "_ExcludeDispatchKeyGuard",
                  "_unset_dispatch_mode", "_pop_torch_dispatch_stack", "_pop_torch_function_stack",
                  "_pop_mode", "_disable_current_modes", "_dispatch_tls_set_dispatch_key_excluded",
                  "_DisableFuncTorch")
+# Rationale: memory read or written by address (a tensor's data_ptr()) is work on tensor data no trace and no
+# withheld copy sees (tools/engine/harness/withheld_exports.py); a GPU kernel's host code never needs it.
+# ctypes.cast and CDLL calls stay clean: passing a pointer to a compiled kernel is how ctypes launches one.
+_RAW_MEMORY = {"ctypes.string_at": "reads memory by address", "ctypes.wstring_at": "reads memory by address",
+               "ctypes.memmove": "copies memory by address", "ctypes.memset": "writes memory by address",
+               "numpy.ctypeslib.as_array": "views memory by address as an array"}
 _HARNESS_MODULES = ("tools.engine.harness", "tools.engine.sandbox", "tools.integrity", "reviewer")
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_builtins"}
 _SEED_METHODS = {"initial_seed", "get_state", "getstate", "get_rng_state"}
@@ -456,6 +462,11 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             severity = "info" if target.startswith("subprocess.") else "fail"
             scan.findings.append(_finding(src, node, "harness", "harness_access", severity,
                                           f"{target}(): {what}", *ctx))
+        elif target in _RAW_MEMORY or last == "from_address":
+            what = _RAW_MEMORY.get(target, "maps memory at an address as a ctypes object")
+            scan.findings.append(_finding(src, node, "harness", "raw_memory_access", "fail",
+                                          f"{target}(): {what}: tensor data read or written behind torch's back, "
+                                          "where neither the operator trace nor the withheld run sees it", *ctx))
         elif any(p in target for p in _TRACE_BLINDS):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"{target}(): switches off the operator trace for the code it wraps", *ctx))

@@ -11,8 +11,9 @@
                          reference's (call 1 and 3 with A's, call 2 with B's) and with each other.
 ``integrity_withheld``   (submission child, after ``integrity_probe``) the submission bound once more and
                          called on a content it has not seen with the reference's core operators
-                         withheld at the dispatcher (tools/engine/harness/withheld_ops.py); the output saved
-                         for the parent. The child serves nothing after it.
+                         withheld at the dispatcher (tools/engine/harness/withheld_ops.py) and its copies
+                         of tensors to the host answered with poison (withheld_exports.py); the output
+                         saved for the parent. The child serves nothing after it.
 ``integrity_many_calls`` (submission child) the submission bound once and called many times on a
                          schedule of contents and ways (same tensors, contents copied in, new
                          tensors); every output saved for the parent (tools/integrity/many_calls.py).
@@ -41,6 +42,7 @@ from tools.engine.harness.instruments.jax_ops import JaxOpRecorder, merge_into
 from tools.engine.harness.instruments.torch_ops import OpRecorder
 from tools.engine.harness.op_table import ChildState, op, prepared, restored, sync
 from tools.engine.harness.programs import CaseData
+from tools.engine.harness.withheld_exports import ExportsWithheld, allowance
 from tools.engine.harness.withheld_ops import withhold
 
 
@@ -221,13 +223,21 @@ def _integrity_withheld(payload: dict[str, Any], state: ChildState) -> dict[str,
     input_history.keep(data.inputs)
     fn = state.submission.bind(case, data)
     withheld = withhold([str(n) for n in payload["ops"]], [str(f) for f in payload.get("families", [])])
+    largest = max((leaf.numel() for _, leaf in tensors.flatten(data.inputs) if isinstance(leaf, torch.Tensor)),
+                  default=0)
+    root = _root(state.submission.spec, "submission_path")
+    launches = OpRecorder(root)  # its launch rule tells the launcher's own host copies from the submission's
+    exports = ExportsWithheld(allowance(largest), root, launches)
     record: dict[str, Any] = {"withheld": withheld, "error": None}
     try:
-        out = fn(data.inputs)
-        sync(state.device)
+        with launches, exports:
+            out = fn(data.inputs)
+            sync(state.device)
     except Exception as exc:  # noqa: BLE001 - forward failing without the operators is the finding
         record["error"] = _error(exc)
+        record["exports_poisoned"] = exports.poisoned
         return record
+    record["exports_poisoned"] = exports.poisoned
     _save(out, Path(payload["out_dir"]) / "withheld.pt")
     record["outputs"] = tensors.describe(out)
     return record

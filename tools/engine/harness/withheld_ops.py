@@ -50,7 +50,8 @@ def _poison(dtype: torch.dtype) -> Any:
     return -1
 
 
-def _poisoned(t: torch.Tensor) -> torch.Tensor:
+def poisoned(t: torch.Tensor) -> torch.Tensor:
+    """``t`` filled, in place, with its dtype's poison (NaN, -1, the largest unsigned value, True)."""
     with torch.no_grad():
         return t.fill_(_poison(t.dtype))
 
@@ -69,7 +70,7 @@ def _answer(overload: Any) -> Any:
     def kernel(*args: Any, **kwargs: Any) -> Any:
         if written:  # in place or out=: the tensors it would write hold poison, and are returned
             bound = [args[i] if i < len(args) else kwargs.get(schema.arguments[i].name) for i in written]
-            outs = [_poisoned(t) for t in bound if isinstance(t, torch.Tensor)]
+            outs = [poisoned(t) for t in bound if isinstance(t, torch.Tensor)]
             return outs[0] if len(outs) == 1 else tuple(outs)
         device = next((a.device for a in torch.utils._pytree.tree_leaves((args, kwargs))
                        if isinstance(a, torch.Tensor)), torch.device("cpu"))
@@ -78,7 +79,7 @@ def _answer(overload: Any) -> Any:
             shaped = overload(*meta_args, **meta_kwargs)
         except Exception as exc:  # noqa: BLE001 - no meta kernel: the operator answers with an error instead
             raise RuntimeError(f"{schema.name} is withheld by the integrity probe") from exc
-        return tree_map(lambda m: _poisoned(torch.empty_strided(m.shape, m.stride(), dtype=m.dtype, device=device))
+        return tree_map(lambda m: poisoned(torch.empty_strided(m.shape, m.stride(), dtype=m.dtype, device=device))
                         if isinstance(m, torch.Tensor) else m, shaped)
 
     return kernel

@@ -55,7 +55,7 @@ def _defects(scan: Scan, severity: str | None = None) -> set[tuple[str, str]]:
 
 def test_glue_and_legitimate_patterns_are_not_flagged(tmp_path: Path) -> None:
     scan = _scan(tmp_path, '''
-        import functools, os
+        import ctypes, functools, os
         import torch, torch.nn as nn, triton, triton.language as tl
 
         torch.backends.cudnn.benchmark = True
@@ -81,6 +81,7 @@ def test_glue_and_legitimate_patterns_are_not_flagged(tmp_path: Path) -> None:
                 cfg = _CFG.setdefault(hash((x.shape[0], x.shape[1])), block(x.shape[1]))
                 src = open(os.path.join(os.path.dirname(__file__), "helper.cu")).read()
                 y = torch.empty_like(x)
+                handle = ctypes.c_void_p(x.data_ptr())  # a pointer handed to compiled code
                 k[(1,)](x, y, x.numel(), BLOCK=cfg)
                 return y
 
@@ -112,10 +113,14 @@ def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     ("_C[id(x)] = x", ("caching", "cache_key")),
     ("torch.utils._python_dispatch._get_current_dispatch_mode()", ("harness", "harness_access")),
     ("import tools.engine.harness.tensors", ("harness", "harness_access")),
+    ("torch._C.DisableTorchFunction()", ("harness", "harness_access")),
+    ("ctypes.string_at(x.data_ptr(), 16)", ("harness", "raw_memory_access")),
+    ("ctypes.memmove(x.data_ptr(), 0, 16)", ("harness", "raw_memory_access")),
+    ("(ctypes.c_float * 4).from_address(x.data_ptr())", ("harness", "raw_memory_access")),
 ])
 def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
     scan = _scan(tmp_path, f'''
-        import atexit, inspect, os, threading, time
+        import atexit, ctypes, inspect, os, threading, time
         import torch, torch.nn as nn
         _C = {{}}
 
@@ -418,3 +423,9 @@ def test_a_moved_output_or_an_error_without_the_operators_fails() -> None:
     raised = C.check_withheld(["aten::_softmax"], {"error": {"type": "RuntimeError", "message": "boom"}}, None,
                               False, "third")
     assert raised.outcome == "fail" and "RuntimeError: boom" in raised.summary
+    # host copies the withheld run poisoned are named, with the line that made them
+    copies = [{"api": "Tensor.__array__", "file": "submission.py", "line": 24, "count": 1, "elements": 4800}]
+    copied = C.check_withheld(["aten::_softmax"], {"exports_poisoned": copies}, moved, False, "third")
+    assert copied.outcome == "fail" and copied.defect == "hidden_library_work"
+    assert "host copies of tensor data (Tensor.__array__ at submission.py:24 (4800 elements))" in copied.summary
+    assert copied.result["host_copies_poisoned"] == copies

@@ -31,6 +31,7 @@ from typing import Any
 
 import tools.engine.harness.alarm as alarm
 import tools.engine.harness.frames as frames
+import tools.engine.harness.own_code as own_code
 from tools.engine.harness.instruments import instrument
 from tools.engine.sandbox.own_modules import is_own
 
@@ -130,6 +131,7 @@ _GLOBALS: dict[tuple[str, str], tuple[ModuleType, Any]] = {}
 def seal(modules: dict[str, ModuleType]) -> None:
     """Snapshot the module, function and class globals of every module of ours the child runs on
     (called once, after the last of them is imported and before any user code loads)."""
+    own_code.hold(modules)
     for name, mod in modules.items():
         if not is_own(name):
             continue

@@ -179,6 +179,9 @@ _PYTHON_KEY = torch._C.DispatchKey.Python
 _LAUNCH_DEPTH = 1000
 _ACTIVE: list[OpRecorder] = []
 """The recorders entered, innermost last: a helper thread's operators go to the innermost."""
+HANDED_FUNCTIONS: list[Any] = []
+"""Function-level observers a helper thread's torch functions are handed to, innermost last: objects with
+``on_function(func, types, args, kwargs)`` that call ``func`` (tools/engine/harness/withheld_exports.py)."""
 
 
 def _launching_frame(frame: Any) -> Any:
@@ -236,7 +239,7 @@ class OpRecorder:
                 key = _storage_key(t)
                 if key is not None:
                     self._touched.add(key)
-        if self._launch_depth and _launching_frame(sys._getframe(2)) in self._launchers:
+        if self.by_launcher(sys._getframe(2)):
             # the launcher's own work (argument copies, autotuning), not the submission's
             self.data["inside_launch"] += 1
             return
@@ -302,6 +305,11 @@ class OpRecorder:
         self._stack.callback(setattr, jit.JITFunction, "run", original)
         self._stack.callback(interpreter_launch.wrap_run(interpreter, self._wrap_launcher))
 
+    def by_launcher(self, frame: Any) -> bool:
+        """Whether code at ``frame`` runs on behalf of a kernel launch now under way (the interpreter copying
+        arguments, the autotuner timing), rather than the submission's own code run during it."""
+        return bool(self._launch_depth) and _launching_frame(frame) in self._launchers
+
     def derived_from_launch(self, value: Any) -> bool | None:
         """Whether every tensor in ``value`` shares storage with something a launch touched
         (directly or through later operators). None when nothing was launched."""
@@ -354,16 +362,28 @@ class _Handed(TorchDispatchMode):
         return recorder._on_dispatch(func, types, args, kwargs)
 
 
+class _HandedFunction(TorchFunctionMode):
+    """A helper thread's function mode: its torch functions (``Tensor.numpy`` is one, and no operator) go
+    to the innermost function-level observer (none: they just run)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        observer = HANDED_FUNCTIONS[-1] if HANDED_FUNCTIONS else None
+        if observer is None:
+            return func(*args, **(kwargs or {}))
+        return observer.on_function(func, types, args, kwargs)
+
+
 def _handed(function: Any) -> Any:
     def run(*args: Any, **kwargs: Any) -> Any:
-        with _Handed():
+        with _Handed(), _HandedFunction():
             return function(*args, **kwargs)
 
     return run
 
 
 def follow_threads() -> None:
-    """Put every thread started from now on in this process under ``_Handed`` (called once at child start,
+    """Put every thread started from now on in this process under ``_Handed`` and ``_HandedFunction``
+    (called once at child start,
     before any code of the task or the submission runs): ``_thread``'s starters, and ``threading``'s own
     references to them."""
     import _thread
