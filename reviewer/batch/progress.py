@@ -54,6 +54,12 @@ class BatchProgress:
     def row(self, row: BatchRow, cached: bool) -> None:
         if cached:
             return
+        if row.status == "invalid_submission":  # recorded, never reviewed: no work done, no rate
+            if not self.quiet:
+                reason = next(iter((row.error or "").strip().splitlines()), "")
+                self.console.print(f"not a submission: {row.submission}: {reason}", markup=False, highlight=False,
+                                   soft_wrap=True)
+            return
         self.done += 1
         self.fresh += 1
         rate, eta = self.rate_eta()

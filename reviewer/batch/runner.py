@@ -106,11 +106,13 @@ def run_batch(paths: list[Path], store: BatchStore, config: ReviewConfig, execut
     config = config.model_copy(update={"signoff": False, "runs_dir": store.runs})
     rows: dict[Path, BatchRow] = {}
     todo: list[Plan] = []
+    stored = 0
     for pl in plan(paths, config, gpus_available=gpus_available, cpus=cpus_per_review,
                    memory_mb=memory_mb_per_review):
         prior = None if force else store.get(pl.submission)
         if prior is not None and not (retry_failed and prior.status == "reviewer_failure"):
             rows[pl.submission] = prior
+            stored += 1
             if on_row:
                 on_row(prior, True)
             continue
@@ -123,8 +125,8 @@ def run_batch(paths: list[Path], store: BatchStore, config: ReviewConfig, execut
                 on_row(row, False)
             continue
         todo.append(pl)
-    if on_start:
-        on_start(len(rows), len(todo))
+    if on_start:  # the directories that are no submission were reported as they were found
+        on_start(stored, len(todo))
     by_key = {str(pl.submission): pl for pl in todo}
     tasks = [Task(key=str(pl.submission), fn=review_submission,
                   args=(str(pl.submission), pl.config.model_dump_json(), ship), resources=pl.resources)

@@ -467,6 +467,12 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             scan.findings.append(_finding(src, node, "harness", "raw_memory_access", "fail",
                                           f"{target}(): {what}: tensor data read or written behind torch's back, "
                                           "where neither the operator trace nor the withheld run sees it", *ctx))
+        elif last in ("to_dlpack", "_to_dlpack") and not target.startswith("."):
+            scan.findings.append(_finding(src, node, "harness", "dlpack_handoff", "info",
+                                          f"{target}(): hands the tensor's memory to another library through "
+                                          "DLPack; work done there is seen by neither the operator trace nor the "
+                                          "withheld run's poisoned copies (a C function with no torch-function "
+                                          "hook)", *ctx))
         elif any(p in target for p in _TRACE_BLINDS):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"{target}(): switches off the operator trace for the code it wraps", *ctx))

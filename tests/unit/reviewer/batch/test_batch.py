@@ -255,6 +255,11 @@ def test_progress_reports_throughput_and_eta() -> None:
     assert lines[0] == "reviewing 5: 4 to review, 1 already in the store"
     assert lines[1] == "[2/5] /s/a: reject (29.5s, n1) · 120 reviews/h · ETA 1m30s"
     assert lines[2] == "[3/5] /s/b: reviewer_failure · 120 reviews/h · ETA 1m00s"
+    # a directory that is no submission is recorded, never reviewed: no count, no rate (it read [1/0] and
+    # 1442307 reviews/h before)
+    p.row(BatchRow(submission="/s/x", status="invalid_submission", error="/s/x is not a directory\nmore"), False)
+    assert buf.getvalue().splitlines()[3] == "not a submission: /s/x: /s/x is not a directory"
+    assert (p.done, p.fresh) == (3, 2)
 
 
 def test_a_cluster_that_refuses_the_first_connections_is_tried_again(monkeypatch) -> None:

@@ -92,6 +92,21 @@ def test_glue_and_legitimate_patterns_are_not_flagged(tmp_path: Path) -> None:
     assert not scan.by_category("library")  # only the unreachable test helper calls torch.softmax
 
 
+def test_a_dlpack_handoff_is_named_but_does_not_fail(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import torch, torch.nn as nn
+        from torch.utils.dlpack import to_dlpack
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                capsule = to_dlpack(x)
+                return x
+    ''')
+    hits = [f for f in scan.findings if f.defect == "dlpack_handoff"]
+    assert [(f.severity, f.line) for f in hits] == [("info", 7)], [f.plain() for f in scan.findings]
+    assert "fail" not in {f.severity for f in scan.findings}
+
+
 def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     scan = _scan(tmp_path, "class ModelNew:\n    pass\n")
     assert scan.reference_families == {"softmax": "torch.softmax"}
