@@ -320,6 +320,7 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
     where = ("work done where the trace of forward does not look: another thread, a grid function or hook run "
              "inside a launch, code that passes itself off as the harness's, or a tampered trace")
     source = f"{names}, which the trace of its calls never showed it calling"
+    shown = ""
     if copies:
         shown = "; ".join(f"{c['api']} at {c['file']}:{c['line']} ({c['elements']} elements)" if c.get("file")
                           else f"{c['api']} ({c['elements']} elements)" for c in copies[:3])
@@ -333,6 +334,15 @@ def check_withheld(ops: list[str], answer: dict[str, Any], cmp: Any, matches: bo
                      f"{names} were withheld and its host copies poisoned: it depends on {source}; {where}",
                      what, defect="hidden_library_work", result=result)
     result["matches"] = bool(matches)
+    if matches and copies:
+        # Rationale: the poison announces the withheld run; a submission that then takes an honest path keeps
+        # its output (red team 5). A kernel's forward has no use for its input's data on the host past a few
+        # elements, so the copy is the finding whatever the output did.
+        return Check(name, "fail", f"forward copied tensor data out of torch past the allowance ({shown}); with "
+                     f"the copies poisoned its output still matched on {case_label}, so it either noticed the "
+                     "poison and took another path, or copied the data for nothing. A kernel's forward reads at "
+                     "most a few values (offsets, a scale) on the host", what, defect="hidden_library_work",
+                     result=result)
     if matches:
         return Check(name, "pass", f"with the reference's core operator(s) {names} withheld at the dispatcher (NaN "
                      f"to every caller) and its host copies of tensor data poisoned, forward still matched the "

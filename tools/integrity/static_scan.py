@@ -89,7 +89,10 @@ _TRACE_PROBES = ("dispatch_mode", "function_mode", "_is_torch_function", "gettra
 _TRACE_BLINDS = ("DisableTorchDispatch", "DisableTorchFunction", "_ExcludeDispatchKeyGuard",
                  "_unset_dispatch_mode", "_pop_torch_dispatch_stack", "_pop_torch_function_stack",
                  "_pop_mode", "_disable_current_modes", "_dispatch_tls_set_dispatch_key_excluded",
-                 "_DisableFuncTorch")
+                 "_DisableFuncTorch",
+                 # an operator called below the Python dispatch key (``op.redispatch(DispatchKeySet(CPU), ...)``)
+                 # reaches no dispatch mode and no torch function (red team 2 and 12)
+                 "redispatch", "DispatchKeySet")
 # Rationale: memory read or written by address (a tensor's data_ptr()) is work on tensor data no trace and no
 # withheld copy sees (tools/engine/harness/withheld_exports.py); a GPU kernel's host code never needs it.
 # ctypes.cast and CDLL calls stay clean: passing a pointer to a compiled kernel is how ctypes launches one.
@@ -98,6 +101,13 @@ _RAW_MEMORY = {"ctypes.string_at": "reads memory by address", "ctypes.wstring_at
                "numpy.ctypeslib.as_array": "views memory by address as an array"}
 _HARNESS_MODULES = ("tools.engine.harness", "tools.engine.sandbox", "tools.integrity", "reviewer")
 _FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "tb_frame", "gi_frame", "cr_frame", "f_builtins"}
+# Rationale: a function's hidden state: the harness's wrappers keep what they wrap there (the plain thread
+# starter was read back from a wrapper's __kwdefaults__, red team 7); a kernel's code has no use for it
+_FUNCTION_INTERNALS = {"__kwdefaults__", "__closure__", "cell_contents"}
+# Rationale: a thread native code starts, or Python run as a C callback on one, carries no trace mode
+# (red team 6); ctypes launches compiled kernels without either
+_NATIVE_THREADS = {"pthread_create": "starts a native thread", "CFUNCTYPE": "makes a C callback of Python code",
+                   "PYFUNCTYPE": "makes a C callback of Python code", "WINFUNCTYPE": "makes a C callback of Python code"}
 _SEED_METHODS = {"initial_seed", "get_state", "getstate", "get_rng_state"}
 
 # Rationale: work started here outlives the call the harness times (threads, processes, async
@@ -462,8 +472,19 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
             severity = "info" if target.startswith("subprocess.") else "fail"
             scan.findings.append(_finding(src, node, "harness", "harness_access", severity,
                                           f"{target}(): {what}", *ctx))
-        elif target in _RAW_MEMORY or last == "from_address":
-            what = _RAW_MEMORY.get(target, "maps memory at an address as a ctypes object")
+        elif target.startswith(("torch._C.TensorBase.", "torch._C._TensorBase.")):
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"{target}(): calls a tensor method on torch's C base class, past the "
+                                          "methods the withheld run answers (tools/engine/harness/"
+                                          "withheld_exports.py)", *ctx))
+        elif last in _NATIVE_THREADS:
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"{target}(): {_NATIVE_THREADS[last]}, on which no operator trace or "
+                                          "withheld copy follows the work", *ctx))
+        elif target in _RAW_MEMORY or last == "from_address" or (target == "ctypes.cast" and any(
+                isinstance(a, ast.Call) and (S.dotted(src, a.func) or "").endswith("POINTER") for a in node.args)):
+            what = _RAW_MEMORY.get(target, "maps memory at an address as a ctypes object" if last == "from_address"
+                                   else "casts an address to a pointer to read or write through")
             scan.findings.append(_finding(src, node, "harness", "raw_memory_access", "fail",
                                           f"{target}(): {what}: tensor data read or written behind torch's back, "
                                           "where neither the operator trace nor the withheld run sees it", *ctx))
@@ -535,6 +556,11 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
         if isinstance(node, ast.Attribute) and node.attr in _FRAME_ATTRS and not S.in_main_block(src, node):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"reads frame attribute .{node.attr} (walks the caller's frames)"))
+        elif isinstance(node, ast.Attribute) and node.attr in _FUNCTION_INTERNALS \
+                and not S.in_main_block(src, node):
+            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
+                                          f"reads .{node.attr} (a function's hidden state, where wrappers keep "
+                                          "what they wrap)"))
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and (
                 S.dotted(src, node.value) or "") == "os.environ" and not S.in_main_block(src, node):
             scan.findings.append(_finding(src, node, "environment", "reads_environment", "info",

@@ -132,6 +132,12 @@ def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     ("ctypes.string_at(x.data_ptr(), 16)", ("harness", "raw_memory_access")),
     ("ctypes.memmove(x.data_ptr(), 0, 16)", ("harness", "raw_memory_access")),
     ("(ctypes.c_float * 4).from_address(x.data_ptr())", ("harness", "raw_memory_access")),
+    ("ctypes.cast(x.data_ptr(), ctypes.POINTER(ctypes.c_float * 4))", ("harness", "raw_memory_access")),
+    ("torch.ops.aten.exp.default.redispatch(torch._C.DispatchKeySet(torch._C.DispatchKey.CPU), x)",
+     ("harness", "harness_access")),
+    ("ctypes.CDLL(None).pthread_create(None, None, None, None)", ("harness", "harness_access")),
+    ("threading._start_new_thread.__kwdefaults__", ("harness", "harness_access")),
+    ("torch._C.TensorBase.numpy(x)", ("harness", "harness_access")),
 ])
 def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
     scan = _scan(tmp_path, f'''

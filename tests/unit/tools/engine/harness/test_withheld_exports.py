@@ -13,9 +13,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[5]
 
 _SCRIPT = r"""
-import json, math, threading
+import _thread, json, math, operator, threading
 import numpy as np
 import torch
+import torch.utils.dlpack
 import tools.engine.harness.arrays as arrays
 from tools.engine.harness.instruments.torch_ops import follow_threads
 from tools.engine.harness.withheld_exports import ExportsWithheld, allowance
@@ -23,6 +24,7 @@ from tools.engine.harness.withheld_exports import ExportsWithheld, allowance
 follow_threads()
 x = torch.randn(64, 64)
 expected = x.detach().numpy().copy()
+to_before = torch.utils.dlpack.to_dlpack
 report = {"allowance": allowance(x.numel())}
 with ExportsWithheld(allowance(x.numel())) as ex:
     report["small_list"] = torch.arange(8).tolist()
@@ -32,6 +34,12 @@ with ExportsWithheld(allowance(x.numel())) as ex:
     t = threading.Thread(target=lambda: box.append(x[0].numpy().copy()))
     t.start(); t.join()
     report["thread_nan"] = bool(np.isnan(box[0]).all())
+    # a thread with no mode at all: started through the plain starter, read back from the hand-off's wrapper
+    plain, done = _thread.start_new_thread.__kwdefaults__["_original"], _thread.allocate_lock()
+    done.acquire()
+    plain(lambda: (box.append(x[1].numpy().copy()), done.release()), ())
+    done.acquire()
+    report["plain_thread_nan"] = bool(np.isnan(box[1]).all())
     report["rows_nan"] = all(math.isnan(v) for i in range(4) for v in x[i].tolist())
     report["ints"] = torch.arange(5).tolist()
     ns = {"x": x}
@@ -39,7 +47,15 @@ with ExportsWithheld(allowance(x.numel())) as ex:
     report["fake_harness_nan"] = bool(np.isnan(ns["fake"]).all())
     report["harness_equal"] = bool(np.array_equal(arrays.torch_to_numpy(x), expected))
     report["storage_poisoned"] = x.untyped_storage().data_ptr() != x.data_ptr()
+    head = x.reshape(-1)[:1].numpy()  # one element, but its memory reaches the whole buffer
+    wide = np.lib.stride_tricks.as_strided(head, shape=(64, 64), strides=(256, 4))
+    report["strided_nan"] = bool(np.isnan(wide).all())
+    report["repr_nan"] = "nan" in repr(x[:2, :2]).lower()
+    report["index"] = operator.index(x[0, :1].view(torch.int32)[0])
+    to = getattr(torch.utils.dlpack, "to_" + "dlpack")
+    report["dlpack_nan"] = bool(torch.utils.dlpack.from_dlpack(to(x)).isnan().all())
 report["after_equal"] = bool(np.array_equal(np.asarray(x), expected))
+report["dlpack_restored"] = getattr(torch.utils.dlpack, "to_" + "dlpack") is to_before
 report["poisoned"] = ex.poisoned
 report["copied"] = ex.copied
 print(json.dumps(report))
@@ -59,17 +75,23 @@ def test_copies_past_the_allowance_answer_with_poison_and_the_harness_keeps_its_
     # a few elements (offsets, a scale) copy honestly
     assert r["small_list"] == list(range(8)) and r["scalar"] == 2.5
     # the whole input through NumPy, a helper thread's copy and the rows one by one: poison
-    assert r["array_nan"] and r["thread_nan"] and r["rows_nan"]
+    assert r["array_nan"] and r["thread_nan"] and r["plain_thread_nan"] and r["rows_nan"]
     # once past the allowance every further copy is poisoned, integers too (-1)
     assert r["ints"] == [-1] * 5
     # code compiled under a harness file name is not the harness; the harness's own conversion is
     assert r["fake_harness_nan"] and r["harness_equal"]
     assert r["storage_poisoned"]
+    # memory reaching past the view (a one-element slice's array read with as_strided), the text form, an
+    # __index__ conversion and to_dlpack looked up by a joined name: all poisoned (-1 as int32 bits)
+    assert r["strided_nan"] and r["repr_nan"] and r["index"] == -1 and r["dlpack_nan"] and r["dlpack_restored"]
     # outside the window copies are honest again
     assert r["after_equal"]
     apis = {p["api"] for p in r["poisoned"]}
     assert {"Tensor.__array__", "Tensor.numpy", "Tensor.tolist", "Tensor.untyped_storage"} <= apis
     sites = [p for p in r["poisoned"] if p["api"] == "Tensor.__array__"]
     assert sites and sites[0]["elements"] == 4096 and sites[0]["line"] > 0
-    # counted: 8 + 1 + 4096 + 64 + 4*64 + 5 + 4096 (+ the harness's, not counted) + the storage's 4096
-    assert r["copied"] == 8 + 1 + 4096 + 64 + 256 + 5 + 4096 + 4096
+    # counted: values by the elements shown, memory by the storage from the view's first element on (row 0
+    # reaches all 4096, row 1 4032); a copy made inside another (np.asarray's numpy(), repr's tolist()) counts
+    # again; the harness's own conversion is not counted; the last 1 is bool()
+    assert r["copied"] == (8 + 1 + 2 * 4096 + 4096 + 4032 + 256 + 5 + 4096 + 4096 + 4096 + 2 * 4 + 1 + 4096
+                           + 1)
