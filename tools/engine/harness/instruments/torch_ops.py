@@ -18,6 +18,10 @@ recorded as any other (tests/kernels/integrity_softmax/library_hidden_grid.py). 
 which tensors a kernel launch touched, through later operators, so a caller can ask whether an output
 derives from any launch at all (``derived_from_launch``).
 
+An operator the submission defines with ``torch.library.custom_op`` runs its Python body with the dispatch
+mode entered again (both modes are popped while an operator runs): its operators are recorded, the operator
+itself is not (tests/kernels/integrity_softmax/library_custom_op_body.py, good_custom_op.py).
+
 A dispatch mode belongs to the thread that entered it. So every thread started in the child through
 ``_thread`` (``threading``, ``concurrent.futures`` and ``asyncio.to_thread`` all start theirs there) runs
 under a mode that hands its operators to the recorder active at that moment, if any (``follow_threads``,
@@ -29,6 +33,7 @@ the core operators withheld at the dispatcher cover those (tools/engine/harness/
 from __future__ import annotations
 
 import contextlib
+import inspect
 import math
 import sys
 from collections.abc import Iterator
@@ -36,6 +41,11 @@ from typing import Any, Self
 
 import torch
 from torch.overrides import TorchFunctionMode
+
+try:
+    from torch._library import custom_ops
+except ImportError:  # a torch without torch.library.custom_op: no such operators to open
+    custom_ops = None  # type: ignore[assignment]
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
@@ -184,6 +194,30 @@ HANDED_FUNCTIONS: list[Any] = []
 ``on_function(func, types, args, kwargs)`` that call ``func`` (tools/engine/harness/withheld_exports.py)."""
 
 
+def _user_body(func: Any, args: Any) -> Any:
+    """The Python function behind ``func`` where ``func`` is an operator the submission defined with
+    ``torch.library.custom_op`` (its kernel for the arguments' device, else its default); None otherwise."""
+    try:
+        name = str(func.name())
+    except (AttributeError, RuntimeError):
+        return None
+    if name.partition("::")[0] in ("aten", "prims"):
+        return None
+    opdef = custom_ops.OPDEFS.get(name) if custom_ops is not None else None
+    if opdef is None:
+        return None
+    device = next((a.device.type for a in _tensors(args)), None)
+    fns = getattr(opdef, "_backend_fns", {}) or {}
+    for candidate in (fns.get(device), fns.get(None), getattr(opdef, "_init_fn", None)):
+        if candidate is None:
+            continue
+        body = inspect.unwrap(candidate)  # torch registers its own wrapper around the user's function
+        code = getattr(body, "__code__", None)
+        if code is not None and frames.kind_of(code.co_filename) == "user":
+            return body
+    return None
+
+
 def _launching_frame(frame: Any) -> Any:
     """The user's or the harness's frame a launch (or an operator during one) comes from (frames.outward)."""
     return frames.outward(frame, skip=_SELF, depth=_LAUNCH_DEPTH)[1]
@@ -204,6 +238,7 @@ class OpRecorder:
         """The frames that launched the kernels now being launched (the innermost user frame outside each)."""
         self._touched: set[int] = set()
         self._stack = contextlib.ExitStack()
+        self._mode: _Dispatch | None = None
 
     # -- the two modes -----------------------------------------------------------------------
     def _on_function(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
@@ -224,6 +259,15 @@ class OpRecorder:
         self.data["blinded"].append({"api": _api_name(func), "site": site})
 
     def _on_dispatch(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        body = _user_body(func, args)
+        if body is not None and self._mode is not None:
+            # the submission's own operator (torch.library.custom_op): its body runs with this mode entered
+            # again, so the operators inside are recorded as any other (both modes are popped while an operator
+            # runs, and exp, sum and div there were no work at all: red team 3); the operator itself is not
+            # recorded, whatever its name says (``mylib::softmax`` wrapping a launch is no library softmax)
+            self.data["custom_ops"] = self.data.get("custom_ops", 0) + 1
+            with self._mode:
+                return body(*args, **(kwargs or {}))
         out = func(*args, **(kwargs or {}))
         try:
             self._record(func, args, kwargs or {}, out)
@@ -321,7 +365,8 @@ class OpRecorder:
     def __enter__(self) -> Self:
         self._patch_launchers()
         self._stack.enter_context(_Function(self))
-        self._stack.enter_context(_Dispatch(self))
+        self._mode = _Dispatch(self)
+        self._stack.enter_context(self._mode)
         _ACTIVE.append(self)
         self._stack.callback(_ACTIVE.remove, self)
         return self
