@@ -234,6 +234,27 @@ def test_recorder_kinds_costs_and_sites() -> None:
     assert rec.derived_from_launch(y) is None  # nothing launched
 
 
+@torch.library.custom_op("kreview_unit::softmax", mutates_args=())
+def _own_softmax(x: torch.Tensor) -> torch.Tensor:
+    e = torch.exp(x - x.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+def test_an_operator_the_submission_defines_is_opened_not_named() -> None:
+    x = torch.randn(4, 8)
+    with OpRecorder() as rec:
+        y = _own_softmax(x)
+    torch.testing.assert_close(y, x.softmax(-1))
+    families = {e["family"]: e for e in rec.data["ops"]}
+    # the body's operators are recorded at the body's lines; the operator's own name is no library softmax
+    assert {"amax", "sub", "exp", "sum", "div"} <= set(families) and "softmax" not in families
+    assert families["exp"]["site"]["function"] == "_own_softmax" and rec.data["custom_ops"] == 1
+    # torch's own operators defined the same way (prims) are not opened
+    with OpRecorder() as rec:
+        torch.ops.prims.exp.default(x)
+    assert [e["op"] for e in rec.data["ops"]] == ["prims::exp"] and "custom_ops" not in rec.data
+
+
 def test_family_names_and_costs() -> None:
     assert base_name("aten::_softmax") == "softmax" and base_name("aten::addmm") == "matmul"
     assert base_name("aten::convolution") == "convolution" and kind_of("aten::_to_copy") == "movement"
