@@ -41,11 +41,6 @@ from typing import Any, Self
 
 import torch
 from torch.overrides import TorchFunctionMode
-
-try:
-    from torch._library import custom_ops
-except ImportError:  # a torch without torch.library.custom_op: no such operators to open
-    custom_ops = None  # type: ignore[assignment]
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
@@ -53,6 +48,11 @@ import tools.engine.harness.frames as frames
 from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 from tools.engine.harness.instruments.triton_launches import launch_tensors
+
+try:
+    from torch._library import custom_ops
+except ImportError:  # a torch without torch.library.custom_op: no such operators to open
+    custom_ops = None  # type: ignore[assignment]
 
 _MAX_DISTINCT = 200
 _SELF = frozenset({__file__})
