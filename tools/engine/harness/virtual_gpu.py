@@ -48,7 +48,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tools.engine.harness import interpreter_fixes, interpreter_gaps, interpreter_launch
+from tools.engine.harness import interpreter_fixes, interpreter_gaps, interpreter_launch, interpreter_speed
 from tools.engine.harness.instruments.triton_launches import _describe_arg
 
 _TABLE = Path(__file__).with_name("virtual_gpus.yaml")
@@ -449,6 +449,7 @@ def _patch_interpreter() -> None:
     interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
     interpreter_fixes.patch_index(interpreter)
     interpreter_gaps.patch(interpreter)
+    interpreter_speed.patch_repeats(interpreter)  # after the gaps' patch, which it wraps
     interpreter._kreview_virtual = True
 
 

@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from tools.engine.harness import interpreter_fixes, interpreter_gaps
+from tools.engine.harness import interpreter_fixes, interpreter_gaps, interpreter_speed
 from tools.engine.harness.instruments import instrument
 from tools.engine.harness.sanitizer.compat import require_compatible
 from tools.engine.harness.sanitizer.hooks import Sanitizer
@@ -35,6 +35,7 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     unfix = interpreter_fixes.patch_index(interpreter)
     # likewise where the interpreter differs from compiled Triton (a float argument, a builtin's alias)
     ungap = interpreter_gaps.patch(interpreter)
+    unrepeat = interpreter_speed.patch_repeats(interpreter)  # wraps the gaps' patch: undone first
     try:
         san.install()
         try:
@@ -42,6 +43,8 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         finally:
             san.uninstall()
     finally:
+        if unrepeat is not None:
+            unrepeat()
         ungap()
         if unfix is not None:
             unfix()
