@@ -20,7 +20,7 @@ from tools.engine.compare import output_spread
 from tools.engine.harness import frames
 from tools.engine.harness.instruments import harness_guard
 from tools.engine.harness.instruments.harness_guard import guard
-from tools.engine.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost
+from tools.engine.harness.instruments.torch_ops import OpRecorder, base_name, kind_of, op_cost, remember_library_kernels
 from tools.engine.harness.transforms import TRANSFORMS
 from tools.integrity import checks as C
 from tools.integrity.static_scan import Scan, scan_submission
@@ -138,6 +138,7 @@ def test_reference_families_exclude_glue(tmp_path: Path) -> None:
     ("ctypes.CDLL(None).pthread_create(None, None, None, None)", ("harness", "harness_access")),
     ("threading._start_new_thread.__kwdefaults__", ("harness", "harness_access")),
     ("torch._C.TensorBase.numpy(x)", ("harness", "harness_access")),
+    ("torch._C._dispatch_library('FRAGMENT', 'mylib', '')", ("harness", "harness_access")),
 ])
 def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, str]) -> None:
     scan = _scan(tmp_path, f'''
@@ -153,6 +154,19 @@ def test_hack_lines_are_flagged(tmp_path: Path, line: str, expected: tuple[str, 
     assert expected in _defects(scan, "fail"), [f.plain() for f in scan.findings]
     found = next(f for f in scan.findings if (f.category, f.defect) == expected)
     assert found.quote.strip() == line and found.file == "submission.py"
+
+
+def test_an_operator_of_the_submissions_own_namespace_is_no_library_call(tmp_path: Path) -> None:
+    scan = _scan(tmp_path, '''
+        import torch, torch.nn as nn
+
+        class ModelNew(nn.Module):
+            def forward(self, x):
+                y = torch.ops.mylib.softmax(x)
+                return torch.ops.aten.softmax(y, -1)
+    ''')
+    calls = [(f.line, f.detail.get("target")) for f in scan.findings if f.defect == "library_call"]
+    assert calls == [(7, "torch.ops.aten.softmax")], [f.plain() for f in scan.findings]
 
 
 def test_library_calls_carry_their_guard(tmp_path: Path) -> None:
@@ -253,6 +267,38 @@ def test_an_operator_the_submission_defines_is_opened_not_named() -> None:
     with OpRecorder() as rec:
         torch.ops.prims.exp.default(x)
     assert [e["op"] for e in rec.data["ops"]] == ["prims::exp"] and "custom_ops" not in rec.data
+
+
+def _older_softmax(x: torch.Tensor) -> torch.Tensor:
+    e = torch.exp(x - x.amax(-1, keepdim=True))
+    return e / e.sum(-1, keepdim=True)
+
+
+def _older_double(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+def test_an_operator_registered_with_the_older_library_api_is_opened_too() -> None:
+    remember_library_kernels()  # as at child start, before the submission registers anything
+    lib = torch.library.Library("kreview_unit_older", "DEF")
+    lib.define("softmax(Tensor x) -> Tensor")
+    lib.define("double(Tensor x) -> Tensor")
+    lib.impl("softmax", _older_softmax, "CPU")
+    lib.impl("double", _older_double, "CompositeExplicitAutograd")
+    x = torch.randn(4, 8)
+    try:
+        with OpRecorder() as rec:
+            y = torch.ops.kreview_unit_older.softmax(x)
+            z = torch.ops.kreview_unit_older.double(x)
+    finally:
+        lib._destroy()
+    torch.testing.assert_close(y, x.softmax(-1))
+    torch.testing.assert_close(z, x * 2)
+    families = {e["family"]: e for e in rec.data["ops"]}
+    # the CPU kernel's operators at its lines, the composite kernel's too; neither operator is recorded by name
+    assert {"amax", "sub", "exp", "sum", "div", "mul"} <= set(families) and "softmax" not in families, families
+    assert families["exp"]["site"]["function"] == "_older_softmax" and rec.data["custom_ops"] == 2
+    assert not any(e["op"].startswith("kreview_unit_older::") for e in rec.data["ops"])
 
 
 def test_family_names_and_costs() -> None:

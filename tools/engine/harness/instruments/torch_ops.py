@@ -18,9 +18,10 @@ recorded as any other (tests/kernels/integrity_softmax/library_hidden_grid.py). 
 which tensors a kernel launch touched, through later operators, so a caller can ask whether an output
 derives from any launch at all (``derived_from_launch``).
 
-An operator the submission defines with ``torch.library.custom_op`` runs its Python body with the dispatch
-mode entered again (both modes are popped while an operator runs): its operators are recorded, the operator
-itself is not (tests/kernels/integrity_softmax/library_custom_op_body.py, good_custom_op.py).
+An operator the submission defines with ``torch.library.custom_op``, or whose Python kernel it registers with
+the older ``torch.library.Library(...).impl``, runs its Python body with the dispatch mode entered again (both
+modes are popped while an operator runs): its operators are recorded, the operator itself is not
+(tests/kernels/integrity_softmax/library_custom_op_body.py, library_impl_body.py, good_custom_op.py).
 
 A dispatch mode belongs to the thread that entered it. So every thread started in the child through
 ``_thread`` (``threading``, ``concurrent.futures`` and ``asyncio.to_thread`` all start theirs there) runs
@@ -194,26 +195,72 @@ HANDED_FUNCTIONS: list[Any] = []
 ``on_function(func, types, args, kwargs)`` that call ``func`` (tools/engine/harness/withheld_exports.py)."""
 
 
+# Python kernels registered with the dispatcher's library API (``torch.library.Library.impl`` and what is built
+# on it: ``torch.library.impl``, ``Library.define`` + ``impl``), seen since child start: the operator's name as
+# registered (``op``, ``op.overload`` or ``ns::op``), its dispatch key and the function (remember_library_kernels)
+_LIBRARY_KERNELS: dict[str, list[tuple[str, str, Any]]] = {}
+# the dispatch keys whose kernel runs an operator on a device's tensors, most specific first
+_KEYS = {"cpu": ("CPU",), "cuda": ("CUDA",)}
+_COMPOSITE = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd")
+
+
+def remember_library_kernels() -> None:
+    """Keep every Python kernel registered through ``torch._C._DispatchModule.impl`` from now on (called once at
+    child start, before any code of the task or the submission runs): every Python registration of the
+    library API ends there, so ``_user_body`` can open an operator defined with the older API as it opens a
+    ``custom_op`` (tests/kernels/integrity_softmax/library_impl_body.py)."""
+    module = getattr(torch._C, "_DispatchModule", None)
+    original = getattr(module, "impl", None)
+    if original is None or getattr(original, "_kreview_kernels", False):
+        return
+
+    def impl(self: Any, name: Any, dispatch: Any, func: Any, *rest: Any, **kwargs: Any) -> Any:
+        out = original(self, name, dispatch, func, *rest, **kwargs)
+        with_keyset = bool(rest[0]) if rest else bool(kwargs.get("with_keyset", False))
+        if isinstance(name, str) and callable(func) and not with_keyset:  # a keyset kernel redispatches
+            key = str(getattr(dispatch, "name", dispatch)).rpartition(".")[2]
+            _LIBRARY_KERNELS.setdefault(name.rpartition("::")[2], []).append((name, key, func))
+        return out
+
+    impl._kreview_kernels = True  # type: ignore[attr-defined]
+    module.impl = impl
+
+
+def _users(candidate: Any) -> Any:
+    body = inspect.unwrap(candidate)  # torch registers its own wrapper around the user's function
+    code = getattr(body, "__code__", None)
+    return body if code is not None and frames.kind_of(code.co_filename) == "user" else None
+
+
+def _library_kernel(name: str, device: str | None) -> Any:
+    """The user's Python kernel registered for operator ``name`` (``ns::op`` or ``ns::op.overload``) through the
+    library API, for the arguments' device (else a composite one); None if there is none."""
+    entries = [(key, fn) for registered, key, fn in _LIBRARY_KERNELS.get(name.rpartition("::")[2], [])
+               if "::" not in registered or registered == name]
+    for wanted in (*_KEYS.get(device or "", ()), *_COMPOSITE):
+        for key, fn in reversed(entries):  # the latest registration is the one the dispatcher runs
+            if key == wanted and (body := _users(fn)) is not None:
+                return body
+    return None
+
+
 def _user_body(func: Any, args: Any) -> Any:
     """The Python function behind ``func`` where ``func`` is an operator the submission defined with
-    ``torch.library.custom_op`` (its kernel for the arguments' device, else its default); None otherwise."""
+    ``torch.library.custom_op`` (its kernel for the arguments' device, else its default) or registered a
+    Python kernel for with ``torch.library.Library.impl``; None otherwise."""
     try:
         name = str(func.name())
     except (AttributeError, RuntimeError):
         return None
     if name.partition("::")[0] in ("aten", "prims"):
         return None
+    device = next((a.device.type for a in _tensors(args)), None)
     opdef = custom_ops.OPDEFS.get(name) if custom_ops is not None else None
     if opdef is None:
-        return None
-    device = next((a.device.type for a in _tensors(args)), None)
+        return _library_kernel(name, device) if _LIBRARY_KERNELS else None
     fns = getattr(opdef, "_backend_fns", {}) or {}
     for candidate in (fns.get(device), fns.get(None), getattr(opdef, "_init_fn", None)):
-        if candidate is None:
-            continue
-        body = inspect.unwrap(candidate)  # torch registers its own wrapper around the user's function
-        code = getattr(body, "__code__", None)
-        if code is not None and frames.kind_of(code.co_filename) == "user":
+        if candidate is not None and (body := _users(candidate)) is not None:
             return body
     return None
 
