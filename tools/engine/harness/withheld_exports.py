@@ -5,7 +5,8 @@ work unseen: copy the tensor's values out of torch and compute on them elsewhere
 any library that takes an array), then copy the result back into an output a kernel only touches. Those
 copies are no aten operator; they are torch functions (``EXPORTS``): ``Tensor.numpy``, ``__array__``
 (``np.asarray(t)``, every NumPy function given a tensor), ``__dlpack__``, ``untyped_storage``, ``storage``,
-pickling, ``tolist``, ``item``, the number conversions and the text forms.
+pickling, ``tolist``, ``item``, the number conversions and the text forms. On a GPU the copy starts with a
+transfer to the host (``cpu``, ``to``, a host tensor's ``copy_``: ``_TRANSFERS``), counted the same way.
 
 While ``ExportsWithheld`` is entered, such a copy made by the submission's own code (or by a library it
 called: the caller is found by walking out past library frames, tools/engine/harness/frames.py) answers
@@ -51,6 +52,13 @@ _MEMORY = frozenset({"numpy", "__array__", "__dlpack__", "untyped_storage", "sto
 _VALUES = frozenset({"tolist", "item", "__float__", "__int__", "__complex__", "__index__", "__bool__", "__repr__",
                      "__str__", "__format__"})
 EXPORTS = _MEMORY | _VALUES
+# Rationale: on a GPU a host copy starts with a transfer (``x.cpu()``, ``x.to("cpu")``, ``host.copy_(x)``): a
+# movement operator, never withheld, after which the copy methods above see a CPU tensor of the submission's
+# own. A transfer from a device to the host counts its elements and, past the allowance, hands over poison.
+_TRANSFERS = frozenset({"cpu", "to", "copy_"})
+# shadowed on the class like the exports (threads with no mode); ``copy_`` only through the mode: the harness
+# guard watches ``Tensor.copy_`` (harness_guard.WATCHED), so replacing it would read as tampering
+_SHADOWED = EXPORTS | {"cpu", "to"}
 _SELF = frozenset({__file__})
 _MODES = frozenset({torch_ops._HandedFunction.__torch_function__.__code__,
                     torch_ops._Function.__torch_function__.__code__, OpRecorder._on_function.__code__})
@@ -125,6 +133,11 @@ class ExportsWithheld(TorchFunctionMode):
         self.poisoned: list[dict[str, Any]] = []
         self._own = threading.local()
 
+    @staticmethod
+    def device_of(t: torch.Tensor) -> str:
+        """The device type a tensor's data lives on (a unit test stands in a device for it on a CPU machine)."""
+        return t.device.type
+
     def __enter__(self) -> Self:
         HANDED_FUNCTIONS.append(self)
         self._patched = [(owner, attr, getattr(owner, attr)) for owner, attr in _DLPACK if hasattr(owner, attr)]
@@ -133,7 +146,7 @@ class ExportsWithheld(TorchFunctionMode):
         # Rationale: a mode belongs to a thread, and a thread native code starts (or one started through the
         # plain starter, read back from the hand-off's wrapper) carries none (red team 6 and 7); the class
         # is every thread's, so its copy methods answer as the mode does while it is entered
-        self._shadowed = [(name, torch.Tensor.__dict__.get(name), getattr(torch.Tensor, name)) for name in EXPORTS
+        self._shadowed = [(name, torch.Tensor.__dict__.get(name), getattr(torch.Tensor, name)) for name in _SHADOWED
                           if hasattr(torch.Tensor, name)]
         for name, _, original in self._shadowed:
             setattr(torch.Tensor, name, self._shadow(name, original))
@@ -170,18 +183,16 @@ class ExportsWithheld(TorchFunctionMode):
         name = getattr(func, "__name__", "")
         if modes_off:
             func = _ModesOff(func)
-        if name not in EXPORTS or not args or not isinstance(args[0], torch.Tensor):
+        if not args or not isinstance(args[0], torch.Tensor):
             return func(*args, **kwargs)
-        caller = sys._getframe(1)
-        while caller is not None and (caller.f_code.co_filename in _SELF or caller.f_code in _MODES):
-            caller = caller.f_back  # this module's frames, and the other function modes handing the call on
-        if self.launches is not None and self.launches.by_launcher(caller):
-            return func(*args, **kwargs)  # the launcher's own (the interpreter reads argument storages)
-        who, frame = frames.outward(caller, skip=_SELF, depth=_DEPTH)
-        if who == "import" or (who == "harness" and _genuine(frame)):
-            # the harness converting inputs or outputs between array kinds
+        if name in _TRANSFERS:
+            return self._transfer(name, func, args, kwargs)
+        if name not in EXPORTS:
             return func(*args, **kwargs)
-        site = frames.origin(frame, self.root)[1] if who == "user" else None
+        copier = self._copier(sys._getframe(1))
+        if copier is None:
+            return func(*args, **kwargs)
+        site = copier[0]
         tensor = args[0]
         self._own.busy = True
         try:  # this mode's own look at the tensor is no copy of the submission's
@@ -196,6 +207,47 @@ class ExportsWithheld(TorchFunctionMode):
         finally:
             self._own.busy = False
         return func(*args, **kwargs) if twin is None else func(twin, *args[1:], **kwargs)
+
+    def _copier(self, caller: Any) -> tuple[dict[str, object] | None] | None:
+        """``(site,)`` of the submission's code that made a copy (site None: a library it called, no line of its
+        own), or None where the copy is the launcher's or the harness's own."""
+        while caller is not None and (caller.f_code.co_filename in _SELF or caller.f_code in _MODES):
+            caller = caller.f_back  # this module's frames, and the other function modes handing the call on
+        if self.launches is not None and self.launches.by_launcher(caller):
+            return None  # the launcher's own (the interpreter reads argument storages)
+        who, frame = frames.outward(caller, skip=_SELF, depth=_DEPTH)
+        if who == "import" or (who == "harness" and _genuine(frame)):
+            return None  # the harness converting inputs or outputs between array kinds
+        return (frames.origin(frame, self.root)[1] if who == "user" else None,)
+
+    def _transfer(self, name: str, func: Any, args: Any, kwargs: Any) -> Any:
+        """A copy from a device to the host (``cpu``, ``to``, a host tensor's ``copy_``): run, then counted by
+        the source's elements, and the host copy poisoned in place past the allowance (it is the call's own
+        new tensor, or the host tensor the submission copied into)."""
+        if getattr(self._own, "busy", False):
+            return func(*args, **kwargs)
+        src = (args[1] if len(args) > 1 else kwargs.get("src")) if name == "copy_" else args[0]
+        if not isinstance(src, torch.Tensor) or self.device_of(src) == "cpu":
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        host = args[0] if name == "copy_" else out
+        if not isinstance(host, torch.Tensor) or host is src or self.device_of(host) != "cpu":
+            return out
+        copier = self._copier(sys._getframe(2))
+        if copier is None:
+            return out
+        self._own.busy = True
+        try:
+            with torch._C.DisableTorchFunction():
+                count = src.numel()
+                self.copied += count
+                if self.copied > self.allowance:
+                    self._note(name, copier[0], count)
+                    with torch.no_grad():
+                        poisoned(host)
+        finally:
+            self._own.busy = False
+        return out
 
     def to_dlpack(self, original: Any) -> Any:
         """``torch.utils.dlpack.to_dlpack`` as this mode answers it: a C function no torch-function hook sees

@@ -95,3 +95,54 @@ def test_copies_past_the_allowance_answer_with_poison_and_the_harness_keeps_its_
     # again; the harness's own conversion is not counted; the last 1 is bool()
     assert r["copied"] == (8 + 1 + 2 * 4096 + 4096 + 4032 + 256 + 5 + 4096 + 4096 + 4096 + 2 * 4 + 1 + 4096
                            + 1)
+
+
+_TRANSFER_SCRIPT = r"""
+import json
+import torch
+from tools.engine.harness.withheld_exports import ExportsWithheld, allowance
+
+x = torch.randn(64, 64)
+expected = x.clone()
+
+
+class OnDevice(ExportsWithheld):
+    # this machine has no GPU: x's memory stands in for device memory, every other tensor is the host's
+    # (read by address: a storage would be an export of its own)
+    @staticmethod
+    def device_of(t):
+        return "cuda" if 0 <= t.data_ptr() - x.data_ptr() < x.numel() * x.element_size() else "cpu"
+
+
+report = {}
+with OnDevice(allowance(x.numel())) as ex:
+    report["offsets"] = x[0, :8].to("cpu", copy=True).isnan().any().item()  # 8 elements: honest
+    host = torch.empty(64, 64)
+    host.copy_(x)  # the whole input: past the allowance
+    report["copy_nan"] = bool(host.isnan().all())
+    report["to_nan"] = bool(x.to("cpu", copy=True).isnan().all())
+    report["row_nan"] = bool(x[3].to(torch.float64).isnan().all())
+    report["host_to_host"] = bool(torch.ones(4).to(torch.float64).eq(1).all())  # no transfer: untouched
+report["x_untouched"] = bool(torch.equal(x, expected))
+report["poisoned"] = ex.poisoned
+report["copied"] = ex.copied
+print(json.dumps(report))
+"""
+
+
+def test_a_transfer_from_a_device_to_the_host_is_a_copy_and_past_the_allowance_hands_over_poison() -> None:
+    # On a GPU a host copy starts with x.cpu(), x.to("cpu") or host.copy_(x): the transfers count the source's
+    # elements and poison the host tensor in place past the allowance (the device itself stood in, see above)
+    done = subprocess.run([sys.executable, "-c", _TRANSFER_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    assert r["offsets"] is False  # a few elements copy honestly
+    assert r["copy_nan"] and r["to_nan"] and r["row_nan"] and r["host_to_host"]
+    assert r["x_untouched"]  # the source on the device is never poisoned
+    # the transfers by their sources' elements, then the five one-element reads of the checks (item, bool)
+    assert r["copied"] == 8 + 4096 + 4096 + 64 + 5
+    copies = [(p["api"], p["line"], p["elements"]) for p in r["poisoned"] if not p["api"].startswith("Tensor.__")]
+    # named at their lines: the whole input copied into a host tensor and moved, then a row (the 8 offsets were
+    # honest); the one-element checks after the allowance are poisoned too, and named as such
+    assert copies == [("Tensor.copy_", 22, 4096), ("Tensor.to", 24, 4096), ("Tensor.to", 25, 64)], r["poisoned"]
