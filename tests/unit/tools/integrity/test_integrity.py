@@ -278,26 +278,36 @@ def _older_double(x: torch.Tensor) -> torch.Tensor:
     return x * 2
 
 
+def _older_keyset_neg(keyset: object, x: torch.Tensor) -> torch.Tensor:
+    assert isinstance(keyset, torch._C.DispatchKeySet)
+    return torch.neg(x)
+
+
 def test_an_operator_registered_with_the_older_library_api_is_opened_too() -> None:
     remember_library_kernels()  # as at child start, before the submission registers anything
     lib = torch.library.Library("kreview_unit_older", "DEF")
     lib.define("softmax(Tensor x) -> Tensor")
     lib.define("double(Tensor x) -> Tensor")
+    lib.define("negate(Tensor x) -> Tensor")
     lib.impl("softmax", _older_softmax, "CPU")
     lib.impl("double", _older_double, "CompositeExplicitAutograd")
+    lib.impl(torch.ops.kreview_unit_older.negate.default, _older_keyset_neg, "CPU", with_keyset=True)
     x = torch.randn(4, 8)
     try:
         with OpRecorder() as rec:
             y = torch.ops.kreview_unit_older.softmax(x)
             z = torch.ops.kreview_unit_older.double(x)
+            w = torch.ops.kreview_unit_older.negate(x)
     finally:
         lib._destroy()
     torch.testing.assert_close(y, x.softmax(-1))
     torch.testing.assert_close(z, x * 2)
+    torch.testing.assert_close(w, -x)
     families = {e["family"]: e for e in rec.data["ops"]}
-    # the CPU kernel's operators at its lines, the composite kernel's too; neither operator is recorded by name
-    assert {"amax", "sub", "exp", "sum", "div", "mul"} <= set(families) and "softmax" not in families, families
-    assert families["exp"]["site"]["function"] == "_older_softmax" and rec.data["custom_ops"] == 2
+    # the CPU kernel's operators at its lines, the composite kernel's and the keyset kernel's (given the device's
+    # keys, as the dispatcher gives them) too; no operator is recorded by name
+    assert {"amax", "sub", "exp", "sum", "div", "mul", "neg"} <= set(families) and "softmax" not in families, families
+    assert families["exp"]["site"]["function"] == "_older_softmax" and rec.data["custom_ops"] == 3
     assert not any(e["op"].startswith("kreview_unit_older::") for e in rec.data["ops"])
 
 

@@ -34,6 +34,7 @@ the core operators withheld at the dispatcher cover those (tools/engine/harness/
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import math
 import sys
@@ -198,7 +199,7 @@ HANDED_FUNCTIONS: list[Any] = []
 # Python kernels registered with the dispatcher's library API (``torch.library.Library.impl`` and what is built
 # on it: ``torch.library.impl``, ``Library.define`` + ``impl``), seen since child start: the operator's name as
 # registered (``op``, ``op.overload`` or ``ns::op``), its dispatch key and the function (remember_library_kernels)
-_LIBRARY_KERNELS: dict[str, list[tuple[str, str, Any]]] = {}
+_LIBRARY_KERNELS: dict[str, list[tuple[str, str, Any, bool]]] = {}
 # the dispatch keys whose kernel runs an operator on a device's tensors, most specific first
 _KEYS = {"cpu": ("CPU",), "cuda": ("CUDA",)}
 _COMPOSITE = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd")
@@ -217,9 +218,9 @@ def remember_library_kernels() -> None:
     def impl(self: Any, name: Any, dispatch: Any, func: Any, *rest: Any, **kwargs: Any) -> Any:
         out = original(self, name, dispatch, func, *rest, **kwargs)
         with_keyset = bool(rest[0]) if rest else bool(kwargs.get("with_keyset", False))
-        if isinstance(name, str) and callable(func) and not with_keyset:  # a keyset kernel redispatches
+        if isinstance(name, str) and callable(func):
             key = str(getattr(dispatch, "name", dispatch)).rpartition(".")[2]
-            _LIBRARY_KERNELS.setdefault(name.rpartition("::")[2], []).append((name, key, func))
+            _LIBRARY_KERNELS.setdefault(name.rpartition("::")[2], []).append((name, key, func, with_keyset))
         return out
 
     impl._kreview_kernels = True  # type: ignore[attr-defined]
@@ -235,13 +236,20 @@ def _users(candidate: Any) -> Any:
 def _library_kernel(name: str, device: str | None) -> Any:
     """The user's Python kernel registered for operator ``name`` (``ns::op`` or ``ns::op.overload``) through the
     library API, for the arguments' device (else a composite one); None if there is none."""
-    entries = [(key, fn) for registered, key, fn in _LIBRARY_KERNELS.get(name.rpartition("::")[2], [])
+    entries = [(key, fn, keyset) for registered, key, fn, keyset in _LIBRARY_KERNELS.get(name.rpartition("::")[2], [])
                if "::" not in registered or registered == name]
     for wanted in (*_KEYS.get(device or "", ()), *_COMPOSITE):
-        for key, fn in reversed(entries):  # the latest registration is the one the dispatcher runs
+        for key, fn, keyset in reversed(entries):  # the latest registration is the one the dispatcher runs
             if key == wanted and (body := _users(fn)) is not None:
-                return body
+                # a kernel registered ``with_keyset`` takes the call's dispatch keys first: the device's here
+                # (redispatching with it is a static-scan failure of its own)
+                return functools.partial(body, _keyset(device)) if keyset else body
     return None
+
+
+def _keyset(device: str | None) -> Any:
+    key = getattr(torch._C.DispatchKey, (_KEYS.get(device or "") or ("CPU",))[0])
+    return torch._C.DispatchKeySet(key)
 
 
 def _user_body(func: Any, args: Any) -> Any:
