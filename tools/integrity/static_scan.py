@@ -504,12 +504,6 @@ def _scan_calls(src: S.SourceFile, scan: Scan, ref_file: str, reach: dict[str, t
                                           "DLPack; work done there is seen by neither the operator trace nor the "
                                           "withheld run's poisoned copies (a C function with no torch-function "
                                           "hook)", *ctx))
-        elif last == "_dispatch_library":
-            # Rationale: torch.library.Library is the API; its Python kernels are kept at registration and opened
-            # by the operator trace (torch_ops.remember_library_kernels); a library object made directly is not
-            scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
-                                          f"{target}(): registers operators below torch.library's API, where the "
-                                          "operator trace cannot open their kernels", *ctx))
         elif any(p in target for p in _TRACE_BLINDS):
             scan.findings.append(_finding(src, node, "harness", "harness_access", "fail",
                                           f"{target}(): switches off the operator trace for the code it wraps", *ctx))

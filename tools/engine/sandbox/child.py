@@ -141,13 +141,13 @@ def main(req_fd: int, resp_fd: int, config: dict) -> int:
             # the submission runs (tools/engine/harness/alarm.py)
             alarm.install(int(config["alarm_fd"]))
         import tools.engine.harness.ops as ops
-        from tools.engine.harness.instruments.torch_ops import follow_threads, remember_library_kernels
+        from tools.engine.harness.instruments.torch_ops import follow_threads, open_library_kernels
         from tools.engine.sandbox.libraries import origins
         from tools.engine.sandbox.own_modules import withdraw
         from reviewer.core.tracing import TRACING_VARIABLES as tracing
 
         follow_threads()  # a helper thread's torch operators reach the operator trace (before any user code)
-        remember_library_kernels()  # an operator's Python kernel registered with Library.impl can be opened
+        open_library_kernels()  # every Python kernel the dispatcher gets from now on runs traced
         state = ops.ChildState(config)
         # Rationale: from here on ``tools``/``reviewer`` are the submission's (or the task's) own, if
         # it ships them; the harness runs on the references it holds (tools/engine/sandbox/own_modules.py).

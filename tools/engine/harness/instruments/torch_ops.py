@@ -18,10 +18,12 @@ recorded as any other (tests/kernels/integrity_softmax/library_hidden_grid.py). 
 which tensors a kernel launch touched, through later operators, so a caller can ask whether an output
 derives from any launch at all (``derived_from_launch``).
 
-An operator the submission defines with ``torch.library.custom_op``, or whose Python kernel it registers with
-the older ``torch.library.Library(...).impl``, runs its Python body with the dispatch mode entered again (both
-modes are popped while an operator runs): its operators are recorded, the operator itself is not
-(tests/kernels/integrity_softmax/library_custom_op_body.py, library_impl_body.py, good_custom_op.py).
+Every Python kernel registered with the dispatcher after child start (``torch.library.custom_op``, the older
+``torch.library.Library(...).impl``, fallbacks, any key) is wrapped at registration (``open_library_kernels``)
+so that it runs with the dispatch mode of the recorder handling the call entered again (both modes are popped
+while an operator runs): its operators are recorded, and the submission's operator itself is not, and no
+operator name outside torch's own namespaces says what it does (tests/kernels/integrity_softmax/
+library_custom_op_body.py, library_impl_body.py, good_custom_op.py, good_library_impl.py).
 
 A dispatch mode belongs to the thread that entered it. So every thread started in the child through
 ``_thread`` (``threading``, ``concurrent.futures`` and ``asyncio.to_thread`` all start theirs there) runs
@@ -34,10 +36,9 @@ the core operators withheld at the dispatcher cover those (tools/engine/harness/
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
 import math
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any, Self
 
@@ -47,14 +48,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 import tools.engine.harness.frames as frames
+import tools.engine.harness.own_code as own_code
 from tools.engine.harness import interpreter_launch
 from tools.engine.harness.instruments import instrument
 from tools.engine.harness.instruments.triton_launches import launch_tensors
-
-try:
-    from torch._library import custom_ops
-except ImportError:  # a torch without torch.library.custom_op: no such operators to open
-    custom_ops = None  # type: ignore[assignment]
 
 _MAX_DISTINCT = 200
 _SELF = frozenset({__file__})
@@ -113,7 +110,22 @@ def base_name(name: str) -> str:
     return name
 
 
+_TORCH_NAMESPACES = ("aten", "prims")
+
+
+def _torch_namespace(func: Any) -> bool:
+    try:
+        return str(func.name()).partition("::")[0] in _TORCH_NAMESPACES
+    except (AttributeError, RuntimeError):
+        return True
+
+
 def kind_of(packet: str, func: Any = None) -> str:
+    namespace, sep, _ = packet.partition("::")
+    if sep and namespace not in _TORCH_NAMESPACES:
+        # Rationale: only torch's own operator names say what they do; any other namespace's name is its
+        # author's choice (``mylib::empty_rows`` computed a softmax, red team 4): it is compute, at its cost
+        return "compute"
     plain = packet.split("::")[-1].split(".")[0]
     stem = plain.rstrip("_") if not plain.endswith("__") else plain
     if plain in _VIEW or stem in _VIEW or (func is not None and getattr(func, "is_view", False)):
@@ -196,81 +208,86 @@ HANDED_FUNCTIONS: list[Any] = []
 ``on_function(func, types, args, kwargs)`` that call ``func`` (tools/engine/harness/withheld_exports.py)."""
 
 
-# Python kernels registered with the dispatcher's library API (``torch.library.Library.impl`` and what is built
-# on it: ``torch.library.impl``, ``Library.define`` + ``impl``), seen since child start: the operator's name as
-# registered (``op``, ``op.overload`` or ``ns::op``), its dispatch key and the function (remember_library_kernels)
-_LIBRARY_KERNELS: dict[str, list[tuple[str, str, Any, bool]]] = {}
-# the dispatch keys whose kernel runs an operator on a device's tensors, most specific first
-_KEYS = {"cpu": ("CPU",), "cuda": ("CUDA",)}
-_COMPOSITE = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd")
+# Rationale: an operator's kernel runs with both trace modes popped, so what a Python kernel the submission
+# registers computes was never traced (red team 3: a custom_op's body; then the older Library.impl API; then 13
+# ways around opening the kernel the dispatcher would pick by name, key and device, red team 4). Every Python
+# kernel registered from child start on, by anything but the harness, is wrapped where all registrations end
+# (``torch._C._DispatchModule.impl`` and ``.fallback``): whichever kernel the dispatcher runs, for whatever key,
+# name or callable, runs with the recorder handling the call entered again.
+_DISPATCHING = threading.local()  # per thread: the recorders now handling an operator call, innermost last
 
 
-def remember_library_kernels() -> None:
-    """Keep every Python kernel registered through ``torch._C._DispatchModule.impl`` from now on (called once at
-    child start, before any code of the task or the submission runs): every Python registration of the
-    library API ends there, so ``_user_body`` can open an operator defined with the older API as it opens a
-    ``custom_op`` (tests/kernels/integrity_softmax/library_impl_body.py)."""
-    module = getattr(torch._C, "_DispatchModule", None)
-    original = getattr(module, "impl", None)
-    if original is None or getattr(original, "_kreview_kernels", False):
-        return
-
-    def impl(self: Any, name: Any, dispatch: Any, func: Any, *rest: Any, **kwargs: Any) -> Any:
-        out = original(self, name, dispatch, func, *rest, **kwargs)
-        with_keyset = bool(rest[0]) if rest else bool(kwargs.get("with_keyset", False))
-        if isinstance(name, str) and callable(func):
-            key = str(getattr(dispatch, "name", dispatch)).rpartition(".")[2]
-            _LIBRARY_KERNELS.setdefault(name.rpartition("::")[2], []).append((name, key, func, with_keyset))
-        return out
-
-    impl._kreview_kernels = True  # type: ignore[attr-defined]
-    module.impl = impl
+def _handling() -> list[Any]:
+    stack = getattr(_DISPATCHING, "stack", None)
+    if stack is None:
+        stack = _DISPATCHING.stack = []
+    return stack
 
 
-def _users(candidate: Any) -> Any:
-    body = inspect.unwrap(candidate)  # torch registers its own wrapper around the user's function
-    code = getattr(body, "__code__", None)
-    return body if code is not None and frames.kind_of(code.co_filename) == "user" else None
+def _opened(kernel: Any) -> Any:
+    """``kernel`` as the dispatcher will call it: with the dispatch mode of the recorder handling the call (if
+    any, and if it is not on this thread's mode stack already) entered again while it runs."""
+    def opened(*args: Any, **kwargs: Any) -> Any:
+        stack = getattr(_DISPATCHING, "stack", None)
+        recorder = stack[-1] if stack else None
+        mode = getattr(recorder, "_mode", None)
+        if mode is None or any(m is mode for m in _current_modes()):
+            return kernel(*args, **kwargs)
+        recorder._opened += 1
+        with mode:
+            return kernel(*args, **kwargs)
+
+    opened._kreview_opened = kernel  # type: ignore[attr-defined]
+    return opened
 
 
-def _library_kernel(name: str, device: str | None) -> Any:
-    """The user's Python kernel registered for operator ``name`` (``ns::op`` or ``ns::op.overload``) through the
-    library API, for the arguments' device (else a composite one); None if there is none."""
-    entries = [(key, fn, keyset) for registered, key, fn, keyset in _LIBRARY_KERNELS.get(name.rpartition("::")[2], [])
-               if "::" not in registered or registered == name]
-    for wanted in (*_KEYS.get(device or "", ()), *_COMPOSITE):
-        for key, fn, keyset in reversed(entries):  # the latest registration is the one the dispatcher runs
-            if key == wanted and (body := _users(fn)) is not None:
-                # a kernel registered ``with_keyset`` takes the call's dispatch keys first: the device's here
-                # (redispatching with it is a static-scan failure of its own)
-                return functools.partial(body, _keyset(device)) if keyset else body
-    return None
-
-
-def _keyset(device: str | None) -> Any:
-    key = getattr(torch._C.DispatchKey, (_KEYS.get(device or "") or ("CPU",))[0])
-    return torch._C.DispatchKeySet(key)
-
-
-def _user_body(func: Any, args: Any) -> Any:
-    """The Python function behind ``func`` where ``func`` is an operator the submission defined with
-    ``torch.library.custom_op`` (its kernel for the arguments' device, else its default) or registered a
-    Python kernel for with ``torch.library.Library.impl``; None otherwise."""
+def _current_modes() -> list[Any]:
     try:
-        name = str(func.name())
-    except (AttributeError, RuntimeError):
-        return None
-    if name.partition("::")[0] in ("aten", "prims"):
-        return None
-    device = next((a.device.type for a in _tensors(args)), None)
-    opdef = custom_ops.OPDEFS.get(name) if custom_ops is not None else None
-    if opdef is None:
-        return _library_kernel(name, device) if _LIBRARY_KERNELS else None
-    fns = getattr(opdef, "_backend_fns", {}) or {}
-    for candidate in (fns.get(device), fns.get(None), getattr(opdef, "_init_fn", None)):
-        if candidate is not None and (body := _users(candidate)) is not None:
-            return body
-    return None
+        from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+        return list(_get_current_dispatch_mode_stack())
+    except (ImportError, RuntimeError):  # pragma: no cover - every supported torch has it
+        return []
+
+
+def _harness_registers(frame: Any) -> bool:
+    """Whether the registration at ``frame`` is the harness's own (withheld_ops.py's kernels): a frame running
+    the harness's own code objects, not merely a file under the harness's name (own_code.py)."""
+    who, found = frames.outward(frame, skip=_SELF)
+    return who == "harness" and found is not None and own_code.is_own_code(found.f_code)
+
+
+def open_library_kernels() -> None:
+    """Wrap every Python kernel registered with the dispatcher from now on (called once at child start, before
+    any code of the task or the submission runs) so that it runs traced (``_opened``). Registrations the
+    harness's own code makes stay as they are; ``torch.library.fallthrough_kernel`` is a marker the dispatcher
+    compares by identity, never called, and passes through unwrapped."""
+    import torch.library as library
+
+    module = getattr(torch._C, "_DispatchModule", None)
+    if module is None:
+        return
+    fallthrough = getattr(library, "fallthrough_kernel", None)
+
+    def wrap(original: Any, at: int) -> Any:
+        def register(self: Any, *args: Any, **kwargs: Any) -> Any:
+            args = list(args)
+            func = args[at] if len(args) > at else kwargs.get("func")
+            if callable(func) and func is not fallthrough and not hasattr(func, "_kreview_opened") \
+                    and not _harness_registers(sys._getframe(1)):
+                if len(args) > at:
+                    args[at] = _opened(func)
+                else:
+                    kwargs["func"] = _opened(func)
+            return original(self, *args, **kwargs)
+
+        register._kreview_opening = True  # type: ignore[attr-defined]
+        return register
+
+    # impl(name, dispatch, func, with_keyset=False); fallback(dispatch, func, with_keyset=False)
+    for name, at in (("impl", 2), ("fallback", 1)):
+        original = getattr(module, name, None)
+        if original is not None and not getattr(original, "_kreview_opening", False):
+            setattr(module, name, wrap(original, at))
 
 
 def _launching_frame(frame: Any) -> Any:
@@ -292,6 +309,7 @@ class OpRecorder:
         self._launchers: list[Any] = []
         """The frames that launched the kernels now being launched (the innermost user frame outside each)."""
         self._touched: set[int] = set()
+        self._opened = 0  # Python kernels of the dispatcher run with this recorder entered again (_opened)
         self._stack = contextlib.ExitStack()
         self._mode: _Dispatch | None = None
 
@@ -314,16 +332,19 @@ class OpRecorder:
         self.data["blinded"].append({"api": _api_name(func), "site": site})
 
     def _on_dispatch(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        body = _user_body(func, args)
-        if body is not None and self._mode is not None:
-            # the submission's own operator (torch.library.custom_op): its body runs with this mode entered
-            # again, so the operators inside are recorded as any other (both modes are popped while an operator
-            # runs, and exp, sum and div there were no work at all: red team 3); the operator itself is not
-            # recorded, whatever its name says (``mylib::softmax`` wrapping a launch is no library softmax)
+        handling = _handling()
+        handling.append(self)
+        opened = self._opened
+        try:
+            out = func(*args, **(kwargs or {}))
+        finally:
+            handling.pop()
+        if self._opened > opened and not _torch_namespace(func):
+            # the submission's own operator, whose Python kernel ran with this mode entered again (_opened): its
+            # operators are recorded as any other, the operator itself is not, whatever its name says
+            # (``mylib::softmax`` wrapping a launch is no library softmax)
             self.data["custom_ops"] = self.data.get("custom_ops", 0) + 1
-            with self._mode:
-                return body(*args, **(kwargs or {}))
-        out = func(*args, **(kwargs or {}))
+            return out
         try:
             self._record(func, args, kwargs or {}, out)
         except Exception as exc:  # noqa: BLE001 - observing must never break the call
@@ -487,7 +508,6 @@ def follow_threads() -> None:
     before any code of the task or the submission runs): ``_thread``'s starters, and ``threading``'s own
     references to them."""
     import _thread
-    import threading
 
     for owner, name in ((_thread, "start_new_thread"), (_thread, "start_new"), (_thread, "start_joinable_thread"),
                         (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
