@@ -12,8 +12,9 @@ so no scan finds it again), and the other attributes it sets are the same functi
 patch is skipped when the namespaces hold exactly the objects the previous patch left (same names, same
 order, the same objects by identity; the kept state holds them, so no id is reused), and the modules it
 would patch and the function's own globals (where interpreter_gaps.py patches aliases of builtins) were
-patched since. This wraps interpreter_gaps.py's patch, so that one is skipped only with the rest. A launch's own patch, which starts from the restored language, always runs.
-Only the time changes: no verdict can depend on this module.
+patched since. This wraps interpreter_gaps.py's patch, so that one is skipped only with the rest. A launch's
+own patch, which starts from the restored language, always runs. Only the time changes: no verdict can
+depend on this module.
 """
 
 from __future__ import annotations
