@@ -269,6 +269,7 @@ GENERATED = ("elementwise", "softmax", "rowsum", "rowmean_loose", "layernorm", "
 INTEGRITY = tuple(sorted(p.name for p in KERNELS.glob("integrity_*") if p.is_dir()))
 MEMCHECK = tuple(f"memcheck/{p.name}" for p in sorted((KERNELS / "memcheck").iterdir()) if p.is_dir())
 ONE_SEED = {"seeds": 1}
+PALLAS_SETTINGS = {"seeds": 1, "budget": 0.3}
 
 CORPORA: dict[str, Corpus] = {
     "spine": Corpus(("spine",), ["builds", "correctness"], check_explained_fail, hang_settings),
@@ -305,10 +306,12 @@ CORPORA: dict[str, Corpus] = {
     "nki": Corpus(("nki/add", "nki/matmul", "nki/rmsnorm", "nki/races_diff", "nki/races_rowsum"), NKI_TOOLS, check_nki, ONE_SEED),
     "nki_examples": Corpus(tuple(f"examples/{p.name}" for p in sorted(EXAMPLES.glob("nki_*"))), NKI_TOOLS,
                            check_nki_example, ONE_SEED),
+    # a third of the generality budget: every partial-block size these files fail or pass on is still planted
+    # (each file's generality verdict checked at 0.3, and their review time is the interpreter's jit per shape)
     "pallas": Corpus(("pallas_rowsum", "pallas_rowsum_int", "pallas_manifest_jnp"),
-                     unless_unexpected(PALLAS_TOOLS, "generality"), check_pallas, ONE_SEED),
-    "pallas_examples": Corpus(("examples/rowsum_pallas", "examples/rowsum_pallas_buggy"), PALLAS_TOOLS,
-                              check_pallas_example),
+                     unless_unexpected(PALLAS_TOOLS, "generality"), check_pallas, PALLAS_SETTINGS),
+    "pallas_examples": Corpus(("examples/rowsum_pallas", "examples/rowsum_pallas_buggy"),
+                              unless_unexpected(PALLAS_TOOLS, "generality"), check_pallas_example, PALLAS_SETTINGS),
     "resources": Corpus(("resources_rows", "resources_matmul"), resources_tools, check_resources),
     "resources_cuda": Corpus(("resources_cuda",), ["builds", "resources"], check_resources_cuda, marks=(NO_NVCC,)),
     "roofline": Corpus(("roofline_impossible", "roofline_plausible"), ["builds", "roofline"], check_roofline),
