@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.core.submission import Submission
-from tools.engine.harness.instruments.torch_ops import base_name, kind_of
+from tools.engine.harness.instruments.torch_ops import TORCH_NAMESPACES, base_name, kind_of
 from tools.engine.formats import format_of
 from tools.engine.source import SourceView, source_file
 from tools.integrity.module_state import state_concerns
@@ -213,6 +213,13 @@ def _torchish(target: str) -> bool:
     return target == "@" or target.startswith(("torch.", ".", "numpy."))
 
 
+def _foreign_operator(target: str) -> bool:
+    """``torch.ops.<namespace>.<op>`` outside torch's own namespaces: its name is its author's choice (a kernel
+    registered as ``mylib::softmax``); the runtime traces what its kernel runs (torch_ops.open_library_kernels)."""
+    parts = target.split(".")
+    return parts[:2] == ["torch", "ops"] and len(parts) > 3 and parts[2] not in TORCH_NAMESPACES
+
+
 def _module_attrs(src: S.SourceFile) -> dict[str, str]:
     """``self.fc = nn.Linear(...)`` -> {"self.fc": "torch.nn.Linear"} across the file's classes."""
     out: dict[str, str] = {}
@@ -246,10 +253,7 @@ def reference_families(ref: S.SourceFile, wanted: list[str]) -> dict[str, str]:
         target = mods.get(site.target, site.target)
         if not _torchish(target):
             continue
-        parts = target.split(".")
-        if parts[:2] == ["torch", "ops"] and len(parts) > 3 and parts[2] not in ("aten", "prims"):
-            # an operator registered outside torch's own namespaces: its name is its author's choice (a kernel
-            # registered as ``mylib::softmax``); the runtime judges what its kernel runs (torch_ops._user_body)
+        if _foreign_operator(target):
             continue
         fam = _family_of_target(target)
         if fam:
@@ -276,10 +280,7 @@ def _scan_library(src: S.SourceFile, scan: Scan, reach: dict[str, tuple[str, str
         target = mods.get(site.target, site.target)
         if not _torchish(target):
             continue
-        parts = target.split(".")
-        if parts[:2] == ["torch", "ops"] and len(parts) > 3 and parts[2] not in ("aten", "prims"):
-            # an operator registered outside torch's own namespaces: its name is its author's choice (a kernel
-            # registered as ``mylib::softmax``); the runtime judges what its kernel runs (torch_ops._user_body)
+        if _foreign_operator(target):
             continue
         fam = _family_of_target(target)
         if fam is None or fam not in scan.reference_families:

@@ -198,15 +198,18 @@ class ExportsWithheld(TorchFunctionMode):
         try:  # this mode's own look at the tensor is no copy of the submission's
             with torch._C.DisableTorchFunction():
                 count = reachable(tensor) if name in _MEMORY else tensor.numel()
-                self.copied += count
-                if self.copied <= self.allowance:
-                    twin = None
-                else:
-                    self._note(name, site, count)
-                    twin = poisoned_twin(tensor)
+                twin = poisoned_twin(tensor) if self._charge(name, site, count) else None
         finally:
             self._own.busy = False
         return func(*args, **kwargs) if twin is None else func(twin, *args[1:], **kwargs)
+
+    def _charge(self, name: str, site: dict[str, object] | None, count: int) -> bool:
+        """Count a copy of ``count`` elements; True (and the copy noted) once the call is past the allowance."""
+        self.copied += count
+        if self.copied <= self.allowance:
+            return False
+        self._note(name, site, count)
+        return True
 
     def _copier(self, caller: Any) -> tuple[dict[str, object] | None] | None:
         """``(site,)`` of the submission's code that made a copy (site None: a library it called, no line of its
@@ -239,10 +242,7 @@ class ExportsWithheld(TorchFunctionMode):
         self._own.busy = True
         try:
             with torch._C.DisableTorchFunction():
-                count = src.numel()
-                self.copied += count
-                if self.copied > self.allowance:
-                    self._note(name, copier[0], count)
+                if self._charge(name, copier[0], src.numel()):
                     with torch.no_grad():
                         poisoned(host)
         finally:

@@ -44,7 +44,7 @@ from typing import Any, Self
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode_stack
 from torch.utils._pytree import tree_flatten
 
 import tools.engine.harness.frames as frames
@@ -110,19 +110,20 @@ def base_name(name: str) -> str:
     return name
 
 
-_TORCH_NAMESPACES = ("aten", "prims")
+TORCH_NAMESPACES = ("aten", "prims")
+"""The operator namespaces whose names say what an operator does (torch's own)."""
 
 
 def _torch_namespace(func: Any) -> bool:
     try:
-        return str(func.name()).partition("::")[0] in _TORCH_NAMESPACES
+        return str(func.name()).partition("::")[0] in TORCH_NAMESPACES
     except (AttributeError, RuntimeError):
         return True
 
 
 def kind_of(packet: str, func: Any = None) -> str:
     namespace, sep, _ = packet.partition("::")
-    if sep and namespace not in _TORCH_NAMESPACES:
+    if sep and namespace not in TORCH_NAMESPACES:
         # Rationale: only torch's own operator names say what they do; any other namespace's name is its
         # author's choice (``mylib::empty_rows`` computed a softmax, red team 4): it is compute, at its cost
         return "compute"
@@ -231,7 +232,7 @@ def _opened(kernel: Any) -> Any:
         stack = getattr(_DISPATCHING, "stack", None)
         recorder = stack[-1] if stack else None
         mode = getattr(recorder, "_mode", None)
-        if mode is None or any(m is mode for m in _current_modes()):
+        if mode is None or any(m is mode for m in _get_current_dispatch_mode_stack()):
             return kernel(*args, **kwargs)
         recorder._opened += 1
         with mode:
@@ -239,14 +240,6 @@ def _opened(kernel: Any) -> Any:
 
     opened._kreview_opened = kernel  # type: ignore[attr-defined]
     return opened
-
-
-def _current_modes() -> list[Any]:
-    try:
-        from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
-        return list(_get_current_dispatch_mode_stack())
-    except (ImportError, RuntimeError):  # pragma: no cover - every supported torch has it
-        return []
 
 
 def _harness_registers(frame: Any) -> bool:

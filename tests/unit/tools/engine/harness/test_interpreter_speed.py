@@ -23,9 +23,8 @@ from triton.runtime import interpreter
 from tools.engine.harness import interpreter_gaps, interpreter_speed
 
 interpreter_gaps.patch(interpreter)
+gaps = interpreter._patch_lang
 undo = interpreter_speed.patch_repeats(interpreter) if sys.argv[1] == "1" else None
-inner = interpreter._patch_lang
-counts = {"patches": 0}
 import kernels
 
 def builtins_in_place():
@@ -44,7 +43,7 @@ except Exception as exc:
     out["error"] = type(exc).__name__ + ": " + str(exc)[:200]
 if undo is not None:
     undo()
-out["restored"] = interpreter._patch_lang is not inner or undo is None
+out["restored"] = interpreter._patch_lang is gaps  # undone: the gaps' patch is the interpreter's again
 print(json.dumps(out))
 """
 
@@ -68,7 +67,7 @@ def test_skipping_repeated_patches_changes_no_output_error_or_patch_state() -> N
 
 
 PATCHES = r"""
-import sys, time
+import sys
 import torch
 from triton.runtime import interpreter
 from tools.engine.harness import interpreter_gaps, interpreter_speed
