@@ -12,10 +12,15 @@ import reviewer.cli.pr as pr
 import reviewer.cli.runs as runs
 import reviewer.cli.serve as serve
 from reviewer.cli.common import app
+from reviewer.cli.leave import leave
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except SystemExit as exc:
+        leave(exc)
+    leave(SystemExit(0))
 
 
 __all__ = ["app", "main"]

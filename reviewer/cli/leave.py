@@ -1,0 +1,55 @@
+"""How the ``kreview`` process ends once its command has finished.
+
+A command that ran a review has torch (and often triton and jax) loaded. After the exit handlers, the
+interpreter's own teardown of those modules takes 0.4-0.8 s on the project's 2-core machine, which
+the user waits for after the last line is printed (issue 34; benchmarks/demo_review.py). Such a
+process runs the exit handlers, flushes its output and ends at once (``os._exit``). Every other
+process, and one that still has a thread of its own to wait for, ends as Python ends it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+from typing import NoReturn
+
+HEAVY = ("torch", "triton", "jax")
+"""The modules whose teardown is the wait: without any of them, the normal exit is as fast."""
+
+
+def _status(exc: SystemExit) -> int | None:
+    """The exit status ``exc`` stands for, or None where only Python's own exit says it (a message)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, bool) or not isinstance(code, int):
+        return None
+    return code
+
+
+def _waits_for_threads() -> bool:
+    """Whether a normal exit would join a thread (a non-daemon thread other than the main one)."""
+    main = threading.main_thread()
+    return any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate())
+
+
+def leave(exc: SystemExit) -> NoReturn:
+    """End the process with ``exc``'s status: straight after the exit handlers where a heavy framework is
+    loaded, else by raising ``exc`` as usual."""
+    status = _status(exc)
+    if status is None or not any(m in sys.modules for m in HEAVY) or _waits_for_threads():
+        raise exc
+    # Rationale: what a normal exit does and the process still needs: the registered exit handlers
+    # (logging's flush, temporary folders, ray's shutdown) and the buffered output. What it skips is
+    # the modules' teardown, which leaves nothing behind (the sandbox children are killed and their
+    # folders removed before the command returns).
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            if stream is sys.stdout and status == 0:
+                status = 120  # what Python's own exit returns when it cannot flush stdout (a closed pipe)
+    os._exit(status)
