@@ -169,8 +169,10 @@ def flat_index(flat: int, shape: tuple[int, ...]) -> list[int]:
 _CONSTANT_ULPS = 16
 
 
-def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: torch.dtype) -> None:
-    fin_a, fin_e = a[torch.isfinite(a)], e[torch.isfinite(e)]
+def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: torch.dtype, *,
+            finite: bool = False) -> None:
+    """The spread of both sides over their finite elements (``finite``: every element is finite)."""
+    fin_a, fin_e = (a, e) if finite else (a[torch.isfinite(a)], e[torch.isfinite(e)])
     if fin_a.numel():
         base.actual_std = float(fin_a.std(unbiased=False))
         base.actual_constant = bool(fin_a.max() == fin_a.min()) and fin_a.numel() == a.numel()
@@ -185,7 +187,9 @@ def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: tor
 
 
 def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rtol: float | None,
-                   nan_strict: bool = True) -> TensorComparison:
+                   nan_strict: bool = True, *, _finite_path: bool = True) -> TensorComparison:
+    """One output against the reference's under the module's rules. (``_finite_path=False`` forces the
+    general rule where both sides are finite: for the test that the two paths agree.)"""
     if not isinstance(expected, torch.Tensor):
         expected = torch.as_tensor(expected)
     if not isinstance(actual, torch.Tensor):
@@ -219,33 +223,56 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
         return base
     a = actual.detach().double().cpu()
     e = expected.detach().double().cpu()
-    scale, scaled = _vacuous_atol(e, a_tol)
+    # Rationale: almost every comparison has no NaN or inf on either side; there the masks of the
+    # general rule are all-true or all-false, and the same figures come from a third of the passes over
+    # the tensors (a review compares about a hundred outputs; issue 34). tests/unit/tools/engine/compare
+    # checks both paths give the same record, field for field, on finite outputs.
+    finite = _finite_path and bool(torch.isfinite(a).all()) and bool(torch.isfinite(e).all())
+    if finite:
+        abs_e = e.abs()
+        scale = float(abs_e.max())
+        scaled = a_tol * scale if 0.0 < scale < a_tol else None
+    else:
+        scale, scaled = _vacuous_atol(e, a_tol)
     if scaled is not None:
         base.atol_vacuous, base.given_atol = True, a_tol
         a_tol = base.atol = scaled
-    m = _masks(a, e, a_tol, r_tol, nan_strict)
-    finite_both, nonfinite_bad, diff, bad = m.finite_both, m.nonfinite_bad, m.diff, m.bad
-    rel = torch.where(finite_both & (e != 0), diff / e.abs(), torch.zeros_like(a))
+    if finite:
+        diff = (a - e).abs()
+        bad = ~(diff <= a_tol + r_tol * abs_e)
+        finite_both = None
+        rel = torch.where(e != 0, diff / abs_e, torch.zeros_like(a))
+        base.nonfinite_mismatches = base.expected_nonfinite = 0
+        base.expected_abs_max = scale
+        base.actual_abs_max = float(a.abs().max())
+        _spread(base, a.reshape(-1), e.reshape(-1), expected.dtype, finite=True)
+    else:
+        m = _masks(a, e, a_tol, r_tol, nan_strict)
+        finite_both, nonfinite_bad, diff, bad = m.finite_both, m.nonfinite_bad, m.diff, m.bad
+        rel = torch.where(finite_both & (e != 0), diff / e.abs(), torch.zeros_like(a))
+        base.nonfinite_mismatches = int(nonfinite_bad.sum())
+        base.expected_nonfinite = int((~torch.isfinite(e)).sum())
+        base.expected_abs_max = float(torch.where(torch.isfinite(e), e.abs(), torch.zeros_like(e)).max())
+        base.actual_abs_max = float(torch.where(torch.isfinite(a), a.abs(), torch.zeros_like(a)).max())
+        _spread(base, a, e, expected.dtype)
     n = int(bad.sum())
-    base.nonfinite_mismatches = int(nonfinite_bad.sum())
-    base.expected_nonfinite = int((~torch.isfinite(e)).sum())
     base.mismatches, base.mismatch_fraction = n, n / expected.numel()
     base.max_abs_err = float(diff.max())
     base.max_rel_err = float(rel.max())
-    base.expected_abs_max = float(torch.where(torch.isfinite(e), e.abs(), torch.zeros_like(e)).max())
-    base.actual_abs_max = float(torch.where(torch.isfinite(a), a.abs(), torch.zeros_like(a)).max())
-    _spread(base, a, e, expected.dtype)
     try:
         ulps = ulp_distance(actual, expected)
-        fin = finite_both.numpy()
-        base.max_ulp = float(ulps[fin].max()) if fin.any() else None
+        if finite_both is None:
+            base.max_ulp = float(ulps.max())
+        else:
+            fin = finite_both.numpy()
+            base.max_ulp = float(ulps[fin].max()) if fin.any() else None
     except TypeError:
         base.max_ulp = None
     if n:
         flat_bad = bad.flatten().nonzero().flatten()
         base.mismatch_flat_range = [int(flat_bad.min()), int(flat_bad.max())]
-        score = torch.where(bad, torch.where(finite_both, diff, torch.full_like(diff, float("inf"))),
-                            torch.full_like(diff, -1.0)).flatten()
+        worst = diff if finite_both is None else torch.where(finite_both, diff, torch.full_like(diff, float("inf")))
+        score = torch.where(bad, worst, torch.full_like(diff, -1.0)).flatten()
         top = torch.topk(score, k=min(5, n)).indices.tolist()
         shape = tuple(expected.shape)
         base.worst = [{"index": flat_index(i, shape), "expected": float(e.flatten()[i]),

@@ -21,23 +21,32 @@ for _name in ("float8_e4m3fn", "float8_e5m2"):
         _VIEWS[getattr(torch, _name)] = (torch.int8, 8)
 
 
-def _ordered(t: torch.Tensor) -> np.ndarray:
+def _ordered(t: torch.Tensor) -> torch.Tensor:
     t = t.detach().cpu().contiguous()
     if t.dtype not in _VIEWS:
         raise TypeError(f"ULP distance is defined for float64/32/16, bfloat16 and float8, not {t.dtype}")
     view, nbits = _VIEWS[t.dtype]
-    raw = t.view(view).numpy().astype(np.int64)
-    mask = np.int64((1 << (nbits - 1)) - 1)
-    ordered = np.where(raw < 0, -(raw & mask), raw)
-    # 64-bit values can be 2^64 apart: count in float64 there (exact below 2^53 ULPs).
-    return ordered.astype(np.float64) if nbits == 64 else ordered
+    raw = t.view(view).to(torch.int64)
+    mask = (1 << (nbits - 1)) - 1
+    return torch.where(raw < 0, -(raw & mask), raw)
+
+
+def _distance(a: torch.Tensor, b: torch.Tensor, nbits: int) -> torch.Tensor:
+    """|a - b| of two ordered-integer tensors: int64 below 64 bits. Two 64-bit values can be up to
+    2^64 apart, past int64: there the count is float64, exact where it fits in int64 (a float64
+    difference of the two ordered values would round away every count below about 2^10 near 1.0)."""
+    if nbits < 64:
+        return (a - b).abs()
+    rough = (a.double() - b.double()).abs()
+    return torch.where(rough < 2.0**62, (a - b).abs().double(), rough)
 
 
 def ulp_distance(actual: torch.Tensor, expected: torch.Tensor) -> np.ndarray:
-    """Elementwise ULP distance in ``expected``'s dtype (``actual`` is cast to it first).
+    """Elementwise ULP distance in ``expected``'s dtype (``actual`` is cast to it first): int64, or
+    float64 for float64 tensors.
 
     Positions where either side is NaN get -1: NaNs are matched separately by the caller."""
     a = actual.to(expected.dtype)
-    d = np.abs(_ordered(a) - _ordered(expected))
-    nan = (torch.isnan(a) | torch.isnan(expected)).cpu().numpy()
-    return np.where(nan, -1, d)
+    d = _distance(_ordered(a), _ordered(expected), _VIEWS[expected.dtype][1] if expected.dtype in _VIEWS else 0)
+    nan = torch.isnan(a).cpu() | torch.isnan(expected).cpu()
+    return torch.where(nan, torch.full_like(d, -1), d).numpy()
