@@ -24,7 +24,9 @@ reference answered without error are kept: a failure or a hang may come from the
 The reference is the task's code: what it writes is read through the session's safe reads before it is kept.
 
 Limits: an entry over ``MAX_ENTRY_BYTES`` is not kept; the store is trimmed to ``MAX_STORE_BYTES`` (oldest
-use first) when a session closes. ``KREVIEW_REFERENCE_CACHE`` names the folder, or ``off``.
+use first) when a session closes after the sessions since the last trim kept ``TRIM_EVERY`` of it (a
+trim reads every entry: a third of a second for a full store, which every review paid; issue 34). So the
+store is at most that much over its limit between trims. ``KREVIEW_REFERENCE_CACHE`` names the folder, or ``off``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,10 @@ SCHEMA = 1
 # MB is cheaper to compute again than to keep, and a cache folder must not grow into a disk's worth
 MAX_ENTRY_BYTES = 32 * 2**20
 MAX_STORE_BYTES = 2 * 2**30
+TRIM_EVERY = 0.05
+"""The fraction of ``MAX_STORE_BYTES`` kept since the last trim that makes a closing session trim."""
 _ENTRY = "entry.json"
+_LEDGER = ".kept-since-trim"
 
 
 def default_dir() -> Path | None:
@@ -88,6 +93,8 @@ class ReferenceStore:
         self.misses = 0
         self.kept = 0
         """Answers this store object wrote (the session trims the store at its close only after one)."""
+        self.kept_bytes = 0
+        """Their files' bytes (``trim_due``)."""
         self._marked: set[str] = set()
 
     def seen(self, run: str | None = None) -> bool:
@@ -167,11 +174,30 @@ class ReferenceStore:
                 (tmp / _ENTRY).write_text(json.dumps({"key": body, "result": result, "files": items}, default=str))
                 os.rename(tmp, path)  # all there or absent; another review that kept it first wins
                 self.kept += 1
+                self.kept_bytes += sum(len(d) for d in files.values())
             finally:
                 if tmp.exists():
                     shutil.rmtree(tmp, ignore_errors=True)
         except OSError:
             return
+
+
+def trim_due(root: Path, kept_bytes: int, limit: int = MAX_STORE_BYTES) -> bool:
+    """Add ``kept_bytes`` to what the store's sessions kept since its last trim; True (and the count
+    starts again) once that reaches ``TRIM_EVERY`` of ``limit``. Two sessions closing at once may lose
+    one's count: the trim then comes a little later, never wrongly."""
+    ledger = root / _LEDGER
+    try:
+        since = int(ledger.read_text() or 0)
+    except (OSError, ValueError):
+        since = 0
+    since += kept_bytes
+    due = since >= limit * TRIM_EVERY
+    try:
+        ledger.write_text("0" if due else str(since))
+    except OSError:
+        return True  # no ledger to keep: trim as every session did
+    return due
 
 
 def trim(root: Path, limit: int = MAX_STORE_BYTES) -> None:

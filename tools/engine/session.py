@@ -776,5 +776,7 @@ class SandboxSession:
         self._workers.clear()
         self._load_results.clear()
         self._ref_cache.clear()
-        if isinstance(self._store, reference_store.ReferenceStore) and self._store.kept:
-            reference_store.trim(self._store.root)
+        store = self._store
+        if isinstance(store, reference_store.ReferenceStore) and store.kept and \
+                reference_store.trim_due(store.root, store.kept_bytes):
+            reference_store.trim(store.root)

@@ -155,3 +155,19 @@ def test_with_the_store_off_the_reference_child_answers(tmp_path: Path, config, 
     finally:
         s.close()
     assert not (tmp_path / "xdg").exists()  # nothing kept anywhere
+
+
+def test_a_closing_session_trims_once_the_kept_bytes_since_the_last_trim_add_up(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.mkdir()
+    step = int(rs.MAX_STORE_BYTES * rs.TRIM_EVERY)
+    assert [rs.trim_due(root, n) for n in (step // 3, step // 3)] == [False, False]
+    assert rs.trim_due(root, step // 3 + 1)  # the three add up to the step: this one trims
+    assert not rs.trim_due(root, 10)  # the count started again
+    assert rs.trim_due(root, step)
+    (root / ".kept-since-trim").write_text("not a number")
+    assert not rs.trim_due(root, 1)  # an unreadable ledger counts from zero
+    store = _store(tmp_path)
+    body = store.body("reference_case", {"case": {"seed": 3}}, {})
+    store.put(body, {}, {"<out:0>": b"z" * 8, "<out:1>": b"w" * 5})
+    assert (store.kept, store.kept_bytes) == (1, 13)
