@@ -23,8 +23,6 @@ for _name in ("float8_e4m3fn", "float8_e5m2"):
 
 def _ordered(t: torch.Tensor) -> torch.Tensor:
     t = t.detach().cpu().contiguous()
-    if t.dtype not in _VIEWS:
-        raise TypeError(f"ULP distance is defined for float64/32/16, bfloat16 and float8, not {t.dtype}")
     view, nbits = _VIEWS[t.dtype]
     raw = t.view(view).to(torch.int64)
     mask = (1 << (nbits - 1)) - 1
@@ -46,7 +44,9 @@ def ulp_distance(actual: torch.Tensor, expected: torch.Tensor) -> np.ndarray:
     float64 for float64 tensors.
 
     Positions where either side is NaN get -1: NaNs are matched separately by the caller."""
+    if expected.dtype not in _VIEWS:
+        raise TypeError(f"ULP distance is defined for float64/32/16, bfloat16 and float8, not {expected.dtype}")
     a = actual.to(expected.dtype)
-    d = _distance(_ordered(a), _ordered(expected), _VIEWS[expected.dtype][1] if expected.dtype in _VIEWS else 0)
+    d = _distance(_ordered(a), _ordered(expected), _VIEWS[expected.dtype][1])
     nan = torch.isnan(a).cpu() | torch.isnan(expected).cpu()
     return torch.where(nan, torch.full_like(d, -1), d).numpy()
