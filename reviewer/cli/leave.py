@@ -4,7 +4,8 @@ A command that ran a review has torch (and often triton and jax) loaded. After t
 interpreter's own teardown of those modules takes 0.4-0.8 s on the project's 2-core machine, which
 the user waits for after the last line is printed (issue 34; benchmarks/demo_review.py). Such a
 process runs the exit handlers, flushes its output and ends at once (``os._exit``). Every other
-process, and one that still has a thread of its own to wait for, ends as Python ends it.
+process ends as Python ends it: one that still has a thread of its own to wait for, and one under a
+profiler or a tracer (``python -m cProfile -m reviewer ...`` writes its profile after the command returns).
 """
 
 from __future__ import annotations
@@ -35,11 +36,16 @@ def _waits_for_threads() -> bool:
     return any(t is not main and not t.daemon and t.is_alive() for t in threading.enumerate())
 
 
+def _observed() -> bool:
+    """Whether a profiler or a tracer watches this process (it writes its results after the command)."""
+    return sys.getprofile() is not None or sys.gettrace() is not None
+
+
 def leave(exc: SystemExit) -> NoReturn:
     """End the process with ``exc``'s status: straight after the exit handlers where a heavy framework is
     loaded, else by raising ``exc`` as usual."""
     status = _status(exc)
-    if status is None or not any(m in sys.modules for m in HEAVY) or _waits_for_threads():
+    if status is None or not any(m in sys.modules for m in HEAVY) or _waits_for_threads() or _observed():
         raise exc
     # Rationale: what a normal exit does and the process still needs: the registered exit handlers
     # (logging's flush, temporary folders, ray's shutdown) and the buffered output. What it skips is

@@ -55,7 +55,7 @@ def test_without_a_framework_loaded_it_raises_the_exit_as_python_would(tmp_path:
     assert done.returncode == 0
 
 
-def test_a_message_exit_and_a_thread_to_join_end_the_normal_way(tmp_path: Path) -> None:
+def test_a_message_exit_a_thread_to_join_and_a_profiler_end_the_normal_way(tmp_path: Path) -> None:
     done = _end(tmp_path, """
         import torch, time
         try:
@@ -69,9 +69,15 @@ def test_a_message_exit_and_a_thread_to_join_end_the_normal_way(tmp_path: Path) 
         except SystemExit as exc:
             print("thread raised", exc.code)
         t.join()
+        sys.setprofile(lambda *a: None)
+        try:
+            leave(SystemExit(7))
+        except SystemExit as exc:
+            print("profiled raised", exc.code)
+        sys.setprofile(None)
         leave(SystemExit(6))
     """)
-    assert done.stdout.split("\n")[:2] == ["message raised", "thread raised 5"]
+    assert done.stdout.split("\n")[:3] == ["message raised", "thread raised 5", "profiled raised 7"]
     assert done.returncode == 6
     assert (tmp_path / "handler-ran").read_text() == "yes"
 
