@@ -11,12 +11,41 @@ records which external storages the ops actually read (arguments a schema marks 
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 import torch
+import torch.utils.flop_counter as flop_counter
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
+
+
+def _import_dynamo_only_when_loaded(mode_class: type) -> None:
+    """Let ``mode_class.__torch_dispatch__`` run without importing ``torch._dynamo`` while nothing has.
+
+    Rationale: torch wraps every dispatch mode's ``__torch_dispatch__`` in ``dynamo.disable``, which
+    imports torch._dynamo at its first call: 1.1 s of the roofline's one reference request, every review
+    (issue 34). That wrapper matters only while dynamo can trace, which needs torch._dynamo loaded; until
+    then the function runs as it is, and from then on the wrapper takes its usual form (built once, as
+    torch would). The wrapper reads its form from the function's ``__dynamo_disable`` attribute
+    (torch/_compile.py); a torch without that arrangement is left as it is."""
+    raw = getattr(mode_class.__dict__.get("__torch_dispatch__"), "__wrapped__", None)
+    if raw is None or getattr(raw, "__dynamo_disable", None) is not None:
+        return
+
+    def until_dynamo_loads(*args: Any, **kwargs: Any) -> Any:
+        if "torch._dynamo" not in sys.modules:
+            return raw(*args, **kwargs)
+        disabled = sys.modules["torch._dynamo"].disable(raw, True, wrapping=False)
+        setattr(raw, "__dynamo_disable", disabled)
+        return disabled(*args, **kwargs)
+
+    setattr(raw, "__dynamo_disable", until_dynamo_loads)
+
+
+if hasattr(flop_counter, "_FlopCounterMode"):
+    _import_dynamo_only_when_loaded(flop_counter._FlopCounterMode)
 
 
 def _tensors(value: Any) -> list[torch.Tensor]:
@@ -41,6 +70,12 @@ class _Reads(TorchDispatchMode):
         super().__init__()
         self.external = external
         self.read: dict[int, int] = {}
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:
+        # as the operator recorder's modes (harness/instruments/torch_ops.py): no dynamo.disable wrapper,
+        # whose first call imports torch._dynamo; dynamo skips frames while a dispatch mode is active
+        return False
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         kwargs = kwargs or {}

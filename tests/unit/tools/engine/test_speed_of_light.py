@@ -3,6 +3,11 @@ speed-of-light floor end to end: the roofline corpus of tests/e2e/test_kernel_ve
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
+
 import pytest
 import torch
 
@@ -77,3 +82,31 @@ def test_count_work_module_parameters_and_out_buffers() -> None:
         torch.add(a, b, out=c)
     r = w.finish(c)
     assert r["read_bytes"] == 800 and r["write_bytes"] == 400  # the out= buffer is not read
+
+
+def test_counting_loads_no_dynamo_until_something_does() -> None:
+    """The roofline's count imports torch._dynamo (1.1 s) only where something else loaded it (a fresh
+    process, as a reference child is); the counts are the same either way, and once dynamo is loaded the
+    flop counter's mode takes torch's dynamo.disable form."""
+    code = textwrap.dedent("""
+        import json, sys, torch
+        from tools.engine.counting import count_work
+        def count():
+            a, b = torch.randn(64, 100), torch.randn(100, 32)
+            with count_work([a, b]) as w:
+                out = torch.softmax(a @ b, -1)
+            r = w.finish(out)
+            return [r["flops"], r["read_bytes"], r["write_bytes"]]
+        first = count()
+        loaded = "torch._dynamo" in sys.modules
+        import torch._dynamo
+        from torch.utils.flop_counter import _FlopCounterMode
+        second = count()
+        form = _FlopCounterMode.__torch_dispatch__.__wrapped__.__dynamo_disable.__qualname__
+        print(json.dumps([first, loaded, second, form]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    first, loaded, second, form = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not loaded
+    assert first == second == [2 * 64 * 100 * 32, (64 * 100 + 100 * 32) * 4, 64 * 32 * 4]
+    assert "until_dynamo_loads" not in form  # the disabled form torch builds
