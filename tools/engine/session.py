@@ -458,6 +458,8 @@ class SandboxSession:
             except Exception:  # noqa: BLE001, S110 - its next request starts it, and reports why it cannot
                 pass
             return
+        if pid_target is not None and any(x.pid_target == pid_target for x in self._spares.get(role, [])):
+            return  # that child is already standing by (one per pid: a restart puts one in place)
         spare = self._new_worker(role, copy=False, pid_target=pid_target)
         try:
             spare.launch()

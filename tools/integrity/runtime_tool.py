@@ -60,6 +60,11 @@ class IntegrityRuntimeTool(Tool):
     fresh_submission_child = True
     description = "trace forward's operators and launches, probe caching, mutation, harness access"
 
+    @staticmethod
+    def _second_pid(ctx: ToolContext) -> int:
+        """The many-calls probe's second child's pid: drawn from the review's seed (the same seed, the same pid)."""
+        return target_for(ctx.seeds(1, "integrity-many-calls-pid")[0])
+
     def run(self, ctx: ToolContext) -> None:
         try:
             self._run(ctx)
@@ -103,6 +108,11 @@ class IntegrityRuntimeTool(Tool):
                                      f"({built.why[:200]})", check="trace and probe forward in the sandbox",
                              rerun=ctx.rerun(self.name))
             return
+        # Rationale: the many-calls probe's second child (its raised pid) starts now, so it is up when the
+        # probe's first part ends (started there, the parent waited about a second for it); not earlier, when
+        # it would take the cores from the generality search (issue 34). Older, it is no less the "has been
+        # up since" child the probe wants (issue 28, item 3).
+        ctx.session.stand_by("submission", pid_target=self._second_pid(ctx))
         # the alarms are reported once, after both probes (``run``), not after each
         # Rationale: the many-calls probe sizes itself from a nominal run (memoised per review); made here, it
         # runs in the child the probe uses, not in the fresh one the withheld run's restart puts in place,
@@ -320,8 +330,7 @@ class IntegrityRuntimeTool(Tool):
         # nominal call had been timed before the load began), which turned the item from info into
         # "did not complete". The review's own backstop (3 x --timeout) keeps it a function of the kernel.
         timeout = ctx.options.limits.call_timeout_s * 3
-        # the second child's pid: drawn from the review's seed (the same seed, the same pid)
-        pid = target_for(ctx.seeds(1, "integrity-many-calls-pid")[0])
+        pid = self._second_pid(ctx)
         config = {**ctx.environment(), "calls": calls, "fresh_calls": len(fresh_plan), "second_child_pid": pid,
                   "units": round(units, 1), "budget_units": cap,
                   "timeout_s": timeout, "sized_by": keeps[:4] or ["the static read finds no state kept between calls"]}

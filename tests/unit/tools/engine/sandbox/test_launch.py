@@ -122,6 +122,14 @@ def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_
         session.stand_by("submission")
         session.stand_by("submission")
         spare, other = session._spares["submission"]
+        # a child with a raised pid stands by once, however often it is asked for (the integrity tool asks
+        # at its start and again at the probe); a restart with that target puts it in place
+        session.stand_by("submission", pid_target=5000)
+        session.stand_by("submission", pid_target=5000)
+        raised = session._spares["submission"][2]
+        assert len(session._spares["submission"]) == 3 and raised.pid_target == 5000
+        session._spares["submission"].remove(raised)
+        raised.release()
         assert spare.launched and spare.pristine and spare is not used
         session.restart("submission")
         assert session._workers["submission"] is spare and not used.alive
