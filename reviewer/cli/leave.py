@@ -41,21 +41,46 @@ def _observed() -> bool:
     return sys.getprofile() is not None or sys.gettrace() is not None
 
 
+def _flush() -> bool:
+    """Flush Python's standard streams (a missing one is skipped); False where stdout or stderr could not
+    take its output (a closed pipe)."""
+    ok = True
+    for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # its descriptor was closed when Python started
+            continue
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            ok = False
+    return ok
+
+
+def _flush_c_streams() -> None:
+    """Flush C's stdio buffers (what a native library printed): ``exit`` would, ``os._exit`` does not."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError, TypeError):
+        pass
+
+
 def leave(exc: SystemExit) -> NoReturn:
     """End the process with ``exc``'s status: straight after the exit handlers where a heavy framework is
     loaded, else by raising ``exc`` as usual."""
     status = _status(exc)
-    if status is None or not any(m in sys.modules for m in HEAVY) or _waits_for_threads() or _observed():
+    if status is None or not -(2**31) <= status < 2**31 or not any(m in sys.modules for m in HEAVY) \
+            or _waits_for_threads() or _observed():
+        raise exc
+    # a stream that cannot take its output: Python's own exit says so and sets its status (120)
+    if not _flush():
         raise exc
     # Rationale: what a normal exit does and the process still needs: the registered exit handlers
-    # (logging's flush, temporary folders, ray's shutdown) and the buffered output. What it skips is
-    # the modules' teardown, which leaves nothing behind (the sandbox children are killed and their
-    # folders removed before the command returns).
+    # (logging's flush, temporary folders, ray's shutdown) and the buffered output, Python's and C's. What
+    # it skips is the modules' teardown, which leaves nothing behind (the sandbox children are killed and
+    # their folders removed before the command returns).
     atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            if stream is sys.stdout and status == 0:
-                status = 120  # what Python's own exit returns when it cannot flush stdout (a closed pipe)
+    if not _flush() and status == 0:
+        status = 120  # as Python's exit, where an exit handler's output cannot be written
+    _flush_c_streams()
     os._exit(status)

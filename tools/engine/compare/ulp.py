@@ -31,8 +31,9 @@ def _ordered(t: torch.Tensor) -> torch.Tensor:
 
 def _distance(a: torch.Tensor, b: torch.Tensor, nbits: int) -> torch.Tensor:
     """|a - b| of two ordered-integer tensors: int64 below 64 bits. Two 64-bit values can be up to
-    2^64 apart, past int64: there the count is float64, exact where it fits in int64 (a float64
-    difference of the two ordered values would round away every count below about 2^10 near 1.0)."""
+    2^64 apart, past int64: there the count is float64, computed in int64 where it fits (exact below
+    2^53, correctly rounded above), not as a float64 difference of the two ordered values, which would
+    round away every count below about 2^10 near 1.0."""
     if nbits < 64:
         return (a - b).abs()
     rough = (a.double() - b.double()).abs()

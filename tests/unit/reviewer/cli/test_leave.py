@@ -87,3 +87,17 @@ def test_the_cli_returns_a_path_errors_status(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "no such directory" in done.stderr
+
+
+def test_what_c_code_printed_and_a_closed_stdout_are_handled(tmp_path: Path) -> None:
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    code = "; ".join(["import ctypes, torch", "from reviewer.cli.leave import leave",
+                      "ctypes.CDLL(None).printf(b'from C printf' + bytes([10]))", "leave(SystemExit(4))"])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert (done.returncode, done.stdout) == (4, "from C printf\n")  # C's buffer flushed, as exit would
+    code = "import torch; from reviewer.cli.leave import leave; leave(SystemExit(0))"
+    closed = subprocess.run([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True, timeout=120,
+                            env=env, preexec_fn=lambda: os.close(1))  # noqa: PLW1509 - the test's own child
+    assert (closed.returncode, closed.stderr) == (0, "")  # sys.stdout is None there: skipped, no traceback
