@@ -18,7 +18,6 @@ from typing import Any
 import torch
 import torch.utils.flop_counter as flop_counter
 from torch.utils._python_dispatch import TorchDispatchMode
-from torch.utils.flop_counter import FlopCounterMode
 
 
 def _import_dynamo_only_when_loaded(mode_class: type) -> None:
@@ -100,7 +99,7 @@ class WorkCounter:
 
     def __init__(self) -> None:
         self.external: dict[int, int] = {}
-        self.flops: FlopCounterMode | None = None
+        self.flops: flop_counter.FlopCounterMode | None = None
         self.reads: _Reads | None = None
         self.dtypes: list[str] = []
 
@@ -145,7 +144,7 @@ def count_work(inputs: Any) -> Iterator[WorkCounter]:
 
     handle = torch.nn.modules.module.register_module_forward_pre_hook(pre_hook)
     try:
-        with FlopCounterMode(display=False) as flops, _Reads(work.external) as reads:
+        with flop_counter.FlopCounterMode(display=False) as flops, _Reads(work.external) as reads:
             work.flops, work.reads = flops, reads
             yield work
     finally:

@@ -156,7 +156,8 @@ class ReferenceStore:
 
     def put(self, body: dict[str, Any], result: dict[str, Any], files: dict[str, bytes]) -> None:
         """Keep one answer; a store that cannot be written costs a rerun, never the review."""
-        if sum(len(d) for d in files.values()) > MAX_ENTRY_BYTES:
+        size = sum(len(d) for d in files.values())
+        if size > MAX_ENTRY_BYTES:
             return
         path = self._path(body)
         if path.exists():
@@ -174,7 +175,7 @@ class ReferenceStore:
                 (tmp / _ENTRY).write_text(json.dumps({"key": body, "result": result, "files": items}, default=str))
                 os.rename(tmp, path)  # all there or absent; another review that kept it first wins
                 self.kept += 1
-                self.kept_bytes += sum(len(d) for d in files.values())
+                self.kept_bytes += size
             finally:
                 if tmp.exists():
                     shutil.rmtree(tmp, ignore_errors=True)

@@ -142,9 +142,14 @@ def _vacuous_atol(e: torch.Tensor, atol: float) -> tuple[float, float | None]:
     """(max finite |expected|, the scaled atol where the given one is vacuous, else None)."""
     fin = e[torch.isfinite(e)]
     scale = float(fin.abs().max()) if fin.numel() else 0.0
-    # Rationale: see the module docstring; a whole-tensor-normalised softmax (every output 1/batch of
-    # the right value, all near 4e-6) passed atol 1e-5 on every element.
-    return scale, (atol * scale if 0.0 < scale < atol else None)
+    return scale, _scaled_atol(scale, atol)
+
+
+def _scaled_atol(scale: float, atol: float) -> float | None:
+    """The atol scaled to the output's magnitude where every finite |expected| (at most ``scale``) is below the
+    given one, else None. Rationale: see the module docstring; a whole-tensor-normalised softmax (every output
+    1/batch of the right value, all near 4e-6) passed atol 1e-5 on every element."""
+    return atol * scale if 0.0 < scale < atol else None
 
 
 def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, atol: float | None = None,
@@ -231,7 +236,7 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
     if finite:
         abs_e = e.abs()
         scale = float(abs_e.max())
-        scaled = a_tol * scale if 0.0 < scale < a_tol else None
+        scaled = _scaled_atol(scale, a_tol)
     else:
         scale, scaled = _vacuous_atol(e, a_tol)
     if scaled is not None:
