@@ -72,3 +72,54 @@ def test_ulp_distance_counts_representable_values_between(dtype: torch.dtype) ->
     mantissa = {torch.float64: 52, torch.float32: 23, torch.float16: 10, torch.bfloat16: 7}[dtype]
     assert d.tolist() == [3, 2 * 2**mantissa, 0, -1, -1]
     assert d.dtype == (np.float64 if dtype == torch.float64 else np.int64)
+
+
+def test_all_finite_is_the_elementwise_test_and_an_overflowing_sum_only_says_no() -> None:
+    from tools.engine.compare.compare import all_finite
+
+    assert all_finite(torch.randn(1000, dtype=torch.float64)) and all_finite(torch.empty(0, dtype=torch.float64))
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        t = torch.randn(1000, dtype=torch.float64)
+        t[517] = bad
+        assert not all_finite(t)
+    both = torch.tensor([float("inf"), float("-inf")], dtype=torch.float64)  # inf - inf: NaN, still not finite
+    assert not all_finite(both)
+    big = torch.full((4,), 1.5e308, dtype=torch.float64)  # finite, but the sum overflows: the general rule
+    assert bool(torch.isfinite(big).all()) and not all_finite(big)
+    rec = compare_tensor("out", big, big, None, None)
+    assert rec.ok and rec.max_abs_err == 0.0 and rec.expected_abs_max == 1.5e308
+
+
+def _budget_cases() -> list[tuple[str, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    g = torch.Generator().manual_seed(1)
+    out = []
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        for shape in ((), (9,), (4, 33), (64, 257)):
+            x = torch.randn(shape, generator=g, dtype=torch.float64)
+            e = x.to(dtype)
+            a = (x * (1 + 1e-3 * torch.randn(shape, generator=g, dtype=torch.float64))).to(dtype)
+            out.append((f"close-{dtype}-{shape}", a, e, x))
+            out.append((f"far-{dtype}-{shape}", (x + 0.25).to(dtype), e, x))
+            out.append((f"exact-{dtype}-{shape}", e.clone(), e, x))
+            out.append((f"zeros-{dtype}-{shape}", torch.zeros(shape, dtype=dtype), e, torch.zeros(shape, dtype=torch.float64)))
+    return out
+
+
+@pytest.mark.parametrize(("name", "a", "e", "x"), _budget_cases(), ids=lambda v: v if isinstance(v, str) else "")
+def test_the_budgets_finite_path_gives_the_masked_rules_record(name: str, a: torch.Tensor, e: torch.Tensor,
+                                                               x: torch.Tensor) -> None:
+    from tools.engine.compare.budget import _one
+
+    fast, general = _one("out", a, e, x, 64.0), _one("out", a, e, x, 64.0, _finite_path=False)
+    assert not isinstance(fast, str) and not isinstance(general, str)
+    assert fast.model_dump() == general.model_dump(), name
+
+
+def test_the_budget_cases_reach_both_outcomes_and_a_nan_is_left_out() -> None:
+    from tools.engine.compare.budget import _one
+
+    records = [_one("out", a, e, x, 64.0) for _, a, e, x in _budget_cases()]
+    assert {r.ok for r in records if not isinstance(r, str)} == {True, False}
+    x = torch.tensor([1.0, 2.0, float("nan"), 4.0], dtype=torch.float64)
+    rec = _one("out", x.float() + 1.0, x.float(), x, 64.0)
+    assert not isinstance(rec, str) and rec.positions == 3 and rec.sub_max_err == 1.0
