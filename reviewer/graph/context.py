@@ -92,7 +92,7 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     from tools.engine.session import SandboxSession
     from tools.engine.tool import ToolContext
 
-    compute_on_one_thread()
+    compute_on_one_thread(import_torch=False)  # a review: again at its plan, after the children started
     device = backend_for(sub.framework).device_for(sub, device)
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,

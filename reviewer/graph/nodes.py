@@ -67,9 +67,12 @@ def ingest(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
 
 
 def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    from tools.engine.own_threads import compute_on_one_thread
+
     rc = runtime.context
     config = state.config
     ctx = rc.tool_context(state)
+    compute_on_one_thread()
     # Rationale: a tool the user switched off says nothing about the submission, so its criteria
     # stay unverified; only a tool that does not apply to this submission makes one not_applicable.
     chosen, skipped, not_applicable = [], {}, {}

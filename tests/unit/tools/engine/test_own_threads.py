@@ -31,3 +31,20 @@ def test_making_a_tool_context_sets_torch_to_one_thread(tmp_path) -> None:
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["2", "1"]
+
+
+def test_a_process_without_torch_is_not_made_to_import_it_before_its_children_start(tmp_path) -> None:
+    code = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from reviewer.core.config import ReviewConfig
+        from reviewer.device import detect_device
+        from reviewer.graph.context import make_tool_context
+        from reviewer.ingest import load_submission
+        ctx = make_tool_context(load_submission(Path("examples/softmax_triton")), ReviewConfig(),
+                                Path({str(tmp_path)!r}) / "run", 0, detect_device("cpu"))
+        ctx.session.close()
+        print("torch" in sys.modules)
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]
