@@ -35,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.engine.compare.compare import all_finite, flat_index
 from tools.engine.harness.tensors import flatten
+from tools.engine.own_threads import compute_on_one_thread
 
 # Rationale: see the module docstring (measured gap between correct reorderings and 16-bit precision).
 BUDGET_FACTOR = 64.0
@@ -121,7 +122,9 @@ def _one(path: str, a: torch.Tensor, e: torch.Tensor, x: torch.Tensor, factor: f
 
 
 def error_budget(actual: Any, expected: Any, exact: Any, factor: float = BUDGET_FACTOR) -> ErrorBudget:
-    """The budget of every floating, non-float64 output (see the module docstring)."""
+    """The budget of every floating, non-float64 output (see the module docstring), on one torch thread
+    (as the comparison: the same sums on any machine)."""
+    compute_on_one_thread()
     def leaves(v: Any) -> list[tuple[str, Any]]:
         return flatten(v if isinstance(v, (list, tuple)) else [v])
 

@@ -27,6 +27,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.engine.compare.ulp import ulp_distance
+from tools.engine.own_threads import compute_on_one_thread
 from tools.engine.harness.tensors import flatten
 
 # torch.testing.assert_close defaults (rtol, atol), documented in torch/testing/_comparison.py.
@@ -205,7 +206,9 @@ def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: tor
 def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rtol: float | None,
                    nan_strict: bool = True, *, _finite_path: bool = True) -> TensorComparison:
     """One output against the reference's under the module's rules. (``_finite_path=False`` forces the
-    general rule where both sides are finite: for the test that the two paths agree.)"""
+    general rule where both sides are finite: for the test that the two paths agree.) On one torch thread,
+    so a review, its rerun and an audit sum in the same order on any machine (tools/engine/own_threads.py)."""
+    compute_on_one_thread()
     if not isinstance(expected, torch.Tensor):
         expected = torch.as_tensor(expected)
     if not isinstance(actual, torch.Tensor):

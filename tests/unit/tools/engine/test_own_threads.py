@@ -48,3 +48,17 @@ def test_a_process_without_torch_is_not_made_to_import_it_before_its_children_st
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"]
+
+
+def test_a_comparison_anywhere_runs_on_one_thread() -> None:
+    # a rerun or an audit compares without a review's plan: the comparison pins the thread count itself
+    code = textwrap.dedent("""
+        import torch
+        torch.set_num_threads(2)
+        from tools.engine.compare.compare import compare_tensor
+        x = torch.randn(100)
+        compare_tensor("o", x, x, None, None)
+        print(torch.get_num_threads())
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1"]
