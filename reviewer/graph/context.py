@@ -70,7 +70,6 @@ class RunContext:
         if self._tool_ctx is not None:
             if not keep_logs:
                 self._tool_ctx.session.keep_logs_in = None
-            self._tool_ctx.facts.close()
             self._tool_ctx.session.close()
             self._tool_ctx = None
 

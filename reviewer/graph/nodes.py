@@ -110,7 +110,6 @@ def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         # reference first; their sandbox children start now (torch imports) while the source-reading
         # model plans. Same children, same sandbox; no submission code runs before that check asks.
         ctx.session.prelaunch()
-    _prepare_static(ctx, chosen)
     if rc.drafter.reads_source:
         rc.progress("reading the source: findings and probes")
         try:
@@ -124,20 +123,6 @@ def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
                 update["llm"] = out.usage
     update["plan"] = ctx.plan = plan
     return update
-
-
-def _prepare_static(ctx: Any, names: list[str]) -> None:
-    """At the plan, each chosen tool starts the work that reads only the submission's files
-    (``Tool.prepare_static``: a compiler on a worker thread). A tool whose start fails does the work
-    when it runs, as it would have."""
-    from tools.engine.registry import tools
-
-    table = tools()
-    for name in names:
-        try:
-            table[name]().prepare_static(ctx)
-        except Exception:  # noqa: BLE001, S112 - an early start only saves time; the tool reports for itself
-            continue
 
 
 def _prepare_ahead(ctx: Any, names: list[str]) -> None:

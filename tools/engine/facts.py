@@ -41,15 +41,6 @@ class Facts:
     def __contains__(self, kind: type) -> bool:
         return kind in self._by_type
 
-    def close(self) -> None:
-        """Release what a fact holds live (a child or a thread a tool's ``prepare`` started ahead): each
-        fact with a ``close`` method. Called when the review's children stop, also for a review cut short
-        before the tool that would have used them ran."""
-        for fact in list(self._by_type.values()):
-            close = getattr(fact, "close", None)
-            if callable(close):
-                close()
-
 
 @dataclass(frozen=True)
 class PallasCalls:

@@ -227,12 +227,6 @@ class Tool(ABC):
         if self.fresh_submission_child:
             ctx.session.stand_by("submission")
 
-    def prepare_static(self, ctx: ToolContext) -> None:
-        """Start ahead, at the plan, work that reads only the submission's files and runs in processes of
-        its own (a compiler in the toolchain's sandbox), never in the review's sandbox children: it runs
-        while the tools before this one work (issue 34). Like ``prepare`` it changes when that work is
-        done, never what it does or what the tool records. The default: nothing."""
-
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 

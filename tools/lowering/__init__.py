@@ -15,23 +15,11 @@ information; a compiler that could not run is unverified for an intended target.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import partial
 
 from tools.engine.results import FailureDetails
 from tools.engine.registry import backend_for
 from tools.engine.backends.base import Backend, Lowered
 from tools.engine.tool import Tool, ToolContext
-from tools.engine.ahead import CompileAhead
-
-
-@dataclass(frozen=True)
-class _LoweringAhead:
-    """The lowering ``prepare_static`` started on a worker thread (tools/engine/ahead.py)."""
-    ahead: CompileAhead[list[Lowered] | None]
-
-    def close(self) -> None:
-        self.ahead.close()
 
 
 def _safe(name: str) -> str:
@@ -52,24 +40,12 @@ class LoweringTool(Tool):
             return "the submission does not parse (see builds)"
         return None
 
-    def prepare_static(self, ctx: ToolContext) -> None:
-        backend = backend_for(ctx.submission.framework)
-        if backend.lowers_from_files:  # nvcc on the submission's sources, on a worker thread from the plan
-            ahead: CompileAhead[list[Lowered] | None] = CompileAhead()
-            ahead.submit(self.name, partial(backend.lower, ctx))
-            ctx.facts.put(_LoweringAhead(ahead))
-
     def run(self, ctx: ToolContext) -> None:
         backend = backend_for(ctx.submission.framework)
         for f in backend.static_findings(ctx.submission):
             ctx.add_finding(category=f.category, severity=f.severity, message=f.message,
                             spans=ctx.submission_span(f.line))
-        started = ctx.facts.get(_LoweringAhead)
-        results = started.ahead.take(self.name) if started is not None else None
-        if started is not None:
-            started.close()
-        if results is None:
-            results = backend.lower(ctx)
+        results = backend.lower(ctx)
         if results is None:
             ctx.add_evidence(self, outcome="info", summary=f"the {backend.name} backend has no lowering hook",
                              check="static compile", rerun=ctx.rerun(self.name))

@@ -10,8 +10,7 @@ architecture of ``[target] gpu``, else sm_90 and sm_80.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from functools import partial
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,6 @@ from tools.engine.formats import format_of
 from tools.engine.cuda_sources import CudaSource, launch_bounds, launch_sites
 from tools.engine.harness.case import Case
 import tools.engine.compilers.toolchain as toolchain
-from tools.engine.ahead import CompileAhead
 from tools.resources.assess import Assessment, assess
 from tools.resources.cuda_static import CudaCompile, compile_source, demangle
 from tools.resources.triton_static import (
@@ -82,27 +80,9 @@ def _pruned_by_autotuner(r: CompiledLaunch) -> str | None:
 
 @dataclass(frozen=True)
 class _PreparedCompiler:
-    """What ``ResourcesTool.prepare`` started ahead: the compile child and the compiles on the worker
-    thread (tools/engine/ahead.py), and the launch capture it ran; ``taken`` once the tool used or
-    closed them."""
-    compiler: TritonStaticCompiler | None
-    ahead: CompileAhead[Any] = field(default_factory=CompileAhead)
-    capture: tuple[dict[str, Any] | None, str] | None = None
+    """The compile child ``ResourcesTool.prepare`` started ahead; ``taken`` once the tool used or closed it."""
+    compiler: TritonStaticCompiler
     taken: bool = False
-
-    def close(self) -> None:
-        self.ahead.close()
-        if self.compiler is not None:
-            self.compiler.close()
-
-
-def _compile_ahead(compiler: TritonStaticCompiler, entry: dict[str, Any], target: CompileTarget, out: Path,
-                   run_dir: Path, timeout: float) -> tuple[dict[str, Any], CompiledLaunch]:
-    """One launch compiled on the worker thread, with the entry it was for. The thread never starts the
-    compile child: one that is not running (died, or failed to start) raises, and the node compiles it."""
-    if not (compiler.worker.alive or compiler.worker.launched):
-        raise RuntimeError("the compile child is not running")
-    return entry, compiler.compile(entry, target, out, run_dir, timeout)
 
 
 class ResourcesTool(Tool):
@@ -116,64 +96,21 @@ class ResourcesTool(Tool):
     def applies(self, ctx: ToolContext) -> str | None:
         return nothing_to_compile(ctx.submission)
 
-    def prepare_static(self, ctx: ToolContext) -> None:
-        """At the plan: the CUDA sources' compiles (found in the files, compiled by nvcc in the toolchain's
-        sandbox) start on the worker thread."""
-        found = compilable(ctx.submission)
-        targets, _ = targets_for(ctx)
-        prepared = self._prepared(ctx)
-        for i, src in enumerate(found.cuda_sources):
-            if src.text is None:
-                continue
-            for target in (t for t in targets if t.backend == "cuda"):
-                prepared.ahead.submit(("cuda", i, target.label), partial(self._compile_cuda, ctx, i, src, target))
-
     def prepare(self, ctx: ToolContext) -> None:
-        """Once the submission runs: the compile child starts, the launches are captured (this tool's
-        first request, always made here in a review, so the submission child's history does not depend
-        on timing), and their compiles run on the worker thread while the tools before this one work. The
-        node records the same items in the same order as when it compiles everything itself."""
-        if not (compilable(ctx.submission).triton and ctx.setup.can_run):
-            return
-        prepared = self._prepared(ctx)
-        if prepared.compiler is not None:
-            return
-        compiler = self._compiler(ctx)
-        compiler.worker.launch()
-        prepared = replace(prepared, compiler=compiler)
-        ctx.facts.put(prepared)
-        targets, _ = targets_for(ctx)
-        case = nominal_cases(ctx, 1, "resources")[0]
-        data, why = self._launches(ctx, case)
-        prepared = replace(prepared, capture=(data, why))
-        ctx.facts.put(prepared)
-        chosen, _ = select_launches((data or {}).get("launches") or [])
-        art = ctx.artifact_dir(self.name) / "triton"
-        timeout = ctx.options.limits.call_timeout_s
-        for i, entry in enumerate(chosen):
-            for target in targets:
-                out = art / f"{i}-{entry['kernel']}" / target.label
-                prepared.ahead.submit(("triton", i, target.label),
-                                      partial(_compile_ahead, compiler, entry, target, out, ctx.run_dir, timeout))
-
-    @staticmethod
-    def _prepared(ctx: ToolContext) -> _PreparedCompiler:
-        prepared = ctx.facts.get(_PreparedCompiler)
-        if prepared is None or prepared.taken:
-            prepared = _PreparedCompiler(None)
-            ctx.facts.put(prepared)
-        return prepared
+        # the compile child (its interpreter, torch and Triton imports) starts while earlier tools run
+        if compilable(ctx.submission).triton and ctx.setup.can_run:
+            compiler = self._compiler(ctx)
+            compiler.worker.launch()
+            ctx.facts.put(_PreparedCompiler(compiler))
 
     def run(self, ctx: ToolContext) -> None:
-        prepared = ctx.facts.get(_PreparedCompiler)
-        ahead = prepared if prepared is not None and not prepared.taken else None
-        if prepared is not None:
-            ctx.facts.put(replace(prepared, taken=True))
         try:
-            self._run(ctx, None, ahead)
+            self._run(ctx, None)
         finally:
-            if ahead is not None:  # started, perhaps not used (no launch to compile)
-                ahead.close()
+            prepared = ctx.facts.get(_PreparedCompiler)
+            if prepared is not None and not prepared.taken:  # started, not used (no launch to compile)
+                prepared.compiler.close()
+                ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
 
     def _compiler(self, ctx: ToolContext) -> TritonStaticCompiler:
         """The sandbox child that compiles the submission's Triton kernels, on its own copy of the submission."""
@@ -192,16 +129,15 @@ class ResourcesTool(Tool):
                                     artifacts=ctx.artifact_dir(self.name) / "triton")
 
     def rerun_case(self, ctx: ToolContext, case: Case) -> None:
-        self._run(ctx, case, None)
+        self._run(ctx, case)
 
-    def _run(self, ctx: ToolContext, case: Case | None, ahead: _PreparedCompiler | None) -> None:
+    def _run(self, ctx: ToolContext, case: Case | None) -> None:
         targets, declared = targets_for(ctx)
         found = compilable(ctx.submission)
         if found.triton:
-            self._triton(ctx, case or nominal_cases(ctx, 1, "resources")[0], targets, declared, ahead)
+            self._triton(ctx, case or nominal_cases(ctx, 1, "resources")[0], targets, declared)
         if found.cuda_sources:
-            self._cuda(ctx, list(found.cuda_sources), [t for t in targets if t.backend == "cuda"], declared,
-                       ahead)
+            self._cuda(ctx, list(found.cuda_sources), [t for t in targets if t.backend == "cuda"], declared)
         ctx.facts.put(compiled_kernels(ctx.prior(self.name)))
 
     # -- common ------------------------------------------------------------------------------
@@ -257,10 +193,9 @@ class ResourcesTool(Tool):
         ctx.facts.put(TritonLaunches(data))
         return data, ""
 
-    def _triton(self, ctx: ToolContext, case: Case, targets: list[CompileTarget], declared: bool,
-                ahead: _PreparedCompiler | None) -> None:
+    def _triton(self, ctx: ToolContext, case: Case, targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name, case)
-        data, why = ahead.capture if ahead is not None and ahead.capture is not None else self._launches(ctx, case)
+        data, why = self._launches(ctx, case)
         if data is None:
             ctx.add_evidence(self, outcome="unverified", defect="no_launch_captured",
                              summary=f"Triton kernels not compiled: no launch was captured ({why})", reason=why,
@@ -282,7 +217,10 @@ class ResourcesTool(Tool):
             key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
             if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
                 chosen.append(entry)
-        compiler = ahead.compiler if ahead is not None and ahead.compiler is not None else None
+        prepared = ctx.facts.get(_PreparedCompiler)
+        compiler = prepared.compiler if prepared is not None and not prepared.taken else self._compiler(ctx)
+        if prepared is not None:
+            ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
         art = ctx.artifact_dir(self.name) / "triton"
         timeout = ctx.options.limits.call_timeout_s
         try:
@@ -290,16 +228,11 @@ class ResourcesTool(Tool):
             for i, entry in enumerate(chosen):
                 per_target = []
                 for target in targets:
-                    done = ahead.ahead.take(("triton", i, target.label)) if ahead is not None else None
-                    if done is None or done[0] != entry:  # not compiled ahead (an autotune config), or it failed
-                        compiler = compiler or self._compiler(ctx)
-                        out = art / f"{i}-{entry['kernel']}" / target.label
-                        done = (entry, compiler.compile(entry, target, out, ctx.run_dir, timeout))
-                    per_target.append(done[1])
+                    out = art / f"{i}-{entry['kernel']}" / target.label
+                    per_target.append(compiler.compile(entry, target, out, ctx.run_dir, timeout))
                 results.append((entry, per_target))
         finally:
-            if compiler is not None and (ahead is None or compiler is not ahead.compiler):
-                compiler.close()  # the prepared one is closed by ``run``, after the worker thread ended
+            compiler.close()
         versions = {"triton_ptxas": toolchain.version(p) if (p := toolchain.find("ptxas")) else "absent"}
         autotuned = {e.get("qualname") for e in (tuned.launches if tuned is not None else ())}
         pruned = {(id(entry), r.target): why for entry, per_target in results for r in per_target
@@ -364,17 +297,9 @@ class ResourcesTool(Tool):
         return int(entry["line"]) if str(rel) == ctx.submission.submission_file else None
 
     # -- CUDA C ------------------------------------------------------------------------------
-    @staticmethod
-    def _compile_cuda(ctx: ToolContext, i: int, src: CudaSource, target: CompileTarget) -> CudaCompile:
-        out = ctx.run_dir / "artifacts" / ResourcesTool.name / "cuda" / f"{i}-{Path(src.file).stem}"
-        return compile_source(src, target.label, out, out.relative_to(ctx.run_dir),
-                              timeout=ctx.options.limits.call_timeout_s,
-                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.options.limits.call_timeout_s))
-
-    def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[CompileTarget], declared: bool,
-              ahead: _PreparedCompiler | None) -> None:
+    def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name)
-        ctx.artifact_dir(self.name)
+        art = ctx.artifact_dir(self.name) / "cuda"
         nvcc = toolchain.find("nvcc")
         config_base = {"nvcc": toolchain.version(nvcc) if nvcc else "absent", "declared_targets": declared}
         for i, src in enumerate(sources):
@@ -388,8 +313,10 @@ class ResourcesTool(Tool):
                 continue
             results: list[CudaCompile] = []
             for target in targets:
-                done = ahead.ahead.take(("cuda", i, target.label)) if ahead is not None else None
-                results.append(done if done is not None else self._compile_cuda(ctx, i, src, target))
+                out = art / f"{i}-{Path(src.file).stem}"
+                results.append(compile_source(src, target.label, out, out.relative_to(ctx.run_dir),
+                                              timeout=ctx.options.limits.call_timeout_s,
+                                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.options.limits.call_timeout_s)))
             all_failed = all(r.error_kind == "compile" for r in results)
             for target, r in zip(targets, results):
                 config = {**config_base, "target": target.label, "mode": r.mode, "mode_note": r.note,

@@ -5,7 +5,7 @@ the same shape registered under the ``kreview.backends`` entry-point group):
 
 - detection: ``markers``, ``marker_suffixes`` and ``priority`` (``detect``, which sees the submission's
   source and its file names); ``source_suffixes``, the suffixes of the framework's own source files;
-- capability flags: ``supports_static_compile``, ``lowers_from_files``, ``supports_sanitizer``;
+- capability flags: ``supports_static_compile``, ``supports_sanitizer``;
 - what generic checks need to know: ``custom_kernel``, ``launch_instruments``, ``launch_count``,
   ``launches_show_skipped_work``, ``jax_traced``; the run setup's ``unfaithful_dtypes``;
 - run: ``run_setup(device)`` -> ``RunSetup`` (environment, preludes, whether it is interpreted,
@@ -124,9 +124,6 @@ class Backend(ABC):
     #: PyTorch is Triton, not torch); built in: torch 0, triton 10, pallas 20, cuda 30, nki 40
     priority: ClassVar[int] = 0
     supports_static_compile: ClassVar[bool] = False
-    #: ``lower`` reads only the submission's files and runs its compilers in the toolchain's sandbox, never
-    #: in the review's children, so the lowering tool may start it at the plan on a worker thread
-    lowers_from_files: ClassVar[bool] = False
     supports_sanitizer: ClassVar[bool] = False
     #: False for plain PyTorch: a submission in it has no kernel of its own
     custom_kernel: ClassVar[bool] = True

@@ -196,7 +196,6 @@ class CudaBackend(Backend):
     source_suffixes = frozenset({".cu", ".cuh", ".cpp", ".h", ".hpp"})
     priority = 30
     supports_static_compile = True
-    lowers_from_files = True  # nvcc -ptx of the sources found statically (cuda_sources)
     supports_sanitizer = True
     launch_count = "uncounted"
 

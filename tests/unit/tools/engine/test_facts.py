@@ -49,21 +49,3 @@ def test_build_outcome_reads_failed_until_the_check_finishes_with_passes_only() 
     assert not BuildOutcome(items=(item("pass"), item("info")), finished=True).failed
     assert BuildOutcome(items=(item("pass"), item("unverified")), finished=True).failed
     assert BuildOutcome(items=(item("fail"),), finished=True).failed
-
-
-def test_close_releases_what_facts_hold_live_and_leaves_plain_facts() -> None:
-    closed: list[str] = []
-
-    @dataclass(frozen=True)
-    class Started:
-        name: str
-
-        def close(self) -> None:
-            closed.append(self.name)
-
-    facts = Facts()
-    facts.put(Started("compile child"))
-    facts.put(TritonLaunches({"launches": []}))
-    facts.close()
-    assert closed == ["compile child"]
-    assert facts.get(TritonLaunches) is not None  # the facts themselves stay readable
