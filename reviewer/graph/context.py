@@ -86,12 +86,10 @@ def make_tool_context(sub: Submission, config: ReviewConfig, run_dir: Path, seed
     """A tool context with a fresh (lazy) sandbox session; the caller closes ``ctx.session``.
     ``device`` is the review's; the submission's backend may run its kernels elsewhere (a TPU
     kernel on a GPU machine runs in the interpreter), and the context holds that device."""
-    from tools.engine.own_threads import compute_on_one_thread
     from tools.engine.registry import backend_for
     from tools.engine.session import SandboxSession
     from tools.engine.tool import ToolContext
 
-    compute_on_one_thread(import_torch=False)  # a review: again at its plan, after the children started
     device = backend_for(sub.framework).device_for(sub, device)
     setup = setup_for(sub, device)
     session = SandboxSession(sub, limits=config.limits, device=device, setup=setup,

@@ -10,15 +10,12 @@ machine-dependent number of threads rounds differently, and evidence is reproduc
 
 from __future__ import annotations
 
-import sys
 
-
-def compute_on_one_thread(*, import_torch: bool = True) -> None:
-    """Set torch's intra-op threads of this process to one (the children set their own). A process that
-    embeds the reviewer (``reviewer.api``) keeps that setting after a review. ``import_torch=False``: only
-    where torch is already imported (a review's children start before the parent imports torch, 1-2 s)."""
-    if not import_torch and "torch" not in sys.modules:
-        return
+def compute_on_one_thread() -> None:
+    """Set torch's intra-op threads of this process to one (the children set their own): at a review's
+    plan, after its children started (importing torch before would hold their start back), and at every
+    comparison and error budget, so a rerun or an audit sums as the review did. A process that embeds the
+    reviewer (``reviewer.api``) keeps that setting after a review."""
     import torch
 
     if torch.get_num_threads() != 1:

@@ -165,9 +165,9 @@ def mismatch_mask(actual: torch.Tensor, expected: torch.Tensor, atol: float | No
 
 
 def all_finite(t: torch.Tensor) -> bool:
-    """Whether every element of a floating tensor is finite, in one reduction: a NaN or inf element makes
-    the sum NaN or inf. A sum that overflows from finite elements says False, which only sends the
-    caller to its general rule (the same answer, more passes)."""
+    """Whether every element of a float64 tensor (the form both sides are compared in) is finite, in one
+    reduction: a NaN or inf element makes the sum NaN or inf. A sum that overflows from finite elements
+    says False, which only sends the caller to its general rule (the same answer, more passes)."""
     return bool(torch.isfinite(t.sum()))
 
 

@@ -1,36 +1,11 @@
-"""The reviewer's own process computes on one torch thread once a review's tools are set up."""
+"""The reviewer's own process computes on one torch thread (tools/engine/own_threads.py), and making a
+review's tool context does not import torch before its children start."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
-
-
-def test_making_a_tool_context_sets_torch_to_one_thread(tmp_path) -> None:
-    # in a fresh process: the test process's own thread count is left alone
-    code = textwrap.dedent(f"""
-        import torch
-        torch.set_num_threads(2)
-        from pathlib import Path
-        from reviewer.core.config import ReviewConfig
-        from reviewer.device import detect_device
-        from reviewer.graph.context import make_tool_context
-        from reviewer.ingest import load_submission
-        from tests.kernelfiles import KERNELS
-        import shutil
-        d = Path({str(tmp_path)!r}) / "sub"
-        d.mkdir()
-        shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
-        shutil.copy(KERNELS / "spine" / "good_triton.py", d / "submission.py")
-        before = torch.get_num_threads()
-        ctx = make_tool_context(load_submission(d), ReviewConfig(), Path({str(tmp_path)!r}) / "run", 0,
-                                detect_device("cpu"))
-        ctx.session.close()
-        print(before, torch.get_num_threads())
-    """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["2", "1"]
 
 
 def test_a_process_without_torch_is_not_made_to_import_it_before_its_children_start(tmp_path) -> None:
