@@ -14,16 +14,12 @@ information; a compiler that could not run is unverified for an intended target.
 
 from __future__ import annotations
 
-import re
 
 from tools.engine.results import FailureDetails
 from tools.engine.registry import backend_for
 from tools.engine.backends.base import Backend, Lowered
+from tools.engine.sandbox.safe_files import plain_name
 from tools.engine.tool import Tool, ToolContext
-
-
-def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120]
 
 
 class LoweringTool(Tool):
@@ -62,7 +58,7 @@ class LoweringTool(Tool):
         paths = []
         for fname, text in res.artifacts.items():
             if text:
-                path = folder / _safe(fname)
+                path = folder / plain_name(fname)
                 path.write_text(text)
                 paths.append(str(path.relative_to(ctx.run_dir)))
         spans = ctx.submission_span(res.line) if res.file in (None, ctx.submission.submission_file) else []

@@ -16,6 +16,7 @@ from typing import Any
 
 from reviewer.core.models import Evidence
 from tools.engine.results import ResourcesResult
+from tools.engine.sandbox.safe_files import plain_name
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
@@ -228,7 +229,8 @@ class ResourcesTool(Tool):
             for i, entry in enumerate(chosen):
                 per_target = []
                 for target in targets:
-                    out = art / f"{i}-{entry['kernel']}" / target.label
+                    # the kernel's name is the submission's (captured in its child): one plain name here
+                    out = art / f"{i}-{plain_name(entry['kernel'])}" / target.label
                     per_target.append(compiler.compile(entry, target, out, ctx.run_dir, timeout))
                 results.append((entry, per_target))
         finally:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -24,6 +25,14 @@ DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class UnsafeFile(OSError):
     """A path under a child-writable folder that is not what the parent expects (a link, a FIFO, too big)."""
+
+
+def plain_name(name: object, *, limit: int = 120) -> str:
+    """``name`` as one plain file name for the reviewer's own process to write under a folder of its own:
+    characters outside ``[A-Za-z0-9_.-]`` become ``_``, leading dots are dropped (never ``.`` or ``..``,
+    never hidden), at most ``limit`` characters, ``_`` if nothing is left. For names a submission chose:
+    a kernel's, an artifact's."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).lstrip(".")[:limit] or "_"
 
 
 def _parts(path: Path, anchor: Path) -> list[str]:

@@ -130,3 +130,15 @@ def test_remove_tree_removes_links_not_what_they_point_to(root: Path) -> None:
 def test_remove_tree_of_nothing_is_quiet(root: Path) -> None:
     sf.remove_tree(root / "missing")
     sf.remove_tree(root / "missing" / "deeper")
+
+
+def test_a_name_the_submission_chose_becomes_one_plain_file_name(tmp_path) -> None:
+    from tools.engine.sandbox.safe_files import plain_name
+
+    for hostile in ("../../etc/passwd", "..", ".", "/abs/path", "a/../../b", ".hidden", "x\x00y", "név kernel", ""):
+        name = plain_name(hostile)
+        assert name and "/" not in name and not name.startswith(".") and "\x00" not in name
+        assert (tmp_path / name).resolve().parent == tmp_path.resolve()
+        assert (tmp_path / f"0-{name}").resolve().parent == tmp_path.resolve()
+    assert plain_name("softmax_kernel") == "softmax_kernel" and plain_name("k.sm_90.ptx") == "k.sm_90.ptx"
+    assert len(plain_name("k" * 500)) == 120
