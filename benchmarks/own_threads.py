@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import statistics
 import sys
-import time
+import timeit
 from pathlib import Path
 
 import torch
@@ -36,13 +36,8 @@ def _burn(stop: multiprocessing.synchronize.Event) -> None:
 
 
 def _median_ms(fn, repeats: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return round(1e3 * statistics.median(times), 2)
+    fn()  # warm
+    return round(1e3 * statistics.median(timeit.repeat(fn, number=1, repeat=repeats)), 2)
 
 
 def _one_round(threads: int, repeats: int) -> dict[str, float]:
