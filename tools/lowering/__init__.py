@@ -14,7 +14,6 @@ information; a compiler that could not run is unverified for an intended target.
 
 from __future__ import annotations
 
-
 from tools.engine.results import FailureDetails
 from tools.engine.registry import backend_for
 from tools.engine.backends.base import Backend, Lowered

@@ -182,10 +182,10 @@ def flat_index(flat: int, shape: tuple[int, ...]) -> list[int]:
 _CONSTANT_ULPS = 16
 
 
-def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: torch.dtype, *,
-            finite: bool = False, e_abs_max: float | None = None) -> None:
+def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: torch.dtype, e_abs_max: float, *,
+            finite: bool = False) -> None:
     """The spread of both sides over their finite elements (``finite``: every element is finite;
-    ``e_abs_max``: max|e| where the caller has it)."""
+    ``e_abs_max``: max|e| over e's finite elements, which the caller has already computed)."""
     fin_a, fin_e = (a, e) if finite else (a[torch.isfinite(a)], e[torch.isfinite(e)])
     if fin_a.numel():
         base.actual_std = float(fin_a.std(unbiased=False))
@@ -196,9 +196,8 @@ def _spread(base: TensorComparison, a: torch.Tensor, e: torch.Tensor, dtype: tor
     if fin_e.numel():
         base.expected_std = float(fin_e.std(unbiased=False))
         eps = torch.finfo(dtype).eps if dtype.is_floating_point else 0.0
-        scale = float(fin_e.abs().max()) if e_abs_max is None else e_abs_max
         lo, hi = torch.aminmax(fin_e)
-        base.expected_constant = float(hi - lo) <= _CONSTANT_ULPS * eps * scale
+        base.expected_constant = float(hi - lo) <= _CONSTANT_ULPS * eps * e_abs_max
     if base.actual_std is not None and base.expected_std:
         base.spread_ratio = base.actual_std / base.expected_std
 
@@ -256,24 +255,23 @@ def compare_tensor(path: str, actual: Any, expected: Any, atol: float | None, rt
     if scaled is not None:
         base.atol_vacuous, base.given_atol = True, a_tol
         a_tol = base.atol = scaled
+    base.expected_abs_max = scale  # max |expected| over its finite elements (0.0 where there are none)
     if finite:
         diff = (a - e).abs()
         bad = ~(diff <= a_tol + r_tol * abs_e)
         finite_both = None
         rel = torch.where(e != 0, diff / abs_e, torch.zeros_like(a))
         base.nonfinite_mismatches = base.expected_nonfinite = 0
-        base.expected_abs_max = scale
         base.actual_abs_max = float(a.abs().max())
-        _spread(base, a.reshape(-1), e.reshape(-1), expected.dtype, finite=True, e_abs_max=scale)
+        _spread(base, a.reshape(-1), e.reshape(-1), expected.dtype, scale, finite=True)
     else:
         m = _masks(a, e, a_tol, r_tol, nan_strict)
         finite_both, nonfinite_bad, diff, bad = m.finite_both, m.nonfinite_bad, m.diff, m.bad
         rel = torch.where(finite_both & (e != 0), diff / e.abs(), torch.zeros_like(a))
         base.nonfinite_mismatches = int(nonfinite_bad.sum())
         base.expected_nonfinite = int((~torch.isfinite(e)).sum())
-        base.expected_abs_max = float(torch.where(torch.isfinite(e), e.abs(), torch.zeros_like(e)).max())
         base.actual_abs_max = float(torch.where(torch.isfinite(a), a.abs(), torch.zeros_like(a)).max())
-        _spread(base, a, e, expected.dtype)
+        _spread(base, a, e, expected.dtype, scale)
     n = int(bad.sum())
     base.mismatches, base.mismatch_fraction = n, n / expected.numel()
     base.max_abs_err = float(diff.max())

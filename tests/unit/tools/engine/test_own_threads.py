@@ -6,6 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "softmax_triton"
 
 
 def test_a_process_without_torch_is_not_made_to_import_it_before_its_children_start(tmp_path) -> None:
@@ -16,7 +19,7 @@ def test_a_process_without_torch_is_not_made_to_import_it_before_its_children_st
         from reviewer.device import detect_device
         from reviewer.graph.context import make_tool_context
         from reviewer.ingest import load_submission
-        ctx = make_tool_context(load_submission(Path("examples/softmax_triton")), ReviewConfig(),
+        ctx = make_tool_context(load_submission(Path({str(EXAMPLE)!r})), ReviewConfig(),
                                 Path({str(tmp_path)!r}) / "run", 0, detect_device("cpu"))
         ctx.session.close()
         print("torch" in sys.modules)
