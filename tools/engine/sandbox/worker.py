@@ -137,13 +137,22 @@ def _venv_without_user_site() -> bool:
     return True
 
 
+def _load_prctl() -> Any:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Rationale: opened and looked up once, here, not in the forked child before exec: dlopen and dlsym take
+# the dynamic loader's lock, which another thread of the parent may hold at the moment of the fork
+_PRCTL = _load_prctl()
+
+
 def _set_pdeathsig() -> None:
     # Rationale: if the reviewer dies, its children must die too, not run on as orphans.
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: PidsCgroup | None = None,
