@@ -10,7 +10,9 @@ Measures, as medians over --repeats:
 - the bubblewrap command line of tools/engine/sandbox/bwrap.py with the seccomp filter;
 - a full sandbox worker start (torch imported, isolation measured in the child) with bubblewrap and
   with ``--unsafe-no-sandbox`` (no isolation at all);
-- the one-off isolation probe (once per reviewer process).
+- the one-off isolation probe (once per reviewer process);
+- inside the same bubblewrap command, a child's imports once and then a fork of that imported process
+  running one torch operation: what a child forked from a pristine one would cost instead of a start.
 
 Per review the sandbox adds the probe once plus the bwrap overhead per child (two children for most
 reviews, more for sanitizer/benchmark side runs). Prints a table and writes JSON to stdout's last line.
@@ -31,6 +33,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+
+# Rationale: what a child forked from a pristine, already imported one would cost (the design in
+# docs/sandbox.md, "Where a review's time goes"): in the same bubblewrap and seccomp filter, the imports a
+# child makes before its ready message once, then five forks, each running one torch operation and exiting
+_FORK = """
+import json, os, sys, time
+sys.path.insert(0, ROOT)
+t0 = time.perf_counter()
+import torch, triton
+import tools.engine.harness.ops, tools.engine.harness.instruments.harness_guard
+torch.set_num_threads(1)
+imports = time.perf_counter() - t0
+forks = []
+for _ in range(5):
+    r, w = os.pipe()
+    t = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        torch.randn(64, 1000).softmax(-1)
+        os.write(w, b"1")
+        os._exit(0)
+    os.close(w)
+    os.read(r, 1)
+    os.waitpid(pid, 0)
+    os.close(r)
+    forks.append(time.perf_counter() - t)
+print(json.dumps({"imports_s": imports, "forks_s": forks}))
+"""
 
 
 def _median_start(cmd: list[str], repeats: int, pass_fds_factory=None) -> float:
@@ -75,6 +106,16 @@ def main() -> int:
             return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=None), *py]
 
         out["bwrap_seccomp_python_s"] = _median_start(bw, args.repeats, lambda: (filter_fd(),))
+        fd = filter_fd()
+        try:
+            fork = subprocess.run([*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fd, gpu=None),
+                                   sys.executable, "-I", "-c", _FORK.replace("ROOT", repr(str(ROOT)))],
+                                  pass_fds=(fd,), capture_output=True, text=True, check=True)
+        finally:
+            os.close(fd)
+        figures = json.loads(fork.stdout.strip().splitlines()[-1])
+        out["imports_in_sandbox_s"] = figures["imports_s"]
+        out["fork_of_imported_child_s"] = statistics.median(figures["forks_s"])
         t0 = time.perf_counter()
         isolation.isolation.cache_clear()
         iso = isolation.isolation()
