@@ -1,12 +1,12 @@
-"""Cost of the Triton interpreter's repeated patching of triton.language, and what skipping the repeats saves
-(tools/engine/harness/interpreter_speed.py).
+"""Cost of the Triton interpreter's repeated patching of triton.language and of its dtype lookups, and what
+skipping the repeats and keeping the lookups' answers save (tools/engine/harness/interpreter_speed.py).
 
     python benchmarks/interpreter_patching.py [SUBMISSION_DIR ...] [--calls 100]
 
 For each KernelBench-style submission (default: three bundled Triton examples that need no GPU driver), one fresh
 interpreter-mode process per mode calls ``ModelNew`` on the reference's inputs --calls times (after one
 warm-up call) with the interpreter shims the review's children carry (interpreter_gaps.py), without and
-with the skip, and reports milliseconds per call, the time inside ``_patch_lang``, and whether the outputs
+with the skip and the kept dtype answers (the "skip" columns), and reports milliseconds per call, the time inside ``_patch_lang``, and whether the outputs
 are equal bit for bit. Both modes of a kernel run back to back, so their ratio shares the machine's load.
 Prints a table and JSON on the last line.
 """
@@ -42,6 +42,7 @@ def timed(fn, *rest, **kw):
 interpreter._patch_lang = timed
 if skip:
     assert interpreter_speed.patch_repeats(interpreter) is not None
+    assert interpreter_speed.memo_np_dtype(interpreter) is not None
 
 def load(name):
     spec = importlib.util.spec_from_file_location(name, f"{folder}/{name}.py")

@@ -13,8 +13,14 @@ patch is skipped when the namespaces hold exactly the objects the previous patch
 order, the same objects by identity; the kept state holds them, so no id is reused), and the modules it
 would patch and the function's own globals (where interpreter_gaps.py patches aliases of builtins) were
 patched since. This wraps interpreter_gaps.py's patch, so that one is skipped only with the rest. A launch's
-own patch, which starts from the restored language, always runs. Only the time changes: no verdict can
-depend on this module.
+own patch, which starts from the restored language, always runs.
+
+The interpreter also maps a Triton dtype to its numpy dtype (``_get_np_dtype``) by building a table of
+eighteen numpy dtypes on every call, several times per operation of every program: on a kernel that loops
+over a row's columns that was about a tenth of an interpreted call. ``memo_np_dtype`` keeps each answer,
+asking the interpreter's own function once per dtype (a block type's answer is its element type's, as the
+function itself decides; a dtype without a hash, such as a pointer type, is asked every time). Only the
+time changes: no verdict can depend on this module.
 """
 
 from __future__ import annotations
@@ -84,3 +90,37 @@ def patch_repeats(interp: Any) -> Callable[[], None] | None:
     _patch_lang._kreview_repeats = True  # type: ignore[attr-defined]
     interp._patch_lang = _patch_lang
     return lambda: setattr(interp, "_patch_lang", original)
+
+
+def memo_np_dtype(interp: Any) -> Callable[[], None] | None:
+    """Keep the interpreter's ``_get_np_dtype`` answers, one per Triton dtype; returns the function that
+    undoes it, or None where this interpreter's function differs from the one this relies on."""
+    original = getattr(interp, "_get_np_dtype", None)
+    if original is None or getattr(original, "_kreview_memo", False):
+        return None
+    try:
+        import triton.language as tl
+
+        source = inspect.getsource(original)
+        block = tl.block_type
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    # the shape this relies on: a pointer (or a block of them) is uint64, any other block its element's dtype
+    if not all(part in source for part in ("isinstance(tt_dtype, tl.pointer_type)", "isinstance(tt_dtype, tl.block_type)",
+                                           "tt_dtype.element_ty")):
+        return None
+    kept: dict[Any, Any] = {}
+
+    def _get_np_dtype(tt_dtype: Any) -> Any:
+        key = tt_dtype.element_ty if isinstance(tt_dtype, block) else tt_dtype
+        try:
+            return kept[key]
+        except KeyError:
+            answer = kept[key] = original(key)
+            return answer
+        except TypeError:  # no hash (a pointer type): asked every time, as the interpreter does
+            return original(key)
+
+    _get_np_dtype._kreview_memo = True  # type: ignore[attr-defined]
+    interp._get_np_dtype = _get_np_dtype
+    return lambda: setattr(interp, "_get_np_dtype", original)

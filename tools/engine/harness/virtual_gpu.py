@@ -450,6 +450,7 @@ def _patch_interpreter() -> None:
     interpreter_fixes.patch_index(interpreter)
     interpreter_gaps.patch(interpreter)
     interpreter_speed.patch_repeats(interpreter)  # after the gaps' patch, which it wraps
+    interpreter_speed.memo_np_dtype(interpreter)
     interpreter._kreview_virtual = True
 
 

@@ -36,6 +36,7 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     # likewise where the interpreter differs from compiled Triton (a float argument, a builtin's alias)
     ungap = interpreter_gaps.patch(interpreter)
     unrepeat = interpreter_speed.patch_repeats(interpreter)  # wraps the gaps' patch: undone first
+    unmemo = interpreter_speed.memo_np_dtype(interpreter)
     try:
         san.install()
         try:
@@ -43,6 +44,8 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         finally:
             san.uninstall()
     finally:
+        if unmemo is not None:
+            unmemo()
         if unrepeat is not None:
             unrepeat()
         ungap()

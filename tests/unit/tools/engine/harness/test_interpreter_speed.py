@@ -1,8 +1,9 @@
-"""The interpreter's repeated patching of triton.language is skipped where it would change nothing
-(tools/engine/harness/interpreter_speed.py), and nothing else changes: the same outputs bit for bit, the
-same errors, and the same builtins left in place after each launch, on kernels whose programs call
-helpers (tl.max, tl.sum, a helper module's alias of a builtin and a tl.reduce combine function). Each mode
-runs in a fresh interpreter-mode process."""
+"""The interpreter's repeated patching of triton.language is skipped where it would change nothing, and its
+dtype lookups keep their answers (tools/engine/harness/interpreter_speed.py), and nothing else changes: the
+same outputs bit for bit, the same errors, and the same builtins left in place after each launch, on kernels
+whose programs call helpers (tl.max, tl.sum, a helper module's alias of a builtin and a tl.reduce combine
+function) or convert between every dtype the interpreter maps to numpy. Each mode runs in a fresh
+interpreter-mode process."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ from tools.engine.harness import interpreter_gaps, interpreter_speed
 interpreter_gaps.patch(interpreter)
 gaps = interpreter._patch_lang
 undo = interpreter_speed.patch_repeats(interpreter) if sys.argv[1] == "1" else None
+lookup = interpreter._get_np_dtype
+unmemo = interpreter_speed.memo_np_dtype(interpreter) if sys.argv[1] == "1" else None
 import kernels
 
 def builtins_in_place():
@@ -32,8 +35,8 @@ def builtins_in_place():
 
 torch.manual_seed(0)
 x = torch.randn(6, 20)
-out = {"wrapped": undo is not None, "runs": []}
-for fn in (kernels.softmax, kernels.scaled_rows, kernels.softmax):
+out = {"wrapped": undo is not None, "kept": unmemo is not None, "runs": []}
+for fn in (kernels.softmax, kernels.scaled_rows, kernels.mixed_dtypes, kernels.softmax):
     y = fn(x)
     out["runs"].append({"bits": y.view(torch.int32).tolist(), "builtins": builtins_in_place()})
 try:
@@ -43,7 +46,10 @@ except Exception as exc:
     out["error"] = type(exc).__name__ + ": " + str(exc)[:200]
 if undo is not None:
     undo()
-out["restored"] = interpreter._patch_lang is gaps  # undone: the gaps' patch is the interpreter's again
+if unmemo is not None:
+    unmemo()
+# undone: the gaps' patch is the interpreter's again, and its own dtype lookup
+out["restored"] = interpreter._patch_lang is gaps and interpreter._get_np_dtype is lookup
 print(json.dumps(out))
 """
 
@@ -58,7 +64,7 @@ def _run(speed: bool) -> dict:
 
 def test_skipping_repeated_patches_changes_no_output_error_or_patch_state() -> None:
     plain, fast = _run(speed=False), _run(speed=True)
-    assert fast["wrapped"] and not plain["wrapped"]
+    assert fast["wrapped"] and not plain["wrapped"] and fast["kept"] and not plain["kept"]
     assert fast["runs"] == plain["runs"]  # outputs bit for bit, builtins in place after each launch
     assert plain["runs"][0]["builtins"], "the launch restores the builtins of tl"
     # the gaps' static_assert (interpreter_gaps.py) is still the one in place on a skipped helper call
@@ -99,3 +105,60 @@ def test_a_helper_call_repeats_no_patch_already_in_place() -> None:
     # without the skip; with it the launch patches once and the first call of each helper module once more
     assert counts[0] >= 6 * 3 + 1, counts
     assert counts[1] <= 4, counts
+
+
+def test_kept_dtype_answers_are_the_interpreters_own() -> None:
+    """Every dtype the interpreter maps (scalars, pointers, blocks of either) gets the numpy dtype its own
+    function gives, asked once per dtype (a block's answer is its element type's); a dtype it does not map
+    fails the same way; undone, the interpreter's function is back."""
+    import functools
+    import types
+
+    import triton.language as tl
+    from triton.runtime import interpreter
+
+    from tools.engine.harness import interpreter_speed
+
+    original = interpreter._get_np_dtype
+    asked: list[object] = []
+
+    @functools.wraps(original)  # the shape check reads the wrapped function's source
+    def counted(tt: object) -> object:
+        asked.append(tt)
+        return original(tt)
+
+    interp = types.SimpleNamespace(_get_np_dtype=counted)
+    undo = interpreter_speed.memo_np_dtype(interp)
+    assert undo is not None
+    memo = interp._get_np_dtype
+    assert interpreter_speed.memo_np_dtype(interp) is None  # never wrapped twice
+    scalars = [tl.int1, tl.float16, tl.float32, tl.float64, tl.int8, tl.uint8, tl.int16, tl.uint16, tl.int32,
+               tl.uint32, tl.int64, tl.uint64, tl.bfloat16, tl.float8e5, tl.float8e4nv]
+    pointers = [tl.pointer_type(s) for s in scalars[:4]]
+    kinds = [*scalars, *pointers, *(tl.block_type(s, [4, 8]) for s in scalars),
+             tl.block_type(tl.pointer_type(tl.float32), [16])]
+    for tt in kinds * 2:
+        assert memo(tt) == original(tt), tt
+    # a scalar dtype is asked once, whatever block holds it; an unhashable one (Triton's pointer_type has
+    # no hash) is asked every time, as the interpreter itself does
+    hashable = [a for a in asked if getattr(type(a), "__hash__", None) is not None]
+    assert sorted(map(str, hashable)) == sorted(map(str, scalars)), hashable
+    assert not any(isinstance(a, tl.block_type) for a in asked), "a block is answered by its element type"
+    for bad in (tl.void, tl.block_type(tl.void, [2])):
+        try:
+            original(bad)
+        except Exception as exc:  # noqa: BLE001 - whatever the interpreter raises
+            want: type[BaseException] | None = type(exc)
+        else:
+            want = None
+        if want is None:
+            assert memo(bad) == original(bad)
+        else:
+            try:
+                memo(bad)
+            except want:
+                pass
+            else:
+                raise AssertionError(f"{bad}: the interpreter raises {want.__name__}, the kept lookup did not")
+    undo()
+    assert interp._get_np_dtype is counted

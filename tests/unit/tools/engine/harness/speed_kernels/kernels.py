@@ -42,3 +42,24 @@ def scaled_rows(x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     _scaled_rows[(x.shape[0],)](x, out, x.shape[1], BLOCK=32)
     return out
+
+
+@triton.jit
+def _mixed_dtypes(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    # every dtype path of the interpreter's numpy mapping: fp16, bf16 (raw bits), int8/32/64, uint8, bool
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=0.0)
+    half = (x.to(tl.float16) * 3.0).to(tl.float32)
+    brain = x.to(tl.bfloat16).to(tl.float32)
+    ints = (x * 10.0).to(tl.int32).to(tl.int8).to(tl.int64).to(tl.float32)
+    bytes_ = (x * 7.0).to(tl.uint8).to(tl.float32)
+    flags = (x > 0).to(tl.float32)
+    tl.store(out_ptr + row * n_cols + offs, half + brain + ints + bytes_ + flags, mask=mask)
+
+
+def mixed_dtypes(x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    _mixed_dtypes[(x.shape[0],)](x, out, x.shape[1], BLOCK=triton.next_power_of_2(x.shape[1]))
+    return out
