@@ -19,12 +19,15 @@ The interpreter also maps a Triton dtype to its numpy dtype (``_get_np_dtype``) 
 eighteen numpy dtypes on every call, several times per operation of every program: on a kernel that loops
 over a row's columns that was about a tenth of an interpreted call. ``memo_np_dtype`` keeps each answer,
 asking the interpreter's own function once per dtype (a block type's answer is its element type's, as the
-function itself decides; a dtype without a hash, such as a pointer type, is asked every time). Only the
-time changes: no verdict can depend on this module.
+function itself decides; a dtype without a hash, such as a pointer type, is asked every time). Answers are
+kept from the first ask: a submission that later rebinds triton.language's dtypes is not followed (it
+would get no compiled Triton's answers either). Only the time changes: no verdict can depend on this
+module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import operator
 from collections.abc import Callable
@@ -106,8 +109,8 @@ def memo_np_dtype(interp: Any) -> Callable[[], None] | None:
     except (ImportError, AttributeError, OSError, TypeError):
         return None
     # the shape this relies on: a pointer (or a block of them) is uint64, any other block its element's dtype
-    if not all(part in source for part in ("isinstance(tt_dtype, tl.pointer_type)", "isinstance(tt_dtype, tl.block_type)",
-                                           "tt_dtype.element_ty")):
+    needed = ("isinstance(tt_dtype, tl.pointer_type)", "isinstance(tt_dtype, tl.block_type)", "tt_dtype.element_ty")
+    if not all(part in source for part in needed):
         return None
     kept: dict[Any, Any] = {}
 
@@ -115,11 +118,14 @@ def memo_np_dtype(interp: Any) -> Callable[[], None] | None:
         key = tt_dtype.element_ty if isinstance(tt_dtype, block) else tt_dtype
         try:
             return kept[key]
-        except KeyError:
-            answer = kept[key] = original(key)
-            return answer
-        except TypeError:  # no hash (a pointer type): asked every time, as the interpreter does
-            return original(key)
+        except (KeyError, TypeError):  # not asked yet, or no hash (a pointer type: asked every time)
+            pass
+        # Rationale: asked outside the handler and with the dtype as given, so an error is the interpreter's
+        # own, raised from its own line with nothing chained to it (a traceback is evidence)
+        answer = original(tt_dtype)
+        with contextlib.suppress(TypeError):
+            kept[key] = answer
+        return answer
 
     _get_np_dtype._kreview_memo = True  # type: ignore[attr-defined]
     interp._get_np_dtype = _get_np_dtype
