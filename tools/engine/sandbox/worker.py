@@ -147,6 +147,8 @@ def _load_prctl() -> Any:
 # Rationale: opened and looked up once, here, not in the forked child before exec: dlopen and dlsym take
 # the dynamic loader's lock, which another thread of the parent may hold at the moment of the fork
 _PRCTL = _load_prctl()
+if _PRCTL is None:  # not Linux's libc: bubblewrap's --die-with-parent still ends a sandboxed child with us
+    _log.warning("prctl not found in the C library: sandbox children will not get a parent-death signal")
 
 
 def _set_pdeathsig() -> None:

@@ -31,14 +31,29 @@ def _state(pid: int) -> str | None:
         return None
 
 
-def test_prctl_is_resolved_at_import() -> None:
-    assert worker._PRCTL is not None
-    assert callable(worker._PRCTL)
+# the hook as a child runs it between fork and exec: no library opened or symbol looked up there
+_HOOK_ONLY = """
+import sys
+from tools.engine.sandbox.worker import _set_pdeathsig
+seen = []
+sys.addaudithook(lambda event, args: seen.append(event) if event.startswith("ctypes.dl") else None)
+_set_pdeathsig()
+print(",".join(seen) or "none")
+"""
+
+
+def test_the_hook_opens_no_library_and_looks_up_no_symbol() -> None:
+    assert worker._PRCTL is not None and callable(worker._PRCTL)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _HOOK_ONLY], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == "none", done.stdout
 
 
 def test_the_child_dies_with_the_process_that_started_it() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     reviewer = subprocess.Popen([sys.executable, "-c", _REVIEWER], stdout=subprocess.PIPE, text=True, env=env)
+    child = 0
     try:
         assert reviewer.stdout is not None
         child = int(reviewer.stdout.readline())
@@ -53,3 +68,5 @@ def test_the_child_dies_with_the_process_that_started_it() -> None:
         if reviewer.poll() is None:
             reviewer.kill()
             reviewer.wait()
+        if child and _state(child) not in (None, "Z"):
+            os.kill(child, 9)  # the check failed: do not leave the sleep behind
