@@ -3,11 +3,12 @@ skipping the repeats and keeping the lookups' answers save (tools/engine/harness
 
     python benchmarks/interpreter_patching.py [SUBMISSION_DIR ...] [--calls 100]
 
-For each KernelBench-style submission (default: three bundled Triton examples that need no GPU driver), one fresh
-interpreter-mode process per mode calls ``ModelNew`` on the reference's inputs --calls times (after one
+For each KernelBench-style submission (default: three bundled Triton examples that need no GPU driver),
+one fresh interpreter-mode process per mode calls ``ModelNew`` on the reference's inputs --calls times (after one
 warm-up call) with the interpreter shims the review's children carry (interpreter_gaps.py), without and
 with the skip and the kept dtype answers (the "skip" columns), and reports milliseconds per call, the time
-inside ``_patch_lang``, and whether the outputs are equal bit for bit. Both modes of a kernel run back to back, so their ratio shares the machine's load.
+inside ``_patch_lang``, and whether the outputs are equal bit for bit. Both modes of a kernel run back to
+back, so their ratio shares the machine's load.
 Prints a table and JSON on the last line.
 """
 
