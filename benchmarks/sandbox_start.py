@@ -102,14 +102,13 @@ def main() -> int:
         own = tmp / "w"
         etc = bwrap.passwd_file(tmp / "etc")
 
-        def bw(fds):
-            return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=None), *py]
+        def bw(fds, argv=py):
+            return [*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fds[0], gpu=None), *argv]
 
         out["bwrap_seccomp_python_s"] = _median_start(bw, args.repeats, lambda: (filter_fd(),))
         fd = filter_fd()
         try:
-            fork = subprocess.run([*bwrap.command(writable=[own], chdir=own, etc_dir=etc, seccomp_fd=fd, gpu=None),
-                                   sys.executable, "-I", "-c", _FORK.replace("ROOT", repr(str(ROOT)))],
+            fork = subprocess.run(bw((fd,), [sys.executable, "-I", "-c", _FORK.replace("ROOT", repr(str(ROOT)))]),
                                   pass_fds=(fd,), capture_output=True, text=True, check=True)
         finally:
             os.close(fd)

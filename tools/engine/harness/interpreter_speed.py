@@ -130,3 +130,15 @@ def memo_np_dtype(interp: Any) -> Callable[[], None] | None:
     _get_np_dtype._kreview_memo = True  # type: ignore[attr-defined]
     interp._get_np_dtype = _get_np_dtype
     return lambda: setattr(interp, "_get_np_dtype", original)
+
+
+def patch(interp: Any) -> Callable[[], None]:
+    """Both of this module's speed-ups (after interpreter_gaps.py's patch, which the repeats skip wraps);
+    returns the function that undoes them, in reverse order."""
+    undo = [u for u in (patch_repeats(interp), memo_np_dtype(interp)) if u is not None]
+
+    def restore() -> None:
+        for u in reversed(undo):
+            u()
+
+    return restore

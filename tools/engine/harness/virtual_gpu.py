@@ -449,8 +449,7 @@ def _patch_interpreter() -> None:
     interpreter_launch.wrap_run(interpreter, make)  # for the process's lifetime, like the driver
     interpreter_fixes.patch_index(interpreter)
     interpreter_gaps.patch(interpreter)
-    interpreter_speed.patch_repeats(interpreter)  # after the gaps' patch, which it wraps
-    interpreter_speed.memo_np_dtype(interpreter)
+    interpreter_speed.patch(interpreter)  # after the gaps' patch, which it wraps
     interpreter._kreview_virtual = True
 
 

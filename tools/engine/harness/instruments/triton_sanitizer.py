@@ -35,8 +35,7 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
     unfix = interpreter_fixes.patch_index(interpreter)
     # likewise where the interpreter differs from compiled Triton (a float argument, a builtin's alias)
     ungap = interpreter_gaps.patch(interpreter)
-    unrepeat = interpreter_speed.patch_repeats(interpreter)  # wraps the gaps' patch: undone first
-    unmemo = interpreter_speed.memo_np_dtype(interpreter)
+    unspeed = interpreter_speed.patch(interpreter)  # wraps the gaps' patch: undone first
     try:
         san.install()
         try:
@@ -44,10 +43,7 @@ def triton_sanitizer(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         finally:
             san.uninstall()
     finally:
-        if unmemo is not None:
-            unmemo()
-        if unrepeat is not None:
-            unrepeat()
+        unspeed()
         ungap()
         if unfix is not None:
             unfix()

@@ -12,6 +12,7 @@ from pathlib import Path
 import tools.engine.sandbox.worker as worker
 
 ROOT = Path(__file__).resolve().parents[5]
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 # a stand-in for the reviewer: starts `sleep` with the worker's pre-exec hook, prints its pid, waits
 _REVIEWER = """
@@ -44,15 +45,13 @@ print(",".join(seen) or "none")
 
 def test_the_hook_opens_no_library_and_looks_up_no_symbol() -> None:
     assert worker._PRCTL is not None and callable(worker._PRCTL)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _HOOK_ONLY], capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run([sys.executable, "-c", _HOOK_ONLY], capture_output=True, text=True, env=ENV, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-1] == "none", done.stdout
 
 
 def test_the_child_dies_with_the_process_that_started_it() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    reviewer = subprocess.Popen([sys.executable, "-c", _REVIEWER], stdout=subprocess.PIPE, text=True, env=env)
+    reviewer = subprocess.Popen([sys.executable, "-c", _REVIEWER], stdout=subprocess.PIPE, text=True, env=ENV)
     child = 0
     try:
         assert reviewer.stdout is not None
