@@ -30,13 +30,14 @@ from pydantic import BaseModel, ConfigDict
 
 import tools.engine.sandbox.bwrap as bwrap
 import tools.engine.sandbox.entry as entry
-from tools.engine.sandbox import disk, safe_files
+from tools.engine.sandbox import bytecode, disk, safe_files
 from tools.engine.sandbox.env import scrubbed_env
 from tools.engine.sandbox.gpu import GpuAccess, child_env
 from tools.engine.sandbox.libraries import library_paths, mismatches, origins
 from tools.engine.sandbox.isolation import probe_paths, redact, require, secret_values
 from reviewer.core.limits import SandboxLimits
 from tools.engine.sandbox.measure import problems
+from tools.engine.sandbox.own_modules import OWN_PACKAGES
 from tools.engine.sandbox.memcg import MemoryCgroup
 from tools.engine.sandbox.pids import PIDS_MAX, PidsCgroup, user_task_count
 from tools.engine.sandbox.seccomp_filter import filter_fd
@@ -335,6 +336,8 @@ class SandboxWorker:
         checks its isolation before any request is sent."""
         self.close()
         iso = require()  # SandboxUnavailable (exit 2) rather than submission code without a sandbox
+        # the child cannot write our packages' bytecode (read-only there): the parent does, once
+        bytecode.ensure(_PACKAGE_ROOT, OWN_PACKAGES)
         self.workdir.mkdir(parents=True, exist_ok=True)
         env = scrubbed_env(self.workdir, threads=self.limits.threads, extra=self.env_extra)
         if self.gpu is not None:
