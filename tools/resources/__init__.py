@@ -31,7 +31,6 @@ from tools.resources.triton_static import (
     CompiledLaunch,
     CompileTarget,
     TritonStaticCompiler,
-    compile_all,
     launch_label,
     parse_target,
     select_launches,
@@ -225,15 +224,17 @@ class ResourcesTool(Tool):
             ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
         art = ctx.artifact_dir(self.name) / "triton"
         timeout = ctx.options.limits.call_timeout_s
-        # the kernel's name is the submission's (captured in its child): one plain name here
-        jobs = [(entry, target, art / f"{i}-{plain_name(entry['kernel'])}" / target.label)
-                for i, entry in enumerate(chosen) for target in targets]
         try:
-            compiled = compile_all(compiler, jobs, ctx.run_dir, timeout)
+            results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
+            for i, entry in enumerate(chosen):
+                per_target = []
+                for target in targets:
+                    # the kernel's name is the submission's (captured in its child): one plain name here
+                    out = art / f"{i}-{plain_name(entry['kernel'])}" / target.label
+                    per_target.append(compiler.compile(entry, target, out, ctx.run_dir, timeout))
+                results.append((entry, per_target))
         finally:
             compiler.close()
-        results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = [
-            (entry, compiled[i * len(targets):(i + 1) * len(targets)]) for i, entry in enumerate(chosen)]
         versions = {"triton_ptxas": toolchain.version(p) if (p := toolchain.find("ptxas")) else "absent"}
         autotuned = {e.get("qualname") for e in (tuned.launches if tuned is not None else ())}
         pruned = {(id(entry), r.target): why for entry, per_target in results for r in per_target

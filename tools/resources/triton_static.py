@@ -11,10 +11,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -150,14 +147,6 @@ class TritonStaticCompiler:
 
     def compile(self, entry: dict[str, Any], target: CompileTarget, out_dir: Path, run_dir: Path,
                 timeout: float) -> CompiledLaunch:
-        """Compile ``entry`` for ``target`` in the child, then read its PTX with ptxas here."""
-        lowered = self.lower(entry, target, out_dir, run_dir, timeout)
-        return lowered.finish() if isinstance(lowered, PendingPtxas) else lowered
-
-    def lower(self, entry: dict[str, Any], target: CompileTarget, out_dir: Path, run_dir: Path,
-              timeout: float) -> CompiledLaunch | PendingPtxas:
-        """The child's part of ``compile``: a final result (a failure, an AMD target), or the PTX still to
-        be read by ptxas (``PendingPtxas.finish``), which may run beside the child's next compile."""
         base = CompiledLaunch(kernel=entry.get("qualname") or entry["kernel"], file=entry.get("file"),
                               line=entry.get("line"), target=target.label,
                               launch={k: entry.get(k) for k in ("grid", "constexprs", "options", "count")})
@@ -190,7 +179,8 @@ class TritonStaticCompiler:
             return _amd_usage(done, out_dir / files.get("amdgcn", "missing.amdgcn"), target)
         if "ptx" not in files:
             return done.model_copy(update={"error": "Triton produced no PTX", "error_kind": "compile"})
-        return PendingPtxas(done, out_dir / files["ptx"], target, out_dir.relative_to(run_dir), timeout)
+        return run_ptxas(done, out_dir / files["ptx"], target, rel_dir=out_dir.relative_to(run_dir),
+                         timeout=timeout)
 
     def _collect(self, files: Any, scratch: Path, out_dir: Path) -> dict[str, str]:
         """The compiler outputs the child names, copied from its folder to ``out_dir`` (the parent's):
@@ -211,34 +201,6 @@ class TritonStaticCompiler:
 
     def close(self) -> None:
         self.worker.close()
-
-
-@dataclass(frozen=True)
-class PendingPtxas:
-    """A launch the child compiled whose PTX ptxas (and nvdisasm) have still to read, in this process."""
-
-    done: CompiledLaunch
-    ptx: Path
-    target: CompileTarget
-    rel_dir: Path
-    timeout: float
-
-    def finish(self) -> CompiledLaunch:
-        return run_ptxas(self.done, self.ptx, self.target, rel_dir=self.rel_dir, timeout=self.timeout)
-
-
-def compile_all(compiler: TritonStaticCompiler, jobs: list[tuple[dict[str, Any], CompileTarget, Path]],
-                run_dir: Path, timeout: float) -> list[CompiledLaunch]:
-    """``compiler.compile`` of each (launch, target, output folder), results in the jobs' order.
-    Rationale: the child compiles one job after another; ptxas and nvdisasm read each PTX in this process
-    as soon as the child has written it, beside the child's next compile and each other (separate host
-    processes, separate files per job, at most one per core). Each result is what ``compile`` gives."""
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        started: list[CompiledLaunch | Future[CompiledLaunch]] = []
-        for entry, target, out_dir in jobs:
-            lowered = compiler.lower(entry, target, out_dir, run_dir, timeout)
-            started.append(pool.submit(lowered.finish) if isinstance(lowered, PendingPtxas) else lowered)
-        return [item.result() if isinstance(item, Future) else item for item in started]
 
 
 def run_ptxas(done: CompiledLaunch, ptx: Path, target: CompileTarget, *, rel_dir: Path,
