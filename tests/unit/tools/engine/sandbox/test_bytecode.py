@@ -98,3 +98,20 @@ def test_a_child_is_launched_after_the_reviewers_bytecode_is_written(tmp_path, m
     for source in (harness / "ops.py", *sorted((harness / "instruments").glob("*.py"))):
         pyc = _cached(source)
         assert pyc.is_file() and pyc.stat().st_mtime >= source.stat().st_mtime, source
+
+
+def test_nothing_is_written_where_a_child_would_not_read_it_or_the_user_said_off(tmp_path, monkeypatch) -> None:
+    files = _tree(tmp_path)
+    monkeypatch.setenv("KREVIEW_CHILD_BYTECODE", "off")
+    assert bytecode.ensure(tmp_path, ("tools",)) is False
+    assert not _cached(files["a"]).exists()
+    monkeypatch.delenv("KREVIEW_CHILD_BYTECODE")
+    bytecode._done.clear()
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path / "prefix"))
+    assert bytecode.ensure(tmp_path, ("tools",)) is False
+    assert not (tmp_path / "prefix").exists()
+    monkeypatch.setattr(sys, "pycache_prefix", None)
+    bytecode._done.clear()
+    assert bytecode.ensure(tmp_path, ("tools",))
+    # level 0, the name a child (no -O) looks for, whatever the parent's own optimisation level
+    assert _cached(files["a"]).name == "a.cpython-%d%d.pyc" % sys.version_info[:2]
