@@ -22,11 +22,13 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-SETTINGS = {
-    "defaults": {},
-    "sandbox": {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"},
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tools.engine.sandbox.env import PASSIVE_WAIT  # noqa: E402
+
+SETTINGS = {"defaults": {}, "sandbox": PASSIVE_WAIT}
 
 _CHILD = """
 import sys, time, torch
@@ -53,7 +55,7 @@ _NUMPY = "import numpy, time; time.sleep(0.3)"
 
 
 def _env(setting: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "OPENBLAS_THREAD_TIMEOUT")}
+    env = {k: v for k, v in os.environ.items() if k not in PASSIVE_WAIT}
     env.update(OMP_NUM_THREADS="2", OPENBLAS_NUM_THREADS="2", **setting)
     return env
 

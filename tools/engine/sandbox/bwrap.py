@@ -32,10 +32,9 @@ from pathlib import Path
 
 from tools.engine.sandbox.gpu import GpuAccess
 from tools.engine.sandbox.libraries import library_paths
+from tools.engine.sandbox.own_modules import OWN_PACKAGES
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[3]
-# the reviewer's packages a child imports (tools.engine.harness, tools.engine.sandbox, reviewer.core.errors, ...)
-_PACKAGES = ("tools", "reviewer")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "alternatives", "nsswitch.conf")
 _SYS = ("/sys/devices/system/cpu", "/sys/devices/system/node")
 # Rationale: the child's private /tmp and /dev/shm are RAM-backed; without a size they default to half
@@ -159,7 +158,8 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
         args += _ro([*gpu.sys_paths, *gpu.readonly])
     else:
         args += _ro(_SYS)
-    args += _ro([*_python_roots(), *(_PACKAGE_ROOT / n for n in _PACKAGES), *_extra_readonly(wrapper),
+    # the reviewer's packages a child imports (tools.engine.harness, tools.engine.sandbox, reviewer.core.errors, ...)
+    args += _ro([*_python_roots(), *(_PACKAGE_ROOT / n for n in OWN_PACKAGES), *_extra_readonly(wrapper),
                  *readonly])
     for p in writable:
         p = Path(p)

@@ -24,6 +24,13 @@ _PASS_THROUGH = (
 )
 
 
+# Rationale: an OpenMP worker (torch's intra-op pool) and an OpenBLAS one (numpy's) otherwise spin on the
+# core after each parallel operation, which on a machine whose cores the other children and reviews also
+# need takes their time (benchmarks/thread_spin.py). Waiting passively changes when a thread sleeps, never
+# how work is split, so results are the same.
+PASSIVE_WAIT = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
+
+
 def scrubbed_env(workdir: Path, *, threads: int, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """Build the child's environment: allowlisted variables, a private HOME/TMPDIR/cache."""
     env = {k: os.environ[k] for k in _PASS_THROUGH if k in os.environ}
@@ -43,12 +50,7 @@ def scrubbed_env(workdir: Path, *, threads: int, extra: Mapping[str, str] | None
             "OMP_NUM_THREADS": str(threads),
             "MKL_NUM_THREADS": str(threads),
             "OPENBLAS_NUM_THREADS": str(threads),
-            # Rationale: an OpenMP worker (torch's intra-op pool) and an OpenBLAS one (numpy's) otherwise
-            # spin on the core after each parallel operation, which on a machine whose cores the other
-            # children and reviews also need takes their time (benchmarks/thread_spin.py). Waiting
-            # passively changes when a thread sleeps, never how work is split, so results are the same.
-            "OMP_WAIT_POLICY": "PASSIVE",
-            "OPENBLAS_THREAD_TIMEOUT": "4",
+            **PASSIVE_WAIT,
             # Rationale: JAX must not grab an accelerator or preallocate its memory in the sandbox.
             "XLA_PYTHON_CLIENT_PREALLOCATE": "false",
         }

@@ -87,9 +87,9 @@ def probe_paths(own: Path) -> dict[str, list[str]]:
     # the Python installation and kreview's own packages may live under /root or a home folder (a clone in
     # ~/kernel-reviewer, pyenv's ~/.pyenv): visible, read-only, by necessity. Such a folder must then hold
     # nothing but the way to them (``sparse``: the names it may list), so the rest of the home stays unseen.
-    from tools.engine.sandbox.bwrap import _PACKAGES
+    from tools.engine.sandbox.own_modules import OWN_PACKAGES
 
-    allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix, *(_PACKAGE_ROOT / n for n in _PACKAGES))}
+    allowed = {str(Path(p)) for p in (sys.prefix, sys.base_prefix, *(_PACKAGE_ROOT / n for n in OWN_PACKAGES))}
     hidden: list[str] = []
     sparse: dict[str, list[str]] = {}
     for a in absent:

@@ -305,7 +305,8 @@ def test_the_attacks_are_contained_for_an_unprivileged_user_too(tmp_path_factory
         (base / "attacks").mkdir()
         for package in ("tools", "tools/engine", "tools/engine/sandbox"):
             (base / package / "__init__.py").write_text("")
-        for name in ("bwrap.py", "gpu.py", "libraries.py", "measure.py", "seccomp_filter.py", "pids.py"):
+        for name in ("bwrap.py", "gpu.py", "libraries.py", "measure.py", "seccomp_filter.py", "pids.py",
+                     "own_modules.py"):
             shutil.copy(Path(pkg.__file__).with_name(name), base / "tools" / "engine" / "sandbox" / name)
         shutil.copy(pyseccomp.__file__, base / "pyseccomp.py")
         for f in HOSTILE.glob("*.py"):
