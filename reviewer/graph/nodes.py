@@ -139,6 +139,21 @@ def _prepare_ahead(ctx: Any, names: list[str]) -> None:
             continue
 
 
+def _start_ahead(ctx: Any, finished: str, names: list[str]) -> None:
+    """The tools still to come that start their work ahead once ``finished`` has ended (``Tool.ahead``).
+    One whose ``ahead`` fails does that work when it runs, as it would have."""
+    from tools.engine.registry import tools
+
+    table = tools()
+    for name in names:
+        if table[name].ahead_after != finished:
+            continue
+        try:
+            table[name]().ahead(ctx)
+        except Exception:  # noqa: BLE001, S112 - working ahead only saves time; the tool reports for itself
+            continue
+
+
 def make_tool_node(cls: type[Tool]):
     def node(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         rc = runtime.context
@@ -162,8 +177,13 @@ def make_tool_node(cls: type[Tool]):
         rc.progress(ToolFinished(cls.name, index, total, outcome_summary(e.outcome for e in ctx.evidence[before_e:]),
                                  time.monotonic() - t0))
         added = ctx.evidence[before_e:]
+        from tools.engine.facts import RunCheckPassed
+
         if cls.standard_check == "runs" and added and all(e.outcome in ("pass", "info") for e in added):
+            ctx.facts.put(RunCheckPassed())
             _prepare_ahead(ctx, chosen[index:])
+        if RunCheckPassed in ctx.facts:
+            _start_ahead(ctx, cls.name, chosen[index:])
         # the items this tool added (the state's reducer appends them); the context already holds them
         return {"evidence": ctx.evidence[before_e:], "findings": ctx.findings[before_f:],
                 "timings": {cls.name: round(time.monotonic() - t0, 2)}}

@@ -43,6 +43,12 @@ class Facts:
 
 
 @dataclass(frozen=True)
+class RunCheckPassed:
+    """The run check passed: the submission imports and runs, so later tools may start work ahead
+    (``Tool.prepare``, ``Tool.ahead``)."""
+
+
+@dataclass(frozen=True)
 class PallasCalls:
     """The ``pallas_call``s a Pallas submission made on ``case`` (instrument ``pallas_calls``)."""
     case: Case

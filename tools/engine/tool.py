@@ -227,6 +227,15 @@ class Tool(ABC):
         if self.fresh_submission_child:
             ctx.session.stand_by("submission")
 
+    ahead_after: ClassVar[str | None] = None
+    """The tool whose end lets this one start its work ahead (``ahead``); None: it never does."""
+
+    def ahead(self, ctx: ToolContext) -> None:
+        """Called once the tool ``ahead_after`` names has ended, where the run check passed: send work that
+        needs nothing from the tools in between to a child of this tool's own, so that it runs beside them
+        (issue 34); ``run`` takes the answers. Whatever it asks of the review's shared children it asks at
+        that point, which the plan fixes, never timing; what it asks of its own is what ``run`` would."""
+
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 

@@ -65,6 +65,13 @@ class IntegrityRuntimeTool(Tool):
         """The many-calls probe's second child's pid: drawn from the review's seed (the same seed, the same pid)."""
         return target_for(ctx.seeds(1, "integrity-many-calls-pid")[0])
 
+    # Rationale: the many-calls probe's second child starts once the generality search has ended, on the
+    # core the chain of single calls after it leaves idle (issue 34); see ``_run``.
+    ahead_after = "generality"
+
+    def ahead(self, ctx: ToolContext) -> None:
+        ctx.session.stand_by("submission", pid_target=self._second_pid(ctx))
+
     def run(self, ctx: ToolContext) -> None:
         try:
             self._run(ctx)
@@ -108,10 +115,11 @@ class IntegrityRuntimeTool(Tool):
                                      f"({built.why[:200]})", check="trace and probe forward in the sandbox",
                              rerun=ctx.rerun(self.name))
             return
-        # Rationale: the many-calls probe's second child (its raised pid) starts now, so it is up when the
-        # probe's first part ends (started there, the parent waited about a second for it); not earlier, when
-        # it would take the cores from the generality search (issue 34). Older, it is no less the "has been
-        # up since" child the probe wants (issue 28, item 3).
+        # Rationale: the many-calls probe's second child (its raised pid) starts now at the latest (``ahead``
+        # starts it when the generality search ends), so it is up when the probe's first part ends (started
+        # there, the parent waited about a second for it); not before the search ends, when it would take the
+        # cores from it (issue 34). Older, it is no less the "has been up since" child the probe wants
+        # (issue 28, item 3). A second call finds it standing by and starts nothing.
         ctx.session.stand_by("submission", pid_target=self._second_pid(ctx))
         # the alarms are reported once, after both probes (``run``), not after each
         # Rationale: the many-calls probe sizes itself from a nominal run (memoised per review); made here, it
