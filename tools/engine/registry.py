@@ -43,7 +43,17 @@ def tools() -> dict[str, type[Tool]]:
     if not found:
         raise ToolError("no tools registered: is kernel-reviewer installed (pip install .)?")
     check_frameworks(found, backends())
+    check_ahead(found)
     return found
+
+
+def check_ahead(table: Mapping[str, type[Tool]]) -> None:
+    """Refuse a tool whose ``ahead_after`` names no registered tool (a typo would make it silently never
+    start its work ahead)."""
+    for name, cls in table.items():
+        if cls.ahead_after is not None and cls.ahead_after not in table:
+            raise ToolError(f"tool {name!r} starts its work ahead after {cls.ahead_after!r}, which is no "
+                            f"registered tool (registered: {', '.join(sorted(table))})")
 
 
 def check_frameworks(table: Mapping[str, type[Tool]], known: Mapping[str, Backend]) -> None:

@@ -150,3 +150,16 @@ def test_the_registry_refuses_a_tool_for_a_framework_no_backend_runs() -> None:
         frameworks = ("tritn",)
     with pytest.raises(ToolError, match="tritn"):
         check_frameworks({"typo": _Typo}, backends())
+
+
+def test_the_registry_refuses_a_tool_that_starts_ahead_after_no_tool() -> None:
+    from tools.engine.registry import check_ahead, tools
+
+    table = tools()
+    check_ahead(table)  # the built-in tools name registered tools
+    assert {n: c.ahead_after for n, c in table.items() if c.ahead_after} == {
+        "resources": "generality", "integrity_runtime": "generality"}
+    class _Typo(_NkiOnly):
+        ahead_after = "generalty"
+    with pytest.raises(ToolError, match="generalty"):
+        check_ahead({**table, "typo": _Typo})
