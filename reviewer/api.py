@@ -95,7 +95,8 @@ def freeze_imports() -> None:
     moved out of the garbage collector's reach (``gc.freeze``), so its full collections walk only what the
     reviews make. On the README demo the parent's collections took 0.6 s of CPU, 0.17 s frozen
     (``python benchmarks/parent_gc.py``). Once only: a long-lived process (``kreview serve``, batch) freezes
-    its imports, never a review's garbage."""
+    its imports and what its first review had made by then (its context and children's handles, freed by
+    reference counting as ever; only a cycle among them would outlive it), never a later review's objects."""
     global _FROZEN
     if not _FROZEN:
         _FROZEN = True

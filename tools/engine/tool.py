@@ -231,10 +231,10 @@ class Tool(ABC):
     """The tool whose end lets this one start its work ahead (``ahead``); None: it never does."""
 
     def ahead(self, ctx: ToolContext) -> None:
-        """Called once the tool ``ahead_after`` names has ended, where the run check passed: send work that
-        needs nothing from the tools in between to a child of this tool's own, so that it runs beside them
-        (issue 34); ``run`` takes the answers. Whatever it asks of the review's shared children it asks at
-        that point, which the plan fixes, never timing; what it asks of its own is what ``run`` would."""
+        """Called once the tool ``ahead_after`` names has ended, where the run check passed: start what this
+        tool will wait for (a child) later than ``prepare`` does, when the tools before it leave a core idle
+        (issue 34). Like ``prepare``, it changes when processes start, never what they do or what the tool
+        finds."""
 
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...

@@ -80,14 +80,6 @@ def _pruned_by_autotuner(r: CompiledLaunch) -> str | None:
 
 
 @dataclass(frozen=True)
-class _Captured:
-    """The launches ``ResourcesTool.ahead`` captured on ``case`` (``data``), or why none were (``why``)."""
-    case: Case
-    data: dict[str, Any] | None
-    why: str
-
-
-@dataclass(frozen=True)
 class _PreparedCompiler:
     """The compile child ``ResourcesTool.prepare`` started ahead; ``taken`` once the tool used or closed it."""
     compiler: TritonStaticCompiler
@@ -111,28 +103,6 @@ class ResourcesTool(Tool):
             compiler = self._compiler(ctx)
             compiler.worker.launch()
             ctx.facts.put(_PreparedCompiler(compiler))
-
-    # Rationale: the generality search keeps both cores busy (its calls, and the spare children starting
-    # beside it); after it the review is a chain of one call at a time on one core, beside which the
-    # compile child compiles (issue 34).
-    ahead_after = "generality"
-
-    def ahead(self, ctx: ToolContext) -> None:
-        """The launches captured now (the nominal run ``_triton`` makes, at the point the plan fixes) and
-        every compile sent to the compile child started in ``prepare``, where it is ready: it compiles
-        while the tools before this one run, and ``_triton`` takes the answers."""
-        prepared = ctx.facts.get(_PreparedCompiler)
-        if prepared is None or prepared.taken or not compilable(ctx.submission).triton:
-            return
-        case = nominal_cases(ctx, 1, "resources")[0]
-        data, why = self._launches(ctx, case)
-        ctx.facts.put(_Captured(case, data, why))
-        if data is None or not data.get("launches"):
-            return
-        targets, _ = targets_for(ctx)
-        art = ctx.artifact_dir(self.name) / "triton"
-        prepared.compiler.send_ahead([(entry, target, art / f"{i}-{plain_name(entry['kernel'])}" / target.label)
-                                      for i, entry in enumerate(self._chosen(ctx, data)[0]) for target in targets])
 
     def run(self, ctx: ToolContext) -> None:
         try:
@@ -224,25 +194,9 @@ class ResourcesTool(Tool):
         ctx.facts.put(TritonLaunches(data))
         return data, ""
 
-    @staticmethod
-    def _chosen(ctx: ToolContext, data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The launches compiled (at most a few per kernel, most frequent first, and every config the
-        autotune tool ran) and those left out."""
-        chosen, skipped = select_launches(data.get("launches", []))
-        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
-        # compiled for every target too, not only the one the run happened to use.
-        tuned = ctx.facts.get(AutotuneLaunches)
-        for entry in tuned.launches if tuned is not None else ():
-            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
-            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
-                chosen.append(entry)
-        return chosen, skipped
-
     def _triton(self, ctx: ToolContext, case: Case, targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name, case)
-        captured = ctx.facts.get(_Captured)
-        data, why = (captured.data, captured.why) if captured is not None and captured.case == case \
-            else self._launches(ctx, case)
+        data, why = self._launches(ctx, case)
         if data is None:
             ctx.add_evidence(self, outcome="unverified", defect="no_launch_captured",
                              summary=f"Triton kernels not compiled: no launch was captured ({why})", reason=why,
@@ -256,8 +210,14 @@ class ResourcesTool(Tool):
                              reason="no Triton launch observed", check="triton_launches instrument",
                              inputs={"case": case.model_dump()}, result={"instrument": data}, rerun=rerun)
             return
-        chosen, skipped = self._chosen(ctx, data)
+        chosen, skipped = select_launches(launches)
+        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
+        # compiled for every target too, not only the one the run happened to use.
         tuned = ctx.facts.get(AutotuneLaunches)
+        for entry in tuned.launches if tuned is not None else ():
+            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
+            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
+                chosen.append(entry)
         prepared = ctx.facts.get(_PreparedCompiler)
         compiler = prepared.compiler if prepared is not None and not prepared.taken else self._compiler(ctx)
         if prepared is not None:

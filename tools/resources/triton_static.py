@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ import tools.resources.amdgcn as amdgcn
 from tools.engine.compilers.ptxas import KernelUsage, parse_ptxas
 import tools.engine.sandbox.safe_files as safe_files
 from tools.engine.sandbox import SandboxLimits, SandboxWorker
-from tools.engine.sandbox.worker import CallResult, Sent
 
 MAX_CONFIGS_PER_KERNEL = 3
 
@@ -138,54 +136,6 @@ class TritonStaticCompiler:
         self._n = 0
         self._loaded: bool | None = None
         self.load_error: str | None = None
-        self._ahead: list[tuple[str, Sent, Path]] = []
-        """Requests ``send_ahead`` wrote and no ``compile`` has taken yet: (key, request, scratch folder)."""
-        self._answers: dict[str, tuple[CallResult, Path]] = {}
-        self._load_failed_ahead = False
-
-    def send_ahead(self, jobs: list[tuple[dict[str, Any], CompileTarget, Path]]) -> bool:
-        """Write the load request and one compile request per (launch, target, output folder) to the child
-        now, without waiting, so it compiles while the parent goes on; ``compile`` with the same
-        arguments takes the answer. Only where the child is ready (never waits for its start); False
-        where nothing was sent. The requests are the ones ``compile`` would send."""
-        if self._ahead or self._answers or self._loaded is not None or not self.worker.ready_now():
-            return False
-        load = self.worker.send("load", self.load_request)
-        self._ahead.append(("load", load, self._scratch))
-        for entry, target, out_dir in jobs:
-            self._n += 1
-            scratch = self._scratch / str(self._n)
-            sent = self.worker.send("triton_static_compile", self._payload(entry, target, scratch))
-            self._ahead.append((self._key(entry, target, out_dir), sent, scratch))
-        return True
-
-    @staticmethod
-    def _key(entry: dict[str, Any], target: CompileTarget, out_dir: Path) -> str:
-        return json.dumps([entry, target.label, str(out_dir)], sort_keys=True, default=str)
-
-    def _payload(self, entry: dict[str, Any], target: CompileTarget, scratch: Path) -> dict[str, Any]:
-        return {"launch": entry, "target": target.payload(), "out_dir": str(scratch),
-                "src_root": str(self.src), "recorded_root": self.recorded_root}
-
-    def _take_ahead(self, timeout: float) -> None:
-        """Every answer to the requests ``send_ahead`` wrote, in the order sent. An answer the child
-        could not give because an earlier request stopped it is dropped: ``compile`` asks again, in a
-        new child, as it would have without sending ahead."""
-        ahead, self._ahead = self._ahead, []
-        for key, sent, scratch in ahead:
-            res = self.worker.receive(sent, self.limits.startup_timeout_s if key == "load" else timeout)
-            if sent.orphaned:
-                continue
-            if key == "load":
-                self._loaded = res.answered and res.ok
-                self.load_error = None if self._loaded else res.failure_text()[:1000]
-                if not self._loaded:
-                    self._load_failed_ahead = True  # the first compile reports it, as its own load would have
-                    for _, rest, _ in ahead[1:]:
-                        self.worker.receive(rest, timeout)  # answers to requests made without the submission
-                    return
-            else:
-                self._answers[key] = (res, scratch)
 
     def _load(self) -> bool:
         if self._loaded and self.worker.alive:
@@ -200,19 +150,14 @@ class TritonStaticCompiler:
         base = CompiledLaunch(kernel=entry.get("qualname") or entry["kernel"], file=entry.get("file"),
                               line=entry.get("line"), target=target.label,
                               launch={k: entry.get(k) for k in ("grid", "constexprs", "options", "count")})
-        if self._ahead:
-            self._take_ahead(timeout)
-        answered = self._answers.pop(self._key(entry, target, out_dir), None)
-        if answered is not None:
-            res, scratch = answered
-        else:
-            failed_ahead, self._load_failed_ahead = self._load_failed_ahead, False
-            if failed_ahead or not self._load():
-                return base.model_copy(update={"error": f"the submission could not be imported for compilation: "
-                                                         f"{self.load_error}", "error_kind": "sandbox"})
-            self._n += 1
-            scratch = self._scratch / str(self._n)
-            res = self.worker.call("triton_static_compile", self._payload(entry, target, scratch), timeout=timeout)
+        if not self._load():
+            return base.model_copy(update={"error": f"the submission could not be imported for compilation: "
+                                                     f"{self.load_error}", "error_kind": "sandbox"})
+        self._n += 1
+        scratch = self._scratch / str(self._n)
+        payload = {"launch": entry, "target": target.payload(), "out_dir": str(scratch),
+                   "src_root": str(self.src), "recorded_root": self.recorded_root}
+        res = self.worker.call("triton_static_compile", payload, timeout=timeout)
         if not res.answered:
             self._loaded = None
             kind = res.crash.kind if res.crash else "crash"

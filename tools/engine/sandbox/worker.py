@@ -9,9 +9,7 @@ or garbage on the pipe ends in a typed ``ChildCrash``, never in an exception or 
 
 from __future__ import annotations
 
-import collections
 import ctypes
-import dataclasses
 import itertools
 import json
 import logging
@@ -111,23 +109,6 @@ class CallResult(BaseModel):
         if self.error is not None:
             return f"{self.error.get('type')}: {self.error.get('message')}"
         return ""
-
-
-@dataclasses.dataclass
-class Sent:
-    """A request written to a child (``SandboxWorker.send``) whose answer ``receive`` has not taken yet."""
-    op: str
-    rid: int
-    serial: int
-    label: str
-    out_start: int
-    err_start: int
-    oom_before: int
-    t0: float
-    failed: CallResult | None = None
-    """The answer already known: the child could not be started or asked, or stopped before answering."""
-    orphaned: bool = False
-    """Sent, then its child stopped (an earlier request's crash or timeout) before it was answered."""
 
 
 def _alarm_record(line: bytes) -> dict[str, Any]:
@@ -303,7 +284,6 @@ class SandboxWorker:
         self.alarm_sink = alarm_sink if alarm_sink is not None else []
         """Every alarm record of this worker's children, in order (a session shares one list among its workers)."""
         self._buf = b""
-        self._outstanding: collections.deque[Sent] = collections.deque()
         self.starts = 0
         self.requests = 0
         """Requests sent to the current child since its launch (0: it has run nothing asked of it)."""
@@ -341,18 +321,6 @@ class SandboxWorker:
     def launched(self) -> bool:
         """Started and not yet waited for (``launch`` without ``wait_ready``)."""
         return self._pending_ready
-
-    def ready_now(self) -> bool:
-        """Whether ``send`` would write at once, never waiting for a start: the child is up and has
-        answered its start, or its ready message (or its end) is already on the pipe. Never blocks."""
-        if not self._pending_ready:
-            return self.alive
-        if self._resp_r is None:
-            return False
-        if b"\n" in self._buf:
-            return True
-        ready, _, _ = select.select([self._resp_r], [], [], 0)
-        return bool(ready)
 
     @property
     def pristine(self) -> bool:
@@ -472,7 +440,6 @@ class SandboxWorker:
         self._cgroup, self._memcg = cgroup, memcg
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed = alarm_r, b"", 0, False
-        self._orphan()
         self.starts += 1
         self._serial = next(_SERIALS)
         self.requests = 0
@@ -527,7 +494,6 @@ class SandboxWorker:
                           error=msg.get("error"), duration_s=dt)
 
     def close(self) -> None:
-        self._orphan()
         if self.proc is not None:
             self._kill()
         self._drain_alarms("end")
@@ -612,28 +578,24 @@ class SandboxWorker:
     def call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
         """Send one request and wait for its answer, or for the child's death, or the timeout; with the
         alarms the child raised meanwhile (read after the answer: the child writes them first)."""
-        return self.receive(self.send(op, payload), timeout)
+        res = self._call(op, payload, timeout)
+        alarms = self._drain_alarms(op, answered=res.answered)
+        return res.model_copy(update={"alarms": alarms, "child": self.child_id})
 
-    def send(self, op: str, payload: dict[str, Any] | None = None) -> Sent:
-        """Write one request without waiting for its answer (the child is started, or waited for, first),
-        so the child works while the parent goes on; ``receive`` takes the answer. Answers come in the
-        order the requests were sent, and only a child that is the worker's own when asked answers."""
+    def _call(self, op: str, payload: dict[str, Any] | None = None, timeout: float | None = None) -> CallResult:
         if self._pending_ready or not self.alive:
             started = self.wait_ready() if self._pending_ready else self.start()
             if not started.answered or not started.ok:
-                return Sent(op=op, rid=0, serial=self._serial, label="", out_start=0, err_start=0, oom_before=0,
-                            t0=time.monotonic(), failed=started)
+                return started
         assert self._req_w is not None
         # Rationale: unpredictable ids, so code in the child cannot cheaply forge the next answer.
         rid = secrets.randbits(62) or 1
         self.requests += 1
         line = (json.dumps({"id": rid, "op": op, "payload": payload or {}}) + "\n").encode()
-        if not self._outstanding:  # trimmed logs would move the offsets an earlier request's tails start at
-            self._trim_logs()
+        self._trim_logs()
         out_start, err_start = _size(self._out), _size(self._err)
-        case = (payload or {}).get("case")
-        sent = Sent(op=op, rid=rid, serial=self._serial, label=case.get("label", "") if isinstance(case, dict) else "",
-                    out_start=out_start, err_start=err_start, oom_before=self._budget_oom_kills(), t0=time.monotonic())
+        oom_before = self._budget_oom_kills()
+        t0 = time.monotonic()
         try:
             view = memoryview(line)
             while view:
@@ -641,44 +603,24 @@ class SandboxWorker:
                 view = view[n:]
         except OSError:
             crash = self._crash_after_eof(out_start, err_start)
-            sent.failed = CallResult(answered=False, crash=crash, duration_s=time.monotonic() - sent.t0,
-                                     stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
-            return sent
-        self._outstanding.append(sent)
-        return sent
-
-    def receive(self, sent: Sent, timeout: float | None = None) -> CallResult:
-        """The answer to ``sent`` (every request sent before it must have been received), the child's
-        death, or the timeout, counted from now: time the parent spent elsewhere is never charged to the
-        child. With the alarms the child raised meanwhile."""
-        res = self._receive(sent, timeout)
-        alarms = self._drain_alarms(sent.op, answered=res.answered)
-        return res.model_copy(update={"alarms": alarms, "child": self.child_id})
-
-    def _receive(self, sent: Sent, timeout: float | None) -> CallResult:
-        if sent.failed is not None:
-            return sent.failed
-        if not self._outstanding or self._outstanding[0] is not sent or sent.serial != self._serial:
-            raise RuntimeError(f"answer to {sent.op!r} taken out of order or from another child")
-        self._outstanding.popleft()
-        out_start, err_start, rid, op = sent.out_start, sent.err_start, sent.rid, sent.op
+            return CallResult(answered=False, crash=crash, duration_s=time.monotonic() - t0,
+                              stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         msg, crash = self._read_message(timeout or self.limits.call_timeout_s, out_start, err_start, rid)
-        dt = time.monotonic() - sent.t0
+        dt = time.monotonic() - t0
         if _log.isEnabledFor(logging.DEBUG):  # where a review's time goes, per request (benchmarks/profile_review.py)
+            case = (payload or {}).get("case")
             _log.debug("child %s: %s in %.3f s%s %s", self.name, op, dt, "" if crash is None else f" ({crash.kind})",
-                       sent.label)
+                       case.get("label", "") if isinstance(case, dict) else "")
         out_tail = _tail(self._out, out_start)
         err_tail = _tail(self._err, err_start)
         if crash is not None:
-            self._orphan(crash)
             return CallResult(answered=False, crash=crash, duration_s=dt,
                               stdout_tail=crash.stdout_tail, stderr_tail=crash.stderr_tail)
         assert msg is not None
         if (over := self._disk_over()) is not None:
-            crash = self._disk_crash(over, out_tail, err_tail)
-            self._orphan(crash)
-            return CallResult(answered=False, crash=crash, duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
-        if self._budget_oom_kills() > sent.oom_before:
+            return CallResult(answered=False, crash=self._disk_crash(over, out_tail, err_tail), duration_s=dt,
+                              stdout_tail=out_tail, stderr_tail=err_tail)
+        if self._budget_oom_kills() > oom_before:
             # Rationale: a process of the sandbox was killed for its memory budget during this call (a
             # forked helper, say) even though the child answered: the breach is the verdict, and the
             # child, short of a process, is not trusted with the next request
@@ -687,21 +629,9 @@ class SandboxWorker:
                                "(all its processes and its /tmp and /dev/shm files together) was exceeded during "
                                "the call; a process was killed and the child stopped",
                                stdout_tail=out_tail, stderr_tail=err_tail)
-            self._orphan(crash)
             return CallResult(answered=False, crash=crash, duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=msg.get("result") or {},
                           error=msg.get("error"), duration_s=dt, stdout_tail=out_tail, stderr_tail=err_tail)
-
-    def _orphan(self, crash: ChildCrash | None = None) -> None:
-        """Requests sent and not yet answered when their child stopped: each is answered by the stop
-        (``Sent.orphaned``), so its receiver can ask a new child, as it would have had it waited."""
-        why = crash.message if crash is not None else "the child was stopped"
-        while self._outstanding:
-            sent = self._outstanding.popleft()
-            sent.orphaned = True
-            sent.failed = CallResult(answered=False, crash=ChildCrash(
-                kind=crash.kind if crash is not None else "exit",
-                message=f"the child stopped before it answered this request ({why})"))
 
     @property
     def child_id(self) -> str:

@@ -170,86 +170,24 @@ def test_once_the_submission_runs_later_tools_start_their_children_ahead(tmp_pat
         ctx.session.close()
 
 
-def test_requests_sent_ahead_are_answered_in_order_and_a_crash_answers_those_behind_it(tmp_path) -> None:
-    """``send`` writes a request without waiting (the child works while the parent goes on); ``receive``
-    takes the answers in the order sent. A request whose child dies answers every request behind it
-    (``orphaned``), so their senders ask a new child, as they would have had they waited."""
-    work = tmp_path / "w"
-    worker = SandboxWorker("ahead", work, SandboxLimits(startup_timeout_s=120.0))
+
+def test_the_second_many_calls_child_stands_by_once_generality_ends(tmp_path, config) -> None:
+    """``_start_ahead``: integrity_runtime's ``ahead`` (the many-calls probe's second child, its pid raised)
+    runs when the tool its ``ahead_after`` names ends, not at another tool's end; a second call, as
+    ``_run`` makes, starts nothing more."""
+    from reviewer.graph.nodes import _start_ahead
+    from tools.integrity.runtime_tool import IntegrityRuntimeTool
+
+    ctx = _spine_ctx(tmp_path, config)
     try:
-        worker.launch()
-        deadline = time.monotonic() + 120
-        while not worker.ready_now():  # never blocks: the ready message is on the pipe, or not yet
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        first, second = worker.send("ping"), worker.send("ping")
-        with pytest.raises(RuntimeError):
-            worker.receive(second)
-        a, b = worker.receive(first), worker.receive(second)
-        assert a.ok and b.ok and a.result == b.result == {"pong": True}
-        assert worker.requests == 2
-
-        dies = work / "dies.py"
-        dies.write_text("import os\nos._exit(3)\n")
-        dying = worker.send("load", {"format": "kernelbench", "role": "submission",
-                                     "spec": {"submission_path": str(dies)}})
-        behind = worker.send("ping")
-        res = worker.receive(dying)
-        assert not res.answered and res.crash is not None and res.crash.exit_code == 3, res
-        assert behind.orphaned and not dying.orphaned
-        after = worker.receive(behind)
-        assert not after.answered and after.crash is not None
-        assert "stopped before it answered" in after.crash.message
-        again = worker.call("ping")  # a new child serves the next request
-        assert again.ok and worker.starts == 2
+        assert ctx.session.load_submission().ok
+        _start_ahead(ctx, "numerics", ["integrity_runtime"])
+        assert not ctx.session._spares.get("submission")
+        _start_ahead(ctx, "generality", ["integrity_runtime"])
+        spares = ctx.session._spares["submission"]
+        assert [s.pid_target for s in spares] == [IntegrityRuntimeTool._second_pid(ctx)]
+        assert spares[0].launched
+        IntegrityRuntimeTool().ahead(ctx)
+        assert len(ctx.session._spares["submission"]) == 1
     finally:
-        worker.close()
-
-
-def _resources_items(ctx) -> list[tuple]:
-    from tools.resources import ResourcesTool
-
-    def untimed(x):
-        if isinstance(x, dict):
-            return {k: untimed(v) for k, v in x.items() if not k.endswith("seconds")}
-        return x
-
-    ResourcesTool().run(ctx)
-    return [(e.outcome, e.defect, e.summary, untimed(e.result), e.inputs, e.config)
-            for e in ctx.evidence if e.tool == "resources"]
-
-
-def test_work_started_ahead_gives_the_items_the_tool_gives_without_it(tmp_path, config) -> None:
-    """``_start_ahead`` once generality ends: resources captures its launches and sends every compile to its
-    compile child, integrity_runtime's second child stands by; the resources items are those of a review
-    that sent nothing ahead."""
-    from reviewer.graph.nodes import _prepare_ahead, _start_ahead
-    from tools.resources import _Captured, _PreparedCompiler
-
-    (tmp_path / "a").mkdir()
-    (tmp_path / "b").mkdir()
-    ahead, plain = _spine_ctx(tmp_path / "a", config), _spine_ctx(tmp_path / "b", config)
-    try:
-        for ctx in (ahead, plain):
-            assert ctx.session.load_submission().ok
-            _prepare_ahead(ctx, ["resources"])
-        compiler = ahead.facts.get(_PreparedCompiler).compiler
-        deadline = time.monotonic() + 120
-        while not compiler.worker.ready_now():
-            assert time.monotonic() < deadline
-            time.sleep(0.05)
-        _start_ahead(ahead, "numerics", ["resources", "integrity_runtime"])  # not the tool they wait for
-        assert ahead.facts.get(_Captured) is None and not compiler._ahead
-        spares = len(ahead.session._spares.get("submission", []))
-        _start_ahead(ahead, "generality", ["resources", "integrity_runtime"])
-        captured = ahead.facts.get(_Captured)
-        assert captured is not None and captured.data and captured.data["launches"]
-        assert [key for key, _, _ in compiler._ahead][0] == "load" and len(compiler._ahead) == 3  # sm_90, sm_80
-        assert len(ahead.session._spares["submission"]) == spares + 1  # the second child, its pid raised
-        got, want = _resources_items(ahead), _resources_items(plain)
-        assert [i[0] for i in got] == ["pass", "pass"]
-        # the same items, but for the folders each review works in
-        assert repr(got).replace(str(tmp_path / "a"), "X") == repr(want).replace(str(tmp_path / "b"), "X")
-    finally:
-        for ctx in (ahead, plain):
-            ctx.session.close()
+        ctx.session.close()
