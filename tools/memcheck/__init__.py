@@ -45,8 +45,18 @@ class MemcheckTool(Tool):
             return ctx.setup.why_not
         return None
 
+    # Rationale: the spare the sanitized runs restart into starts once the generality search ends, on the
+    # core the chain of single calls after it leaves idle, not beside the search, which keeps both busy
+    # (issue 34); it is up long before this tool, which runs last.
+    ahead_after = "generality"
+
     def prepare(self, ctx: ToolContext) -> None:
-        # a spare only where the sanitized runs use the review's own child (``_session``)
+        # a spare only where the sanitized runs use the review's own child (``_session``); where the search
+        # runs, ``ahead`` starts it when the search ends
+        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env and self.ahead_after not in ctx.plan.tools:
+            super().prepare(ctx)
+
+    def ahead(self, ctx: ToolContext) -> None:
         if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
             super().prepare(ctx)
 

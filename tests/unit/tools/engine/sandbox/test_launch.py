@@ -191,3 +191,28 @@ def test_the_second_many_calls_child_stands_by_once_generality_ends(tmp_path, co
         assert len(ctx.session._spares["submission"]) == 1
     finally:
         ctx.session.close()
+
+
+def test_the_memcheck_spare_starts_when_generality_ends_where_the_search_runs(tmp_path, config) -> None:
+    """memcheck's spare submission child: with the generality search in the plan it starts when the search
+    ends (``ahead``), not beside it (``prepare``); without the search, at ``prepare`` as before."""
+    from reviewer.graph.nodes import _prepare_ahead, _start_ahead
+    from tools.engine.review_plan import ReviewPlan
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    searched, alone = _spine_ctx(tmp_path / "a", config), _spine_ctx(tmp_path / "b", config)
+    try:
+        searched.plan = ReviewPlan(tools=["builds", "generality", "memcheck"])
+        alone.plan = ReviewPlan(tools=["builds", "memcheck"])
+        for ctx in (searched, alone):
+            assert ctx.session.load_submission().ok
+            _prepare_ahead(ctx, ["memcheck"])
+        assert not searched.session._spares.get("submission")
+        assert len(alone.session._spares["submission"]) == 1
+        _start_ahead(searched, "generality", ["memcheck"])
+        spares = searched.session._spares["submission"]
+        assert len(spares) == 1 and spares[0].pid_target is None and spares[0].launched
+    finally:
+        for ctx in (searched, alone):
+            ctx.session.close()
