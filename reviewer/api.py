@@ -93,7 +93,7 @@ _FROZEN = False
 def freeze_imports() -> None:
     """Once per process, after the review's imports (torch, the graph, every tool): what exists now is
     moved out of the garbage collector's reach (``gc.freeze``), so its full collections walk only what the
-    reviews make. On the README demo the parent's collections took 0.6 s of CPU, 0.17 s frozen
+    reviews make. On the README demo the parent's collections took 0.56-0.66 s of CPU, 0.26-0.27 s frozen
     (``python benchmarks/parent_gc.py``). Once only: a long-lived process (``kreview serve``, batch) freezes
     its imports and what its first review had made by then (its context and children's handles, freed by
     reference counting as ever; only a cycle among them would outlive it), never a later review's objects."""
