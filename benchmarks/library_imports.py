@@ -11,8 +11,8 @@ release against the installed one in the same run. Prints a table and JSON on th
 
 Why it exists: with numpy 2.4, ml_dtypes 0.7.0 takes 0.7-0.9 s to import on the 2-core dev machine
 (its extension registers each new ufunc loop with a linear search of the loops before it), 0.6.0 0.09 s
-(numpy's own import included; after numpy: 0.68 against 0.008 s); JAX imports it, so every Pallas child paid it at each start (pyproject.toml keeps ml_dtypes
-below 0.7 for that reason).
+(numpy's own import included; after numpy: 0.68 against 0.008 s); JAX imports it, so every Pallas child
+paid it at each start (pyproject.toml keeps ml_dtypes below 0.7 for that reason).
 """
 
 from __future__ import annotations

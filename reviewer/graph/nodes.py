@@ -29,6 +29,8 @@ from reviewer.runs import write_review
 from tools.engine.sandbox.isolation import isolation
 
 if TYPE_CHECKING:  # the tools (and torch) load only where a review runs (not for sign-off)
+    from collections.abc import Callable
+
     from tools.engine.tool import Tool
 
 
@@ -129,28 +131,25 @@ def _prepare_ahead(ctx: Any, names: list[str]) -> None:
     """Once the submission runs, each tool still to come starts what it would wait for (``Tool.prepare``:
     a spare child, a compile child) while the tools before it work. A tool whose ``prepare`` fails starts
     it when it runs, as it would have."""
-    from tools.engine.registry import tools
-
-    table = tools()
-    for name in names:
-        try:
-            table[name]().prepare(ctx)
-        except Exception:  # noqa: BLE001, S112 - an early start only saves time; the tool reports for itself
-            continue
+    _early(names, lambda tool: tool.prepare(ctx))
 
 
 def _start_ahead(ctx: Any, finished: str, names: list[str]) -> None:
     """The tools still to come that start their work ahead once ``finished`` has ended (``Tool.ahead``).
     One whose ``ahead`` fails does that work when it runs, as it would have."""
+    _early(names, lambda tool: tool.ahead(ctx) if tool.ahead_after == finished else None)
+
+
+def _early(names: list[str], start: Callable[[Tool], None]) -> None:
+    """``start`` for each of the tools ``names``; one that fails is left to start what it needs when it
+    runs (an early start only saves time; the tool reports for itself)."""
     from tools.engine.registry import tools
 
     table = tools()
     for name in names:
-        if table[name].ahead_after != finished:
-            continue
         try:
-            table[name]().ahead(ctx)
-        except Exception:  # noqa: BLE001, S112 - working ahead only saves time; the tool reports for itself
+            start(table[name]())
+        except Exception:  # noqa: BLE001, S112 - see the docstring
             continue
 
 

@@ -51,13 +51,13 @@ class MemcheckTool(Tool):
     ahead_after = "generality"
 
     def prepare(self, ctx: ToolContext) -> None:
-        # a spare only where the sanitized runs use the review's own child (``_session``); where the search
-        # runs, ``ahead`` starts it when the search ends
-        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env and self.ahead_after not in ctx.plan.tools:
+        # a spare only where the sanitized runs use the review's own child; where the search runs, ``ahead``
+        # starts it when the search ends
+        if self._review_child(ctx) and self.ahead_after not in ctx.plan.tools:
             super().prepare(ctx)
 
     def ahead(self, ctx: ToolContext) -> None:
-        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
+        if self._review_child(ctx):
             super().prepare(ctx)
 
     def run(self, ctx: ToolContext) -> None:
@@ -139,10 +139,16 @@ class MemcheckTool(Tool):
         return False
 
     @staticmethod
+    def _review_child(ctx: ToolContext) -> bool:
+        """Whether the sanitized runs use the review's own submission child: its children already run the
+        interpreter (no GPU), so ``_session`` restarts that child instead of starting a session of its own."""
+        return ctx.setup.interpreted and _INTERPRET in ctx.setup.env
+
+    @staticmethod
     def _session(ctx: ToolContext) -> tuple[SandboxSession, bool]:
         """The review's session when its children already run the interpreter, else a private one
         with ``TRITON_INTERPRET=1`` (on a GPU machine the reviewer's children run compiled kernels)."""
-        if ctx.setup.interpreted and _INTERPRET in ctx.setup.env:
+        if MemcheckTool._review_child(ctx):
             # Rationale: an earlier unsanitized call may have corrupted the shared child's heap
             # without killing it; the sanitized runs start from a fresh submission child.
             ctx.session.restart("submission")

@@ -43,23 +43,18 @@ def install(config: dict[str, Any]) -> None:
     import tools.engine.harness.ops as ops
 
     ops.op(OP)(_compile)
+    # Rationale: the warm-up. A kernel of ours (tools/engine/compilers/triton_warmup.py) compiled for a CUDA
+    # target before the child says it is ready pays the compiler's one-time start (LLVM's and the backend's
+    # set-up) while the child starts ahead (``ResourcesTool.prepare``), not in the first compile the
+    # resources tool waits for (a small kernel's first compile took 0.54 s of CPU, the next 0.05 s). Before
+    # any code of the task or the submission is imported; it writes nothing but Triton's cache. Where it
+    # fails (no CUDA backend in this Triton, a Triton that does not import) the first real compile pays the
+    # start, or says what is wrong, as before.
     try:
         from tools.engine.compilers.triton_warmup import scale
-    except Exception:  # noqa: BLE001 - a Triton that cannot even import says so at the first compile
-        return
-    warm_up(scale)
 
-
-def warm_up(kernel: Any) -> None:
-    """Compile ``kernel`` (ours: tools/engine/compilers/triton_warmup.py) for a CUDA target before the child
-    says it is ready: the compiler's one-time start (LLVM's and the backend's set-up) is then paid while
-    the child starts ahead (``ResourcesTool.prepare``), not in the first compile the resources tool waits
-    for (a small kernel's first compile took 0.54 s of CPU, the next 0.05 s). Before any code of the task or
-    the submission is imported; it writes nothing but Triton's cache, and where it fails (no CUDA backend
-    in this Triton) the first real compile pays the start, as before."""
-    try:
-        compile_warmup_kernel(kernel)
-    except Exception:  # noqa: BLE001, S110 - only time is at stake: the submission's first compile starts it
+        compile_warmup_kernel(scale)
+    except Exception:  # noqa: BLE001, S110 - only time is at stake
         pass
 
 

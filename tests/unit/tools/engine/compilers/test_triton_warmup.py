@@ -1,4 +1,4 @@
-"""The compile child's warm-up (tools/engine/compilers/triton_child.py ``warm_up``) swallows its failures,
+"""The compile child's warm-up (tools/engine/compilers/triton_child.py ``install``) swallows its failures,
 since only time is at stake; this checks it does not fail everywhere unseen: with the installed Triton
 the warm-up kernel compiles to PTX and a cubin for sm_90, without a GPU."""
 
