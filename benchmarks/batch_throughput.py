@@ -53,11 +53,15 @@ class Meter:
         self._seen: set[int] = set()
 
     def sample(self, proc) -> None:  # noqa: ANN001 - a subprocess.Popen
-        """Add the CPU time of every process in the child's process group (it leads its own session)."""
+        """Add the CPU time of the child and every process below it (their own and that of the processes
+        they reaped). By parent pid, not process group: bubblewrap's ``--new-session`` puts the sandboxed
+        processes in a session and group of their own, so the launched process's group holds only bubblewrap."""
         if proc is None or proc.pid in self._seen:
             return
         self._seen.add(proc.pid)
         tick = os.sysconf("SC_CLK_TCK")
+        parent: dict[int, int] = {}
+        cpu: dict[int, int] = {}
         for d in Path("/proc").iterdir():
             if not d.name.isdigit():
                 continue
@@ -65,8 +69,15 @@ class Meter:
                 fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[2]) == proc.pid:  # pgrp
-                self.child_cpu_s += sum(int(x) for x in fields[11:15]) / tick
+            parent[int(d.name)] = int(fields[1])
+            cpu[int(d.name)] = sum(int(x) for x in fields[11:15])
+        below = {proc.pid}
+        grew = True
+        while grew:
+            more = {pid for pid, ppid in parent.items() if ppid in below and pid not in below}
+            below |= more
+            grew = bool(more)
+        self.child_cpu_s += sum(cpu.get(pid, 0) for pid in below) / tick
 
     def install(self) -> None:
         from tools.engine.sandbox.worker import SandboxWorker
