@@ -1,20 +1,25 @@
-"""Where the test suite's review CPU goes: child starts, requests and the parent, per kernel review.
+"""Where the test suite's review CPU goes: sandbox child starts, restarts, requests and the parent.
 
     python benchmarks/suite_cpu.py [REGEX ...] [--json OUT.json]
 
 The kernel-verdict reviews (tests/e2e/test_kernel_verdicts.py) are most of the suite's time, and CI runs on 2
-cores that the suite keeps busy (``-n 2``: 1.96 of 2 cores busy on a run of 52 of them), so what CI takes is
-their CPU, not their wall time. Each case whose id (``family/file``) matches a REGEX (all without one) is
-reviewed here, one after another in this process, as the test does: the family's reference beside the file,
-the corpus's tools and settings, seed 1234, and one reference store for the whole run (the suite shares one
-among its workers). Per review: wall, the machine's busy CPU over the review (``/proc/stat``: run it on an
-otherwise idle machine), the parent's own CPU, the sandbox children launched and started (ready), and the
-seconds of each request (the sandbox worker's debug log).
+cores that the suite keeps busy (``-n 2``: 1.96 of 2 cores busy over 52 of these reviews), so what CI takes is
+their CPU, not their wall time. Each case whose id (``family/file``) matches a REGEX (all without one; cases
+the test would skip, such as CUDA files without nvcc, are left out) is reviewed here, one after another in this
+process, as the test does (the family's reference beside the file, the corpus's tools and settings, seed
+1234), with one reference store for the whole run, as the suite's workers share one.
 
-First it starts one sandbox child three times and takes the median busy CPU of a start (its interpreter,
-preludes, torch, Triton and harness imports). ``start_share`` = children started x that figure / all busy CPU:
-the part of the reviews' CPU a child forked from an imported one (docs/sandbox.md, "Forked children") would
-save, less its fork (about 12 ms, benchmarks/sandbox_start.py). Prints a table and JSON on the last line.
+Per review, with batch_throughput.py's ``Meter`` (parent-side timing of every child launch and request, and
+the children's CPU read from /proc before they end): wall; the parent's own CPU; the children's CPU; the
+children launched (spares included), started (a ready message or a failed start, from the sandbox worker's
+debug log) and restarted (a role started again within its review: what a child forked from an imported one
+would replace, docs/sandbox.md "Where a review's time goes"); the parent's wall wait per request kind; and
+the machine's busy CPU over the review (``/proc/stat``, a cross-check that needs an otherwise idle machine).
+
+Then, for each set of preludes the launched children had, it starts such a child three times and takes the
+median CPU of its start (interpreter, preludes such as Triton's or JAX's imports, torch and the harness):
+``start_s`` is the CPU of every launch at that price (an upper bound: a spare stopped early costs less),
+``restart_s`` that of the restarts. Prints a table and JSON on the last line.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import argparse
 import collections
 import json
 import logging
+import os
 import re
 import shutil
 import statistics
@@ -30,131 +36,153 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-_CALL = re.compile(r"child (\S+): (\S+) in ([\d.]+) s")
+from batch_throughput import Meter  # noqa: E402
+
+_STARTED = re.compile(r"child (\S+): started in ")
 
 
 def busy_cpu_s() -> float:
-    """Seconds of CPU the whole machine spent busy since boot (every state but idle and iowait)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / 100
+    """CPU seconds the whole machine spent busy since boot (user, nice, system, irq, softirq, steal)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-class _Lines(logging.Handler):
+class _Started(logging.Handler):
+    """The names of the children that started (the worker's debug line at each ready message)."""
+
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
+        self.names: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(record.getMessage())
+        if hit := _STARTED.match(record.getMessage()):
+            self.names.append(hit.group(1))
 
 
-def start_cpu_s(folder: Path, repeats: int = 3) -> float:
-    """The median busy CPU of one sandbox child's start (launch to ready)."""
+def skipped(marks: Any) -> bool:
+    """True where one of a case's marks is a ``skipif`` whose condition holds here."""
+    return any(getattr(m, "name", "") == "skipif" and m.args and m.args[0] for m in marks)
+
+
+def start_cpu_s(folder: Path, kind: dict[str, Any], repeats: int = 3) -> float:
+    """The median CPU of starting, to its ready message, a child with ``kind``'s preludes and settings."""
     from reviewer.core.limits import SandboxLimits
     from tools.engine.sandbox.worker import SandboxWorker
 
     spent = []
     for i in range(repeats):
-        w = SandboxWorker(f"bench{i}", folder / f"w{i}", SandboxLimits())
-        b0 = busy_cpu_s()
+        meter = Meter()
+        w = SandboxWorker(f"calibrate{i}", folder / f"w{i}", SandboxLimits(), preludes=kind["preludes"],
+                          child_config=kind["child_config"], env_extra=kind["env_extra"])
         res = w.start()
-        spent.append(busy_cpu_s() - b0)
+        meter.sample(w.proc)
         w.remove()
         if not (res.answered and res.ok):
-            raise SystemExit(f"a sandbox child did not start: {res.failure_text()}")
+            raise RuntimeError(f"a sandbox child did not start: {res.failure_text()}")
+        spent.append(meter.child_cpu_s)
     return statistics.median(spent)
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("patterns", nargs="*", help="regular expressions over case ids (family/file)")
-    ap.add_argument("--json", type=Path, help="also write the figures here")
+    ap.add_argument("--json", type=Path, help="also write every review's figures here")
     args = ap.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="kreview-suite-cpu-"))
-    import os
+    from tests.e2e import test_kernel_verdicts as verdicts
 
+    cases = {p.id: (p.values, p.marks) for p in verdicts.CASES}
+    chosen = [c for c in cases if (not args.patterns or any(re.search(p, c) for p in args.patterns))
+              and not skipped(cases[c][1])]
+    if not chosen:
+        print("no case matches", file=sys.stderr)
+        return 2
+    work = Path(tempfile.mkdtemp(prefix="kreview-suite-cpu-"))
     os.environ["KREVIEW_REFERENCE_CACHE"] = str(work / "reference-store")
     from reviewer.api import start_review
     from reviewer.core.config import ReviewConfig
     from reviewer.core.limits import SandboxLimits
-    from tests.e2e import test_kernel_verdicts as verdicts
     from tests.kernelfiles import materialize
     from tools.engine.sandbox import worker
 
-    lines = _Lines()
+    started = _Started()
     log = logging.getLogger(worker.__name__)
     log.setLevel(logging.DEBUG)
-    log.addHandler(lines)
-    launched: list[str] = []
+    log.addHandler(started)
+    meter = Meter()
+    meter.install()
+    kinds: dict[str, dict[str, Any]] = {}
+    launches: collections.Counter[str] = collections.Counter()
     launch = worker.SandboxWorker.launch
 
-    def counted(self: worker.SandboxWorker) -> None:
-        launched.append(self.name)
+    def recorded(self: worker.SandboxWorker) -> None:
+        # by what a start imports (preludes, device settings), not by the session's folders in its environment
+        key = json.dumps([self.preludes, self.child_config], sort_keys=True, default=str)
+        kinds.setdefault(key, {"preludes": list(self.preludes), "child_config": dict(self.child_config),
+                               "env_extra": dict(self.env_extra)})
+        launches[key] += 1
         launch(self)
 
-    worker.SandboxWorker.launch = counted  # type: ignore[method-assign]
-    cases = {p.id: p.values for p in verdicts.CASES}
-    chosen = [c for c in cases if not args.patterns or any(re.search(p, c) for p in args.patterns)]
-    if not chosen:
-        print("no case matches", file=sys.stderr)
-        return 2
+    worker.SandboxWorker.launch = recorded  # type: ignore[method-assign]
+    timeout = float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))
+    rows: list[dict[str, Any]] = []
     try:
-        per_start = start_cpu_s(work / "calibrate")
-        rows = []
         for i, cid in enumerate(chosen):
-            corpus, path = cases[cid]
+            (corpus, path), _ = cases[cid]
             spec = verdicts.CORPORA[corpus]
             sub = path.parent if path.is_relative_to(verdicts.EXAMPLES) else materialize(path, work / f"{i}" / "sub")
             base = ReviewConfig(runs_dir=work / f"{i}" / "runs", seed=1234, signoff=False,
-                                limits=SandboxLimits(call_timeout_s=60))
-            config = spec.config(path, base)
-            lines.lines.clear()
-            launched.clear()
+                                limits=SandboxLimits(call_timeout_s=timeout))
+            meter.reset()
+            started.names.clear()
             t0, b0, c0 = time.monotonic(), busy_cpu_s(), time.process_time()
-            review = start_review(sub, config)
-            row = {"case": cid, "wall_s": round(time.monotonic() - t0, 2), "busy_s": round(busy_cpu_s() - b0, 2),
-                   "parent_s": round(time.process_time() - c0, 2), "launched": len(launched),
-                   "started": sum("started in" in m for m in lines.lines), "overall": review.overall,
-                   "requests": collections.Counter(), "request_s": collections.Counter()}
-            for m in lines.lines:
-                if (hit := _CALL.match(m)) and hit.group(2) != "started":
-                    row["requests"][hit.group(2)] += 1
-                    row["request_s"][hit.group(2)] += float(hit.group(3))
-            rows.append(row)
-            print(f"{cid:58s} wall {row['wall_s']:6.2f}  busy {row['busy_s']:6.2f}  started {row['started']}",
-                  flush=True)
+            try:
+                overall = start_review(sub, spec.config(path, base)).overall
+            except Exception as exc:  # noqa: BLE001 - a review that raises is a row, not the end of the run
+                overall = f"error: {exc!r}"[:200]
+            names = list(started.names)
+            rows.append({"case": cid, "family": cid if cid.startswith("examples/") else cid.rsplit("/", 1)[0],
+                         "overall": overall, "wall_s": round(time.monotonic() - t0, 2),
+                         "busy_s": round(busy_cpu_s() - b0, 2), "parent_s": round(time.process_time() - c0, 2),
+                         "children_s": round(meter.child_cpu_s, 2), "launched": meter.starts, "started": len(names),
+                         "restarted": len(names) - len(set(names)),
+                         "request_wall_s": {k: round(v, 2) for k, v in meter.by_op.items()}})
+            r = rows[-1]
+            print(f"{cid:58s} wall {r['wall_s']:6.2f}  parent {r['parent_s']:5.2f}  children {r['children_s']:6.2f}"
+                  f"  started {r['started']} (restarted {r['restarted']})", flush=True)
+        price = {key: start_cpu_s(work / "calibrate", kind) for key, kind in kinds.items()}
     finally:
         worker.SandboxWorker.launch = launch  # type: ignore[method-assign]
+        log.removeHandler(started)
         shutil.rmtree(work, ignore_errors=True)
-    busy = sum(r["busy_s"] for r in rows)
-    started = sum(r["started"] for r in rows)
-    request_s: collections.Counter[str] = collections.Counter()
+    total = {k: round(sum(r[k] for r in rows), 1) for k in ("wall_s", "busy_s", "parent_s", "children_s")}
+    counts = {k: sum(r[k] for r in rows) for k in ("launched", "started", "restarted")}
+    # one start's price, weighted by how many children of each kind were launched
+    mean_start = sum(price[k] * n for k, n in launches.items()) / max(sum(launches.values()), 1)
+    cpu = total["parent_s"] + total["children_s"]
+    requests: collections.Counter[str] = collections.Counter()
     for r in rows:
-        request_s.update(r["request_s"])
-    families: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0, 0])
-    for r in rows:
-        f = families[r["case"].split("/")[0]]
-        f[0] += 1
-        f[1] += r["busy_s"]
-        f[2] += r["started"]
-    summary = {"reviews": len(rows), "busy_s": round(busy, 1), "wall_s": round(sum(r["wall_s"] for r in rows), 1),
-               "parent_s": round(sum(r["parent_s"] for r in rows), 1), "launched": sum(r["launched"] for r in rows),
-               "started": started, "start_cpu_s": round(per_start, 3),
-               "start_share": round(started * per_start / busy, 3) if busy else None,
-               "request_s": {k: round(v, 1) for k, v in request_s.most_common()},
-               "families": {k: {"reviews": v[0], "busy_s": round(v[1], 1), "started": v[2]}
-                            for k, v in sorted(families.items(), key=lambda kv: -kv[1][1])}}
-    print(f"\n{summary['reviews']} reviews: busy {summary['busy_s']} s, wall {summary['wall_s']} s, parent "
-          f"{summary['parent_s']} s; children started {started} (launched {summary['launched']}), "
-          f"{per_start:.2f} s of CPU each: {summary['start_share']:.0%} of the busy CPU")
-    for op, s in list(summary["request_s"].items())[:8]:
-        print(f"  {op:28s} {s:8.1f} s")
+        requests.update(r["request_wall_s"])
+    summary = {"reviews": len(rows), **total, **counts, "cpu_s": round(cpu, 1),
+               "start_cpu_s": {" ".join(kinds[k]["preludes"]) or "none": round(v, 2) for k, v in price.items()},
+               "start_s": round(counts["launched"] * mean_start, 1),
+               "restart_s": round(counts["restarted"] * mean_start, 1),
+               "request_wall_s": {k: round(v, 1) for k, v in requests.most_common()}}
+    share = (lambda s: f"{s / cpu:.0%}") if cpu else (lambda s: "n/a")
+    print(f"\n{len(rows)} reviews: {cpu:.1f} s of CPU (parent {total['parent_s']}, children {total['children_s']}; "
+          f"the machine's busy CPU {total['busy_s']}), wall {total['wall_s']} s")
+    print(f"children launched {counts['launched']}, started {counts['started']}, restarted {counts['restarted']}; "
+          f"a start {mean_start:.2f} s of CPU: starts {summary['start_s']} s ({share(summary['start_s'])}), "
+          f"restarts {summary['restart_s']} s ({share(summary['restart_s'])})")
+    for op, s in list(summary["request_wall_s"].items())[:8]:
+        print(f"  {op:28s} {s:8.1f} s waited")
     if args.json:
-        args.json.write_text(json.dumps({"summary": summary, "reviews": rows}, indent=1, default=dict))
+        args.json.write_text(json.dumps({"summary": summary, "reviews": rows}, indent=1))
     print(json.dumps(summary))
     return 0
 
