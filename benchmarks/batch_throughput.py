@@ -49,13 +49,15 @@ class Meter:
         self.call_s = 0.0
         self.inside_s = 0.0  # child-reported time in the submission / reference calls themselves
         self.by_op: dict[str, float] = {}
-        self.child_cpu_s = 0.0  # CPU seconds of the sandbox children (read from /proc before they end)
+        self.child_cpu_s = 0.0  # CPU seconds of the sandbox children killed (read from /proc before the kill)
         self._seen: set[int] = set()
 
     def sample(self, proc) -> None:  # noqa: ANN001 - a subprocess.Popen
-        """Add the CPU time of the child and every process below it (their own and that of the processes
-        they reaped). By parent pid, not process group: bubblewrap's ``--new-session`` puts the sandboxed
-        processes in a session and group of their own, so the launched process's group holds only bubblewrap."""
+        """Add the CPU time (their own and that of the processes they reaped) of every process below the
+        launched one, just before it is killed: a killed sandbox's processes are reaped by no process of
+        ours, so ``os.times`` never sees them. Found by parent pid, not process group: bubblewrap's
+        ``--new-session`` gives the sandboxed processes a group of their own. The launched process itself
+        is left out: this process reaps it, so ``os.times`` counts it (and a tree that ended on its own)."""
         if proc is None or proc.pid in self._seen:
             return
         self._seen.add(proc.pid)
@@ -77,7 +79,7 @@ class Meter:
             more = {pid for pid, ppid in parent.items() if ppid in below and pid not in below}
             below |= more
             grew = bool(more)
-        self.child_cpu_s += sum(cpu.get(pid, 0) for pid in below) / tick
+        self.child_cpu_s += sum(cpu.get(pid, 0) for pid in below - {proc.pid}) / tick
 
     def install(self) -> None:
         from tools.engine.sandbox.worker import SandboxWorker
@@ -114,22 +116,18 @@ class Meter:
                 meter.inside_s += float(res.result.get("run_seconds", 0.0))
             return res
 
-        close, shutdown = SandboxWorker.close, SandboxWorker.shutdown
+        kill = SandboxWorker._kill
 
-        def sampled_close(self):  # noqa: ANN001, ANN202
+        def sampled_kill(self):  # noqa: ANN001, ANN202 - every kill: close, a timeout, an OOM, a failed start
             meter.sample(self.proc)
-            return close(self)
-
-        def sampled_shutdown(self, timeout):  # noqa: ANN001, ANN202
-            meter.sample(self.proc)
-            return shutdown(self, timeout)
+            return kill(self)
 
         SandboxWorker.call = timed_call
         if split:
             SandboxWorker.wait_ready, SandboxWorker.launch = timed_start, counted_launch
         else:
             SandboxWorker.start = timed_start
-        SandboxWorker.close, SandboxWorker.shutdown = sampled_close, sampled_shutdown
+        SandboxWorker._kill = sampled_kill
 
 
 def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
@@ -147,7 +145,8 @@ def breakdown(paths: list[Path], tmp: Path, only: list[str] | None) -> dict:
         t0, c0 = time.perf_counter(), os.times()
         review = start_review(p, config)
         wall, c1 = time.perf_counter() - t0, os.times()
-        # CPU seconds of this process, of the tools it ran and reaped (ptxas ...) and of the sandbox children
+        # CPU seconds of this process, of what it reaped (tools such as ptxas, children that ended on their own)
+        # and of the sandbox children it killed (``Meter.sample``)
         cpu = (c1.user - c0.user) + (c1.system - c0.system) + (c1.children_user - c0.children_user) + (
             c1.children_system - c0.children_system) + meter.child_cpu_s
         rows.append({"case": p.name, "overall": review.overall, "wall_s": wall, "child_starts": meter.starts,
