@@ -3,23 +3,26 @@
     python benchmarks/suite_cpu.py [REGEX ...] [--json OUT.json]
 
 The kernel-verdict reviews (tests/e2e/test_kernel_verdicts.py) are most of the suite's time, and CI runs on 2
-cores that the suite keeps busy (``-n 2``: 1.96 of 2 cores busy over 52 of these reviews), so what CI takes is
+cores that the suite keeps busy (``-n 2``: 1.96 of 2 cores busy over 52 of these reviews, ``/proc/stat``
+around ``pytest -n 2 tests/e2e/test_kernel_verdicts.py -k "integrity_softmax or softmax/ or memcheck"``), so what CI takes is
 their CPU, not their wall time. Each case whose id (``family/file``) matches a REGEX (all without one; cases
 the test would skip, such as CUDA files without nvcc, are left out) is reviewed here, one after another in this
 process, as the test does (the family's reference beside the file, the corpus's tools and settings, seed
 1234), with one reference store for the whole run, as the suite's workers share one.
 
-Per review, with batch_throughput.py's ``Meter`` (parent-side timing of every child launch and request, and
-the children's CPU read from /proc before they end): wall; the parent's own CPU; the children's CPU; the
-children launched (spares included), started (a ready message or a failed start, from the sandbox worker's
-debug log) and restarted (a role started again within its review: what a child forked from an imported one
-would replace, docs/sandbox.md "Where a review's time goes"); the parent's wall wait per request kind; and
-the machine's busy CPU over the review (``/proc/stat``, a cross-check that needs an otherwise idle machine).
+Per review: wall; CPU as the parent's own, what it reaped (tools such as ptxas, children that ended on their
+own) and the sandbox children it killed (batch_throughput.py's ``Meter``, read from /proc just before each
+kill); children launched (spares included), started (a ready message waited for, or its failure), started
+with a pid target (the many-calls probe's second child) and restarted (a role of a session started again,
+without a pid target: what a child forked from an imported one would replace, docs/sandbox.md "Where a
+review's time goes"); the parent's wall wait per request kind; and the machine's busy CPU over the review
+(``/proc/stat``, a cross-check that needs an otherwise idle machine: what it shows beyond the CPU counted is
+what was missed, such as children that crashed).
 
-Then, for each set of preludes the launched children had, it starts such a child three times and takes the
-median CPU of its start (interpreter, preludes such as Triton's or JAX's imports, torch and the harness):
-``start_s`` is the CPU of every launch at that price (an upper bound: a spare stopped early costs less),
-``restart_s`` that of the restarts. Prints a table and JSON on the last line.
+Then, for each kind of child launched (its preludes and device settings), it starts such a child three
+times and takes the median CPU of its start (interpreter, preludes such as Triton's or JAX's imports, torch
+and the harness): ``start_s`` prices every start so, ``restart_s`` the restarts. ``--json`` keeps every
+review's figures (per family: group by ``family``). Prints a table and JSON on the last line.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import logging
 import os
 import re
 import shutil
@@ -44,8 +46,6 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from batch_throughput import Meter  # noqa: E402
 
-_STARTED = re.compile(r"child (\S+): started in ")
-
 
 def busy_cpu_s() -> float:
     """CPU seconds the whole machine spent busy since boot (user, nice, system, irq, softirq, steal)."""
@@ -53,16 +53,9 @@ def busy_cpu_s() -> float:
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-class _Started(logging.Handler):
-    """The names of the children that started (the worker's debug line at each ready message)."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.names: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if hit := _STARTED.match(record.getMessage()):
-            self.names.append(hit.group(1))
+def kind_of(w: Any) -> str:
+    """What a child's start costs depends on: its preludes and device settings (not its folders)."""
+    return json.dumps([w.preludes, w.child_config], sort_keys=True, default=str)
 
 
 def skipped(marks: Any) -> bool:
@@ -110,25 +103,27 @@ def main() -> int:
     from tests.kernelfiles import materialize
     from tools.engine.sandbox import worker
 
-    started = _Started()
-    log = logging.getLogger(worker.__name__)
-    log.setLevel(logging.DEBUG)
-    log.addHandler(started)
     meter = Meter()
     meter.install()
     kinds: dict[str, dict[str, Any]] = {}
     launches: collections.Counter[str] = collections.Counter()
-    launch = worker.SandboxWorker.launch
+    starts: list[tuple[str, str, int | None, str]] = []  # (session folder, role, pid target, kind) per start
+    launch, wait_ready = worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready
 
     def recorded(self: worker.SandboxWorker) -> None:
-        # by what a start imports (preludes, device settings), not by the session's folders in its environment
-        key = json.dumps([self.preludes, self.child_config], sort_keys=True, default=str)
+        key = kind_of(self)
         kinds.setdefault(key, {"preludes": list(self.preludes), "child_config": dict(self.child_config),
                                "env_extra": dict(self.env_extra)})
         launches[key] += 1
         launch(self)
 
+    def waited(self: worker.SandboxWorker) -> Any:
+        if self._pending_ready:  # a launched child's ready message (or its failure): one start
+            starts.append((str(self.workdir.parent), self.name, self.pid_target, kind_of(self)))
+        return wait_ready(self)
+
     worker.SandboxWorker.launch = recorded  # type: ignore[method-assign]
+    worker.SandboxWorker.wait_ready = waited  # type: ignore[method-assign]
     timeout = float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))
     rows: list[dict[str, Any]] = []
     try:
@@ -139,46 +134,62 @@ def main() -> int:
             base = ReviewConfig(runs_dir=work / f"{i}" / "runs", seed=1234, signoff=False,
                                 limits=SandboxLimits(call_timeout_s=timeout))
             meter.reset()
-            started.names.clear()
-            t0, b0, c0 = time.monotonic(), busy_cpu_s(), time.process_time()
+            starts.clear()
+            t0, b0, c0, o0 = time.monotonic(), busy_cpu_s(), time.process_time(), os.times()
             try:
                 overall = start_review(sub, spec.config(path, base)).overall
             except Exception as exc:  # noqa: BLE001 - a review that raises is a row, not the end of the run
                 overall = f"error: {exc!r}"[:200]
-            names = list(started.names)
+            o1 = os.times()
+            # a restart: a role of a session started again (never a child with a pid target, the many-calls
+            # probe's second child, which stays a separate start in the forked design)
+            seen: set[tuple[str, str]] = set()
+            restarts, second = [], []
+            for root, role, target, key in starts:
+                if target is not None:
+                    second.append(key)
+                elif (root, role) in seen:
+                    restarts.append(key)
+                seen.add((root, role))
             rows.append({"case": cid, "family": cid if cid.startswith("examples/") else cid.rsplit("/", 1)[0],
                          "overall": overall, "wall_s": round(time.monotonic() - t0, 2),
                          "busy_s": round(busy_cpu_s() - b0, 2), "parent_s": round(time.process_time() - c0, 2),
-                         "children_s": round(meter.child_cpu_s, 2), "launched": meter.starts, "started": len(names),
-                         "restarted": len(names) - len(set(names)),
+                         "reaped_s": round(o1.children_user - o0.children_user + o1.children_system
+                                           - o0.children_system, 2),
+                         "children_s": round(meter.child_cpu_s, 2), "launched": meter.starts,
+                         "started": len(starts), "restarted": len(restarts), "second_children": len(second),
+                         "started_kinds": [k for *_, k in starts], "restart_kinds": restarts,
                          "request_wall_s": {k: round(v, 2) for k, v in meter.by_op.items()}})
             r = rows[-1]
-            print(f"{cid:58s} wall {r['wall_s']:6.2f}  parent {r['parent_s']:5.2f}  children {r['children_s']:6.2f}"
-                  f"  started {r['started']} (restarted {r['restarted']})", flush=True)
+            print(f"{cid:58s} wall {r['wall_s']:6.2f}  parent {r['parent_s'] + r['reaped_s']:5.2f}  children "
+                  f"{r['children_s']:6.2f}  started {r['started']} (restarted {r['restarted']})", flush=True)
+        worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready = launch, wait_ready  # type: ignore[method-assign]
         price = {key: start_cpu_s(work / "calibrate", kind) for key, kind in kinds.items()}
     finally:
-        worker.SandboxWorker.launch = launch  # type: ignore[method-assign]
-        log.removeHandler(started)
+        worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready = launch, wait_ready  # type: ignore[method-assign]
         shutil.rmtree(work, ignore_errors=True)
-    total = {k: round(sum(r[k] for r in rows), 1) for k in ("wall_s", "busy_s", "parent_s", "children_s")}
-    counts = {k: sum(r[k] for r in rows) for k in ("launched", "started", "restarted")}
-    # one start's price, weighted by how many children of each kind were launched
-    mean_start = sum(price[k] * n for k, n in launches.items()) / max(sum(launches.values()), 1)
-    cpu = total["parent_s"] + total["children_s"]
+    total = {k: round(sum(r[k] for r in rows), 1)
+             for k in ("wall_s", "busy_s", "parent_s", "reaped_s", "children_s")}
+    counts = {k: sum(r[k] for r in rows) for k in ("launched", "started", "restarted", "second_children")}
+    cpu = total["parent_s"] + total["reaped_s"] + total["children_s"]
     requests: collections.Counter[str] = collections.Counter()
     for r in rows:
         requests.update(r["request_wall_s"])
+    labels = {k: " ".join([*(p.rsplit(".", 1)[-1] for p in v["preludes"]), v["child_config"].get("device", ""),
+                           (v["child_config"].get("virtual_gpu") or {}).get("key", "")]).strip()
+              for k, v in kinds.items()}
     summary = {"reviews": len(rows), **total, **counts, "cpu_s": round(cpu, 1),
-               "start_cpu_s": {" ".join(kinds[k]["preludes"]) or "none": round(v, 2) for k, v in price.items()},
-               "start_s": round(counts["launched"] * mean_start, 1),
-               "restart_s": round(counts["restarted"] * mean_start, 1),
+               "start_cpu_s": {labels[k]: round(v, 2) for k, v in price.items()},
+               "start_s": round(sum(price[k] for r in rows for k in r["started_kinds"]), 1),
+               "restart_s": round(sum(price[k] for r in rows for k in r["restart_kinds"]), 1),
                "request_wall_s": {k: round(v, 1) for k, v in requests.most_common()}}
-    share = (lambda s: f"{s / cpu:.0%}") if cpu else (lambda s: "n/a")
-    print(f"\n{len(rows)} reviews: {cpu:.1f} s of CPU (parent {total['parent_s']}, children {total['children_s']}; "
-          f"the machine's busy CPU {total['busy_s']}), wall {total['wall_s']} s")
-    print(f"children launched {counts['launched']}, started {counts['started']}, restarted {counts['restarted']}; "
-          f"a start {mean_start:.2f} s of CPU: starts {summary['start_s']} s ({share(summary['start_s'])}), "
-          f"restarts {summary['restart_s']} s ({share(summary['restart_s'])})")
+    share = (lambda x: f"{x / cpu:.0%}") if cpu else (lambda x: "n/a")
+    print(f"\n{len(rows)} reviews: {cpu:.1f} s of CPU (parent {total['parent_s']}, reaped by it {total['reaped_s']}, "
+          f"sandbox children killed {total['children_s']}; the machine's busy CPU {total['busy_s']}), "
+          f"wall {total['wall_s']} s")
+    print(f"children launched {counts['launched']}, started {counts['started']} ({counts['second_children']} with a "
+          f"pid target), restarted {counts['restarted']}: starts {summary['start_s']} s ({share(summary['start_s'])}),"
+          f" restarts {summary['restart_s']} s ({share(summary['restart_s'])})")
     for op, s in list(summary["request_wall_s"].items())[:8]:
         print(f"  {op:28s} {s:8.1f} s waited")
     if args.json:
