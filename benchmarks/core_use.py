@@ -23,10 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _stat() -> tuple[int, int]:
+def cpu_ticks() -> tuple[int, int]:
+    """The whole machine's CPU time since boot, in clock ticks: (all, idle + iowait). The first eight fields
+    only: guest time is already counted in user time."""
     with open("/proc/stat") as f:
-        values = [int(v) for v in f.readline().split()[1:]]
-    return sum(values), values[3] + values[4]  # all, idle + iowait
+        values = [int(v) for v in f.readline().split()[1:9]]
+    return sum(values), values[3] + values[4]
 
 
 def main() -> int:
@@ -40,9 +42,9 @@ def main() -> int:
     done = threading.Event()
 
     def sample() -> None:
-        before = _stat()
+        before = cpu_ticks()
         while not done.wait(args.interval):
-            now = _stat()
+            now = cpu_ticks()
             total, idle = now[0] - before[0], now[1] - before[1]
             samples.append((time.monotonic(), cores * (total - idle) / max(total, 1)))
             before = now

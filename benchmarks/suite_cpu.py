@@ -45,17 +45,35 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from batch_throughput import Meter  # noqa: E402
+from core_use import cpu_ticks  # noqa: E402
 
 
 def busy_cpu_s() -> float:
-    """CPU seconds the whole machine spent busy since boot (user, nice, system, irq, softirq, steal)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds the whole machine spent busy since boot."""
+    total, idle = cpu_ticks()
+    return (total - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def kind_of(w: Any) -> str:
-    """What a child's start costs depends on: its preludes and device settings (not its folders)."""
-    return json.dumps([w.preludes, w.child_config], sort_keys=True, default=str)
+    """What a child's start costs depends on, as a label: its preludes, device and virtual GPU (not its
+    folders)."""
+    gpu = (w.child_config.get("virtual_gpu") or {}).get("key", "")
+    return " ".join([*(p.rsplit(".", 1)[-1] for p in w.preludes), w.child_config.get("device", ""), gpu]).strip()
+
+
+def split_starts(starts: list[tuple[str, str, int | None, str]]) -> tuple[list[str], list[str]]:
+    """The kinds of the restarts and of the second children among one review's starts ((session folder,
+    role, pid target, kind) each). A restart: a role of a session started again, never a child with a pid
+    target (the many-calls probe's second child, which stays a separate start in the forked design)."""
+    seen: set[tuple[str, str]] = set()
+    restarts, second = [], []
+    for root, role, target, kind in starts:
+        if target is not None:
+            second.append(kind)
+        elif (root, role) in seen:
+            restarts.append(kind)
+        seen.add((root, role))
+    return restarts, second
 
 
 def skipped(marks: Any) -> bool:
@@ -105,16 +123,13 @@ def main() -> int:
 
     meter = Meter()
     meter.install()
-    kinds: dict[str, dict[str, Any]] = {}
-    launches: collections.Counter[str] = collections.Counter()
+    kinds: dict[str, dict[str, Any]] = {}  # by ``kind_of``: what a calibrating start needs
     starts: list[tuple[str, str, int | None, str]] = []  # (session folder, role, pid target, kind) per start
     launch, wait_ready = worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready
 
     def recorded(self: worker.SandboxWorker) -> None:
-        key = kind_of(self)
-        kinds.setdefault(key, {"preludes": list(self.preludes), "child_config": dict(self.child_config),
-                               "env_extra": dict(self.env_extra)})
-        launches[key] += 1
+        kinds.setdefault(kind_of(self), {"preludes": list(self.preludes), "child_config": dict(self.child_config),
+                                         "env_extra": dict(self.env_extra)})
         launch(self)
 
     def waited(self: worker.SandboxWorker) -> Any:
@@ -125,48 +140,42 @@ def main() -> int:
     worker.SandboxWorker.launch = recorded  # type: ignore[method-assign]
     worker.SandboxWorker.wait_ready = waited  # type: ignore[method-assign]
     timeout = float(os.environ.get("KREVIEW_TEST_TIMEOUT", 60))
+    def review(i: int, cid: str) -> dict[str, Any]:
+        (corpus, path), _ = cases[cid]
+        spec = verdicts.CORPORA[corpus]
+        sub = path.parent if path.is_relative_to(verdicts.EXAMPLES) else materialize(path, work / f"{i}" / "sub")
+        base = ReviewConfig(runs_dir=work / f"{i}" / "runs", seed=1234, signoff=False,
+                            limits=SandboxLimits(call_timeout_s=timeout))
+        meter.reset()
+        starts.clear()
+        t0, b0, c0, o0 = time.monotonic(), busy_cpu_s(), time.process_time(), os.times()
+        try:
+            overall = start_review(sub, spec.config(path, base)).overall
+        except Exception as exc:  # noqa: BLE001 - a review that raises is a row, not the end of the run
+            overall = f"error: {exc!r}"[:200]
+        o1 = os.times()
+        restarts, second = split_starts(starts)
+        return {"case": cid, "family": cid if cid.startswith("examples/") else cid.rsplit("/", 1)[0],
+                "overall": overall, "wall_s": round(time.monotonic() - t0, 2),
+                "busy_s": round(busy_cpu_s() - b0, 2), "parent_s": round(time.process_time() - c0, 2),
+                "reaped_s": round(o1.children_user - o0.children_user + o1.children_system - o0.children_system, 2),
+                "children_s": round(meter.child_cpu_s, 2), "launched": meter.starts,
+                "started": len(starts), "restarted": len(restarts), "second_children": len(second),
+                "started_kinds": [k for *_, k in starts], "restart_kinds": restarts,
+                "request_wall_s": {k: round(v, 2) for k, v in meter.by_op.items()}}
+
     rows: list[dict[str, Any]] = []
     try:
-        for i, cid in enumerate(chosen):
-            (corpus, path), _ = cases[cid]
-            spec = verdicts.CORPORA[corpus]
-            sub = path.parent if path.is_relative_to(verdicts.EXAMPLES) else materialize(path, work / f"{i}" / "sub")
-            base = ReviewConfig(runs_dir=work / f"{i}" / "runs", seed=1234, signoff=False,
-                                limits=SandboxLimits(call_timeout_s=timeout))
-            meter.reset()
-            starts.clear()
-            t0, b0, c0, o0 = time.monotonic(), busy_cpu_s(), time.process_time(), os.times()
-            try:
-                overall = start_review(sub, spec.config(path, base)).overall
-            except Exception as exc:  # noqa: BLE001 - a review that raises is a row, not the end of the run
-                overall = f"error: {exc!r}"[:200]
-            o1 = os.times()
-            # a restart: a role of a session started again (never a child with a pid target, the many-calls
-            # probe's second child, which stays a separate start in the forked design)
-            seen: set[tuple[str, str]] = set()
-            restarts, second = [], []
-            for root, role, target, key in starts:
-                if target is not None:
-                    second.append(key)
-                elif (root, role) in seen:
-                    restarts.append(key)
-                seen.add((root, role))
-            rows.append({"case": cid, "family": cid if cid.startswith("examples/") else cid.rsplit("/", 1)[0],
-                         "overall": overall, "wall_s": round(time.monotonic() - t0, 2),
-                         "busy_s": round(busy_cpu_s() - b0, 2), "parent_s": round(time.process_time() - c0, 2),
-                         "reaped_s": round(o1.children_user - o0.children_user + o1.children_system
-                                           - o0.children_system, 2),
-                         "children_s": round(meter.child_cpu_s, 2), "launched": meter.starts,
-                         "started": len(starts), "restarted": len(restarts), "second_children": len(second),
-                         "started_kinds": [k for *_, k in starts], "restart_kinds": restarts,
-                         "request_wall_s": {k: round(v, 2) for k, v in meter.by_op.items()}})
-            r = rows[-1]
-            print(f"{cid:58s} wall {r['wall_s']:6.2f}  parent {r['parent_s'] + r['reaped_s']:5.2f}  children "
-                  f"{r['children_s']:6.2f}  started {r['started']} (restarted {r['restarted']})", flush=True)
-        worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready = launch, wait_ready  # type: ignore[method-assign]
+        try:
+            for i, cid in enumerate(chosen):
+                rows.append(r := review(i, cid))
+                print(f"{cid:58s} wall {r['wall_s']:6.2f}  parent {r['parent_s'] + r['reaped_s']:5.2f}  children "
+                      f"{r['children_s']:6.2f}  started {r['started']} (restarted {r['restarted']})", flush=True)
+        finally:
+            worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready = launch, wait_ready  # type: ignore[method-assign]
+        # after the patches are undone: the calibrating starts are no review's
         price = {key: start_cpu_s(work / "calibrate", kind) for key, kind in kinds.items()}
     finally:
-        worker.SandboxWorker.launch, worker.SandboxWorker.wait_ready = launch, wait_ready  # type: ignore[method-assign]
         shutil.rmtree(work, ignore_errors=True)
     total = {k: round(sum(r[k] for r in rows), 1)
              for k in ("wall_s", "busy_s", "parent_s", "reaped_s", "children_s")}
@@ -175,11 +184,8 @@ def main() -> int:
     requests: collections.Counter[str] = collections.Counter()
     for r in rows:
         requests.update(r["request_wall_s"])
-    labels = {k: " ".join([*(p.rsplit(".", 1)[-1] for p in v["preludes"]), v["child_config"].get("device", ""),
-                           (v["child_config"].get("virtual_gpu") or {}).get("key", "")]).strip()
-              for k, v in kinds.items()}
     summary = {"reviews": len(rows), **total, **counts, "cpu_s": round(cpu, 1),
-               "start_cpu_s": {labels[k]: round(v, 2) for k, v in price.items()},
+               "start_cpu_s": {k: round(v, 2) for k, v in price.items()},
                "start_s": round(sum(price[k] for r in rows for k in r["started_kinds"]), 1),
                "restart_s": round(sum(price[k] for r in rows for k in r["restart_kinds"]), 1),
                "request_wall_s": {k: round(v, 1) for k, v in requests.most_common()}}
