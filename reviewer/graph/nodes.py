@@ -137,7 +137,10 @@ def _prepare_ahead(ctx: Any, names: list[str]) -> None:
 def _start_ahead(ctx: Any, finished: str, names: list[str]) -> None:
     """The tools still to come that start their work ahead once ``finished`` has ended (``Tool.ahead``).
     One whose ``ahead`` fails does that work when it runs, as it would have."""
-    _early(names, lambda tool: tool.ahead(ctx) if tool.ahead_after == finished else None)
+    from tools.engine.registry import tools
+
+    table = tools()
+    _early([n for n in names if table[n].ahead_after == finished], lambda tool: tool.ahead(ctx))
 
 
 def _early(names: list[str], start: Callable[[Tool], None]) -> None:
