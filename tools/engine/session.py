@@ -460,6 +460,8 @@ class SandboxSession:
             return
         if pid_target is not None and any(x.pid_target == pid_target for x in self._spares.get(role, [])):
             return  # that child is already standing by (one per pid: a restart puts one in place)
+        if pid_target is None and current.can_fork:
+            return  # the restart forks one (tools/engine/sandbox/zygote.py): tens of milliseconds, not a start
         spare = self._new_worker(role, copy=False, pid_target=pid_target)
         try:
             spare.launch()
@@ -480,6 +482,11 @@ class SandboxSession:
             return
         if w.pristine and w.pid_target == pid_target:
             return
+        if pid_target is None:
+            forked = w.fork()
+            if forked is not None and forked.answered and forked.ok:
+                return
+            # no fork could be made (or it did not come up, and its sandbox was stopped): a new sandbox, as before
         w.close()
         spares = self._spares.get(role) or []
         spare = next((x for x in spares if x.pid_target == pid_target), None)

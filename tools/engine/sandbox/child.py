@@ -13,6 +13,7 @@ import json
 import os
 import sys
 import traceback
+from typing import Any, NamedTuple
 
 
 def _sender(fd: int):  # noqa: ANN202 - a closure
@@ -73,6 +74,8 @@ def boot(config: dict) -> int:
     resp_fd = int(config["response_fd"])
     if not (config.get("init") and os.getpid() == 1):
         return main(req_fd, resp_fd, config)
+    if config.get("forks"):
+        return _zygote(req_fd, resp_fd, config)
     target = config.get("pid_target")
     if target:
         from tools.engine.sandbox.pid_counter import raise_to
@@ -103,7 +106,137 @@ def _reap(pid: int) -> int:
             return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
+def _wake(signum: int, frame: object) -> None:
+    """SIGCHLD in the first process: its only effect is the byte on the wakeup pipe."""
+
+
+def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
+    """The namespace's init as the origin of the role's serving processes (tools/engine/sandbox/zygote.py):
+    it makes the imports once, forks the first serving process, then, at each message on the control
+    pipe (``{"set": i}``), kills every other process, empties ``/tmp`` and ``/dev/shm`` and forks the next
+    one onto the i-th set of request, reply and alarm pipes the parent passed at launch. It ends, with the
+    serving process's status, when that process ends on its own, as the init of ``boot`` does; it ends
+    without forking (the parent then starts a new sandbox) where the copy would not be exact."""
+    import select
+    import signal
+
+    import tools.engine.sandbox.zygote as zygote
+    from tools.engine.sandbox.pid_counter import raise_to
+
+    control = int(config["control_fd"])
+    os.set_inheritable(control, False)
+    sets = [[int(fd) for fd in s] for s in config["forks"]]
+    wake_r, wake_w = os.pipe()
+    for fd in (wake_r, wake_w):
+        os.set_blocking(fd, False)
+    # Rationale: before the preludes and the harness load, so the alarm's signal check counts this handler
+    # among those installed before the submission (tools/engine/harness/signals.py)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, _wake)
+    # Rationale: a serving process can signal the namespace's init only where it handles the signal, and
+    # Python handles SIGINT: ignored here, the interpreter's own handler again in each serving process
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    alarm = config.get("alarm_fd")
+    base = (req_fd, resp_fd, int(alarm) if alarm is not None else None)
+    prepared = prepare(req_fd, resp_fd, config, serving=False)
+    if prepared is None:
+        return 1
+    import gc
+
+    gc.freeze()
+    why_not = zygote.forkable(prepared.threads)
+    prepared.ready.update(forkable=not why_not, not_forkable=why_not)
+    zygote.set_dumpable(False)
+
+    def serving(own: list[int] | None) -> int:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for fd in (wake_r, wake_w, control):
+            os.close(fd)
+        if own is not None:
+            zygote.take_fds((own[0], own[1], own[2]), base)
+        for fds in sets:
+            for fd in fds:
+                if fd >= 0 and (own is None or fd not in own):
+                    os.close(fd)
+        zygote.set_dumpable(True)
+        return serve(req_fd, prepared, config, forked=True)
+
+    target = config.get("pid_target")
+    if target:
+        raise_to(int(target))
+    current = os.fork()
+    if current == 0:
+        return serving(None)
+    zygote.park_fds(base)
+    pending = b""
+    while True:
+        readable, _, _ = select.select([control, wake_r], [], [])
+        if wake_r in readable:
+            try:
+                while os.read(wake_r, 256):
+                    pass
+            except BlockingIOError:
+                pass
+        while True:  # reap what ended; the serving process ending on its own ends the sandbox
+            try:
+                done, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done == 0:
+                break
+            if done == current:
+                return zygote.exit_status(status)
+        if control not in readable:
+            continue
+        chunk = os.read(control, 4096)
+        if not chunk:  # the parent let go of the sandbox
+            zygote.kill_all()
+            return 0
+        pending += chunk
+        while b"\n" in pending:
+            line, _, pending = pending.partition(b"\n")
+            index = json.loads(line).get("set")
+            own = sets[index] if isinstance(index, int) and 0 <= index < len(sets) else None
+            if why_not or own is None or min(own) < 0:
+                # Rationale: no fork unless the copy is exact; the parent sees the reply pipe close and
+                # starts a new sandbox for the restart
+                zygote.kill_all()
+                return 0
+            zygote.kill_all()
+            zygote.empty_scratch()
+            current = os.fork()
+            if current == 0:
+                return serving(own)
+            for fd in own:
+                os.close(fd)
+            sets[index] = [-1, -1, -1]
+
+
+class Prepared(NamedTuple):
+    """What a serving process needs, made before anything of the task or the submission runs."""
+
+    send: Any
+    dispatch: Any
+    state: Any
+    ready: dict
+    measure: Any
+    threads: int
+    """The process's threads once numpy is imported (its OpenBLAS pool's), before the preludes."""
+    set_threads: Any
+
+
 def main(req_fd: int, resp_fd: int, config: dict) -> int:
+    prepared = prepare(req_fd, resp_fd, config, serving=True)
+    return 1 if prepared is None else serve(req_fd, prepared, config, forked=False)
+
+
+def prepare(req_fd: int, resp_fd: int, config: dict, *, serving: bool) -> Prepared | None:
+    """The child's imports and setup, up to its ready message (None: the failure was sent as the reply to
+    the start). ``serving``: this process serves the requests; else it is a zygote (tools/engine/sandbox/
+    zygote.py) and each fork measures the isolation and sets torch's thread count (which starts a thread
+    pool) before its ready message (``serve``)."""
     # the variables the parent gave the child: importing the harness sets some of its own
     # (reviewer/privacy.py switches LangChain tracing off: reviewer/core/tracing.py), taken away again before the task or the
     # submission loads, so a kernel does not read from them that it is under review (the preludes'
@@ -120,19 +253,24 @@ def main(req_fd: int, resp_fd: int, config: dict) -> int:
     os.set_inheritable(req_fd, False)
     os.set_inheritable(resp_fd, False)
     send = _sender(resp_fd)
-    loads, error = json.loads, _error
     try:
         measured = None
+        measure = None
         if config.get("measure") is not None:
             # first thing, before any module the task or the submission brings: what isolation holds
             from tools.engine.sandbox.measure import measure
 
-            measured = measure(config["measure"])
+            if serving:
+                measured = measure(config["measure"])
+        import numpy  # noqa: F401 - its OpenBLAS pool's threads are the only ones a zygote may hold
+
+        threads = len(os.listdir("/proc/self/task"))
         for name in config.get("preludes", []):
             importlib.import_module(name).install(config)
         import torch
 
-        torch.set_num_threads(int(config.get("threads", 1)))
+        if serving:
+            torch.set_num_threads(int(config.get("threads", 1)))
         import tools.engine.harness.instruments.harness_guard as harness_guard
         import tools.engine.harness.alarm as alarm
 
@@ -157,7 +295,23 @@ def main(req_fd: int, resp_fd: int, config: dict) -> int:
             os.environ.pop(name, None)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
                  "isolation": measured, "withdrawn": len(held), "libraries": origins()}
-        dispatch = ops.dispatch
+        return Prepared(send, ops.dispatch, state, ready, measure, threads, torch.set_num_threads)
+    except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
+        send({"id": 0, "ok": False, "error": _error(exc)})
+        return None
+
+
+def serve(req_fd: int, prepared: Prepared, config: dict, *, forked: bool) -> int:
+    """Send the ready message, then answer requests until the request pipe closes. ``forked``: a zygote's
+    fork, which first measures the isolation and sets torch's thread count (``prepare``)."""
+    send, dispatch, state, ready = prepared.send, prepared.dispatch, prepared.state, dict(prepared.ready)
+    loads, error = json.loads, _error
+    try:
+        if forked:
+            if prepared.measure is not None:
+                ready["isolation"] = prepared.measure(config["measure"])
+            prepared.set_threads(int(config.get("threads", 1)))
+        ready["pid"] = os.getpid()
         send({"id": 0, "ok": True, "result": ready})
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
         send({"id": 0, "ok": False, "error": error(exc)})

@@ -51,6 +51,11 @@ _MAX_MESSAGE = 16 * 2**20
 # this is a submission writing to the alarm pipe itself, which is reported once, not read on
 MAX_ALARM_BYTES = 256 * 2**10
 _TAIL = 4000
+# Rationale: a review restarts a role's child for a fresh process two or three times (the integrity probes,
+# memcheck); each set is a request, reply and alarm pipe for one forked restart (tools/engine/sandbox/zygote.py)
+FORK_SETS = 4
+FORKS_ENV = "KREVIEW_CHILD_FORKS"
+"""``off``: every restart starts a new sandbox (no forked restarts)."""
 # child logs: trimmed to their last LOG_KEEP bytes before a call once they pass LOG_CAP
 LOG_CAP = 64 * 2**20
 LOG_KEEP = 1 * 2**20
@@ -297,6 +302,11 @@ class SandboxWorker:
         self._out: int | None = None
         self._err: int | None = None
         self._etc: Path | None = None
+        # a zygote child's control pipe and the parent's ends of its unused fork sets (``fork``)
+        self._control_w: int | None = None
+        self._fork_sets: list[tuple[int, int, int, int]] = []
+        self.forked = 0
+        """Children of this worker that were forks of its sandbox's first process, not new sandboxes."""
 
     # -- lifecycle ---------------------------------------------------------------------------
     @property
@@ -390,6 +400,11 @@ class SandboxWorker:
                                    init=init)
             script = Path(entry.SCRIPT)
             config.update(init=init, pid_target=self.pid_target)
+            if init and self.gpu is None and os.environ.get(FORKS_ENV, "").lower() != "off":
+                # Rationale: CPU children only: a process that has loaded a GPU driver is not forked
+                control_r, sets = self._open_fork_sets()
+                config.update(control_fd=control_r, forks=[list(child_side) for child_side in sets])
+                fds += [control_r, *(fd for child_side in sets for fd in child_side)]
             env.update(HOME=bwrap.HOME, XDG_CACHE_HOME=f"{bwrap.HOME}/.cache")
             config["measure"] = probe_paths(self.workdir)
             # one memory budget for the whole sandbox (its processes and its /tmp, /dev/shm files).
@@ -448,6 +463,79 @@ class SandboxWorker:
         self._launched_at = time.monotonic()
         self._launch_sandboxed = iso.sandboxed
 
+    def _open_fork_sets(self) -> tuple[int, list[tuple[int, int, int]]]:
+        """The control pipe and ``FORK_SETS`` sets of request, reply and alarm pipes for a zygote child:
+        the parent keeps the write end of the control pipe and its own end of each set; returns the child's
+        ends (closed here once the child is launched: they are in ``launch``'s ``fds``)."""
+        control_r, self._control_w = os.pipe()
+        child_sides = []
+        for index in range(FORK_SETS):
+            req_r, req_w = os.pipe()
+            resp_r, resp_w = os.pipe()
+            alarm_r, alarm_w = os.pipe()
+            os.set_blocking(alarm_r, False)
+            self._fork_sets.append((index, req_w, resp_r, alarm_r))
+            child_sides.append((req_r, resp_w, alarm_w))
+        return control_r, child_sides
+
+    @property
+    def can_fork(self) -> bool:
+        """The current child is a zygote's fork and a fork set is left: a restart can be a fork."""
+        if self._control_w is None or not self._fork_sets:
+            return False
+        return self._pending_ready or (self.alive and self.ready_info.get("forkable") is True)
+
+    def fork(self) -> CallResult | None:
+        """Put a fork of the sandbox's first process in place of the current child (tools/engine/sandbox/
+        zygote.py): the first process kills every process of the sandbox, empties its /tmp and /dev/shm
+        and forks a serving process onto the next fork set, which says it is ready as a started child
+        does (isolation measured, libraries checked). None where no fork can be made (the caller starts
+        a new sandbox); the start's result otherwise (a fork that does not come up stops the sandbox)."""
+        if not self.can_fork:
+            return None
+        if self._pending_ready:  # the current child's own start is taken first: it says whether the sandbox is up
+            first = self.wait_ready()
+            if not (first.answered and first.ok) or not self.can_fork:
+                return None
+        index, req_w, resp_r, alarm_r = self._fork_sets.pop(0)
+        old = (self._req_w, self._resp_r, self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed,
+               self._serial)
+        out_start, err_start = _size(self._out), _size(self._err)
+        try:
+            assert self._control_w is not None
+            os.write(self._control_w, (json.dumps({"set": index}) + "\n").encode())
+        except OSError:
+            for fd in (req_w, resp_r, alarm_r):
+                os.close(fd)
+            return None
+        self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
+        self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed = alarm_r, b"", 0, False
+        self.starts += 1
+        self.forked += 1
+        self._serial = next(_SERIALS)
+        self.requests = 0
+        self.pid_target = None
+        self._pending_ready = True
+        self._launch_logs = (out_start, err_start)
+        self._launched_at = time.monotonic()
+        self._launch_sandboxed = True
+        started = self.wait_ready()
+        # the previous child is gone by now (killed before the fork, or with the sandbox): what it wrote to
+        # its alarm pipe until then is its own, under its own name
+        new = (self._req_w, self._resp_r, self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed,
+               self._serial)
+        (self._req_w, self._resp_r, self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed,
+         self._serial) = old
+        self._drain_alarms("end")
+        for fd in old[:3]:
+            if fd is not None:
+                os.close(fd)
+        (self._req_w, self._resp_r, self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed,
+         self._serial) = new
+        if not (started.answered and started.ok):
+            self.close()
+        return started
+
     def wait_ready(self) -> CallResult:
         """Wait for the ready message of the child ``launch`` started (startup timeout counted from
         the launch) and check the isolation it measured; a child that falls short is killed."""
@@ -504,6 +592,10 @@ class SandboxWorker:
                 except OSError:
                     pass
         self._req_w = self._resp_r = self._alarm_r = None
+        for fd in (self._control_w, *(fd for _, *fds in self._fork_sets for fd in fds)):
+            if fd is not None:
+                os.close(fd)
+        self._control_w, self._fork_sets = None, []
         self.proc = None
         self._pending_ready = False
 

@@ -110,6 +110,38 @@ def test_dev_shm_is_private_and_nothing_survives(tmp_path, config) -> None:
     assert not (Path("/dev/shm") / name).exists()
 
 
+def test_a_forked_restart_inherits_nothing_and_the_first_process_is_out_of_reach(tmp_path, config) -> None:
+    """A restart on the CPU forks the sandbox's first process (tools/engine/sandbox/zygote.py): what the used
+    child left in /tmp, /dev/shm or running is gone in the next, /proc/1's descriptors, memory and
+    environment stay closed and its signals unsent, and the host folders bound under /tmp keep their files."""
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    shutil.copy(HOSTILE / "zygote_reach.py", d / "submission.py")
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    session = ctx.session
+    try:
+        case = Case(id="c", seed=1)
+        ref = session.reference(case)
+        reports = []
+        for _ in range(2):
+            run = session.run_submission(case, ref)
+            assert run.call.answered and not run.call.ok, run.call.failure_text()
+            reports.append(json.loads(run.call.error["message"].split(MARK, 1)[1]))
+            session.restart("submission")
+        worker = session._workers["submission"]
+        planted, found = reports
+        assert planted["phase"] == "planted" and planted["reached"] == []
+        assert found == {"phase": "found", "left": [], "processes": [], "reached": [], "pid": found["pid"]}
+        assert found["pid"] != planted["pid"] and worker.forked == 2 and worker.starts == 3, (worker.forked, worker.starts, worker.ready_info, worker.log_bytes("stderr", 3000))
+        # the role's own folders, bound from the host under /tmp, were not emptied with the sandbox's /tmp
+        assert (worker.workdir / "src" / "submission.py").is_file()
+        assert (worker.workdir / "home" / "zygote-reach-planted").is_file()
+        assert session.run_submission(case, ref).call.answered
+    finally:
+        session.close()
+
+
 def test_a_fork_flood_stops_at_the_process_limit(tmp_path, config) -> None:
     from tools.engine.sandbox.pids import PIDS_MAX
 

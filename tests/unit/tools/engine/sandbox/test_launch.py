@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from reviewer.core.limits import SandboxLimits
 from reviewer.device import detect_device
@@ -18,6 +19,7 @@ from reviewer.ingest import load_submission
 from tests.kernelfiles import KERNELS
 from tools.engine.harness.case import Case
 from tools.engine.sandbox import SandboxWorker
+from tools.engine.sandbox.worker import FORKS_ENV
 
 
 def _spine_ctx(tmp_path: Path, config):
@@ -107,9 +109,10 @@ def test_the_startup_timeout_is_not_charged_with_the_time_before_the_parent_wait
         worker.close()
 
 
-def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_path, config) -> None:
+def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_path, config, monkeypatch) -> None:
     """``stand_by`` starts a spare while the used child works; ``restart`` swaps it in (no wait for an
     interpreter); a restart of a child that has run nothing keeps it; spares never used stop at close."""
+    monkeypatch.setenv(FORKS_ENV, "off")  # spares: where a restart cannot fork (a GPU, a wrapper)
     ctx = _spine_ctx(tmp_path, config)
     session = ctx.session
     try:
@@ -152,9 +155,10 @@ def test_a_restart_puts_a_spare_in_place_and_keeps_a_child_that_ran_nothing(tmp_
     assert not other.alive and other.proc is None and session._spares == {} and session._retired == []
 
 
-def test_once_the_submission_runs_later_tools_start_their_children_ahead(tmp_path, config) -> None:
+def test_once_the_submission_runs_later_tools_start_their_children_ahead(tmp_path, config, monkeypatch) -> None:
     """The graph's ``_prepare_ahead``: a spare for each fresh-child tool still to come, the compile
     child for resources; a tool that is not coming prepares nothing."""
+    monkeypatch.setenv(FORKS_ENV, "off")  # spares: where a restart cannot fork (a GPU, a wrapper)
     from reviewer.graph.nodes import _prepare_ahead
     from tools.resources import _PreparedCompiler
 
@@ -193,9 +197,10 @@ def test_the_second_many_calls_child_stands_by_once_generality_ends(tmp_path, co
         ctx.session.close()
 
 
-def test_the_memcheck_spare_starts_when_generality_ends_where_the_search_runs(tmp_path, config) -> None:
+def test_the_memcheck_spare_starts_when_generality_ends_where_the_search_runs(tmp_path, config, monkeypatch) -> None:
     """memcheck's spare submission child: with the generality search in the plan it starts when the search
     ends (``ahead``), not beside it (``prepare``); without the search, at ``prepare`` as before."""
+    monkeypatch.setenv(FORKS_ENV, "off")  # spares: where a restart cannot fork (a GPU, a wrapper)
     from reviewer.graph.nodes import _prepare_ahead, _start_ahead
     from tools.engine.review_plan import ReviewPlan
 
@@ -216,3 +221,39 @@ def test_the_memcheck_spare_starts_when_generality_ends_where_the_search_runs(tm
     finally:
         for ctx in (searched, alone):
             ctx.session.close()
+
+
+def test_a_restart_forks_the_first_process_and_starts_a_sandbox_where_it_cannot(tmp_path, config, monkeypatch) -> None:
+    """On the CPU a restart is a fork of the sandbox's first process (tools/engine/sandbox/zygote.py): no
+    spare stands by, the worker stays, its next child has its own pid and serves the same answers; once
+    the fork sets are used, or after the child crashed, a restart starts a new sandbox as before."""
+    import tools.engine.sandbox.worker as worker_module
+
+    monkeypatch.setattr(worker_module, "FORK_SETS", 2)
+    ctx = _spine_ctx(tmp_path, config)
+    session = ctx.session
+    try:
+        case = Case(id="c", seed=1)
+        ref = session.reference(case)
+        first = session.run_submission(case, ref)
+        assert first.ok, first.call.failure_text()
+        worker = session._workers["submission"]
+        assert worker.ready_info["forkable"] is True and worker.can_fork
+        session.stand_by("submission")
+        assert not session._spares.get("submission")  # nothing to start ahead: the restart forks
+        pids = [session.served_pid("submission")]
+        for n in (1, 2):
+            session.restart("submission")
+            assert session._workers["submission"] is worker and worker.forked == n and worker.starts == n + 1
+            assert worker.pristine and worker.isolation and not worker.launched
+            again = session.run_submission(case, ref)
+            assert again.ok and again.call.child == worker.child_id, again.call.failure_text()
+            assert len(again.outputs) == len(first.outputs) and all(torch.equal(a, b) for a, b in zip(again.outputs, first.outputs))
+            pids.append(session.served_pid("submission"))
+        assert len(set(pids)) == 3 and not worker.can_fork  # both sets used
+        session.restart("submission")  # a new sandbox: its first child
+        assert session.run_submission(case, ref).ok and worker.forked == 2 and worker.starts == 4
+        assert worker.can_fork  # with fork sets of its own
+    finally:
+        session.close()
+    assert worker.proc is None and not worker.can_fork

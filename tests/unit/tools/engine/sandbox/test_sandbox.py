@@ -110,8 +110,10 @@ def test_secrets_of_ancestor_processes_never_reach_the_review(tmp_path) -> None:
     assert secret not in "".join(p.read_text(errors="replace") for p in (tmp_path / "runs").rglob("*")
                                  if p.is_file() and p.suffix in (".json", ".md", ".txt", ".log"))
     if isolation().namespaces:
-        # in its own PID namespace the child's parent is outside: nothing to walk up to
-        assert "found []" in builds["summary"], builds["summary"]
+        # in its own PID namespace the child's parent is the namespace's first process, which is not
+        # dumpable where it forks the restarts (tools/engine/sandbox/zygote.py): nothing to read, nothing above it
+        assert "found []" in builds["summary"] or "found ['1: Permission denied']" in builds["summary"], \
+            builds["summary"]
 
 
 def test_a_flood_of_output_keeps_the_logs_and_the_run_directory_bounded(tmp_path, config) -> None:
