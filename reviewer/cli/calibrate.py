@@ -10,7 +10,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -75,6 +74,8 @@ def calibrate(
         paths = write_outputs(cal, out_dir)
         md = to_markdown(cal)
         if sys.stdout.isatty():
+            from rich.markdown import Markdown  # markdown_it: only where Markdown is printed
+
             Console().print(Markdown(md))
         else:
             sys.stdout.write(md)

@@ -13,7 +13,6 @@ import typer
 import typer.core
 from pydantic import BaseModel
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.markup import escape
 from rich.text import Text
 
@@ -306,6 +305,8 @@ def print_markdown(console: Console, md: str) -> None:
 
     def flush() -> None:
         if block:
+            from rich.markdown import Markdown  # markdown_it: only where Markdown is printed
+
             console.print(Markdown("\n".join(block)))
             block.clear()
 

@@ -2,7 +2,8 @@
 
 A command that ran a review has torch (and often triton and jax) loaded. After the exit handlers, the
 interpreter's own teardown of those modules takes 0.4-0.8 s on the project's 2-core machine, which
-the user waits for after the last line is printed (issue 34; benchmarks/demo_review.py). Such a
+the user waits for after the last line is printed (issue 34; benchmarks/demo_review.py); a sign-off's
+LangGraph takes 0.2 s (benchmarks/cli_startup.py). Such a
 process runs the exit handlers, flushes its output and ends at once (``os._exit``). Every other
 process ends as Python ends it: one that still has a thread of its own to wait for, and one under a
 profiler or a tracer (``python -m cProfile -m reviewer ...`` writes its profile after the command returns).
@@ -16,8 +17,10 @@ import sys
 import threading
 from typing import NoReturn
 
-HEAVY = ("torch", "triton", "jax")
-"""The modules whose teardown is the wait: without any of them, the normal exit is as fast."""
+HEAVY = ("torch", "triton", "jax", "langgraph")
+"""The modules whose teardown is the wait: without any of them, the normal exit is as fast. LangGraph's
+(with langchain_core, langsmith and pydantic's models) is a sign-off's: 0.2 s of its 1.2-1.5 s on the
+2-core machine."""
 
 
 def _status(exc: SystemExit) -> int | None:
