@@ -147,6 +147,9 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
     why_not = zygote.forkable(prepared.threads)
     prepared.ready.update(forkable=not why_not, not_forkable=why_not)
     zygote.set_dumpable(False)
+    # Rationale: the fatal-signal handlers are each serving process's own (enabled again there): in the
+    # first process they would be handlers a serving process could fire by a signal to pid 1
+    faulthandler.disable()
 
     def serving(own: list[int] | None) -> int:
         signal.set_wakeup_fd(-1)
@@ -161,11 +164,15 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
                 if fd >= 0 and (own is None or fd not in own):
                     os.close(fd)
         zygote.set_dumpable(True)
+        faulthandler.enable()
         return serve(req_fd, prepared, config, forked=True)
 
     target = config.get("pid_target")
     if target:
         raise_to(int(target))
+    # what a serving process could leave for the next one beyond its memory, before the first can
+    before = zygote.state()
+    keep = zygote.kept_paths(before)
     current = os.fork()
     if current == 0:
         return serving(None)
@@ -199,13 +206,12 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
             line, _, pending = pending.partition(b"\n")
             index = json.loads(line).get("set")
             own = sets[index] if isinstance(index, int) and 0 <= index < len(sets) else None
-            if why_not or own is None or min(own) < 0:
-                # Rationale: no fork unless the copy is exact; the parent sees the reply pipe close and
-                # starts a new sandbox for the restart
-                zygote.kill_all()
-                return 0
             zygote.kill_all()
-            zygote.empty_scratch()
+            emptied = zygote.empty_scratch(keep)
+            if why_not or own is None or min(own) < 0 or not emptied or zygote.drift(before):
+                # Rationale: no fork unless the copy is exact and nothing the last serving process changed
+                # is left; the parent sees the reply pipe close and starts a new sandbox for the restart
+                return 0
             current = os.fork()
             if current == 0:
                 return serving(own)

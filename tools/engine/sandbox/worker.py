@@ -177,6 +177,9 @@ def _limit_child(limits: SandboxLimits, address_space: bool = True, cgroup: Pids
         mem = limits.memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Rationale: no POSIX message queue (they outlive their process in the sandbox's IPC namespace and
+    # cannot be listed without a mount, so a forked restart could not see one left: tools/engine/sandbox/zygote.py)
+    resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
     fsize = limits.file_size_mb * 2**20
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     # Rationale: a backstop for grandchildren that leave the process group (setsid) and so escape
@@ -511,7 +514,6 @@ class SandboxWorker:
         self._req_w, self._resp_r, self._buf = req_w, resp_r, b""
         self._alarm_r, self._alarm_buf, self._alarm_bytes, self._alarm_closed = alarm_r, b"", 0, False
         self.starts += 1
-        self.forked += 1
         self._serial = next(_SERIALS)
         self.requests = 0
         self.pid_target = None
@@ -534,6 +536,8 @@ class SandboxWorker:
          self._serial) = new
         if not (started.answered and started.ok):
             self.close()
+        else:
+            self.forked += 1
         return started
 
     def wait_ready(self) -> CallResult:

@@ -21,6 +21,13 @@ does not change:
   its imports' own (numpy's OpenBLAS pool, which OpenBLAS stops around a fork itself) and holds no shared
   writable mapping a serving process could change for the next one. Otherwise, and where the parent asks
   for a pid of its own choosing, the restart starts a new sandbox as before.
+- **Forks only while nothing drifted** (``state``, ``drift``): what a serving process could leave for the
+  next one beyond its memory (entries in the tmpfs folders and ``/dev``, SysV IPC objects, the first
+  process's scheduling, limits, memory-kill score and signal dispositions, which same-user checks let it
+  change) is recorded before the first fork and compared, after the emptying, before every other; any
+  difference, or an emptying past ``MAX_ENTRIES``, and the first process ends without forking, so the
+  restart starts a new sandbox. POSIX message queues cannot be listed: no child may create one
+  (``RLIMIT_MSGQUEUE`` 0, tools/engine/sandbox/worker.py).
 
 Standard library only; imported by the child before anything of the task or the submission.
 """
@@ -83,11 +90,20 @@ def kill_all() -> None:
             return
 
 
-def empty_scratch(folders: tuple[str, ...] = SCRATCH) -> None:
+# Rationale: emptying a tmpfs of more entries than this (a submission can make a million) would make the
+# restart slower than a new sandbox; past it the fork is refused and the restart starts one
+MAX_ENTRIES = 20000
+
+
+def empty_scratch(keep: frozenset[str] = frozenset(), folders: tuple[str, ...] = SCRATCH) -> bool:
     """Remove what the sandbox's processes left in its private tmpfs folders (none of them is left to hold
     it). Only entries on the tmpfs itself go: the folders bound from the host under ``/tmp`` (the role's
     work, home and transfer folders; a folder of another file system is never entered) stay as they are,
-    and so do the tmpfs folders on the way to them (their removal fails: they are not empty)."""
+    and so do the tmpfs folders on the way to them (their removal fails: they are not empty). Folders are
+    made writable first (a submission can lock them); ``keep``: the paths there before the first fork,
+    left as they are. False past ``MAX_ENTRIES`` entries (what is left is then found by ``drift``); what
+    cannot be removed is found there too."""
+    seen = 0
     for folder in folders:
         try:
             dev = os.lstat(folder).st_dev
@@ -98,7 +114,7 @@ def empty_scratch(folders: tuple[str, ...] = SCRATCH) -> None:
         while stack:
             path, listed = stack.pop()
             if listed:
-                if path != folder:
+                if path != folder and path not in keep:
                     try:
                         os.rmdir(path)
                     except OSError:
@@ -106,10 +122,15 @@ def empty_scratch(folders: tuple[str, ...] = SCRATCH) -> None:
                 continue
             stack.append((path, True))
             try:
+                if path not in keep and path != folder:
+                    os.chmod(path, 0o700)  # a folder a submission made: no process is left to swap it for a link
                 entries = list(os.scandir(path))
             except OSError:
                 continue
             for entry in entries:
+                seen += 1
+                if seen > MAX_ENTRIES:
+                    return False
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except OSError:
@@ -118,11 +139,88 @@ def empty_scratch(folders: tuple[str, ...] = SCRATCH) -> None:
                     continue  # a mount point: a bound folder of the host, never entered
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, False))
+                elif entry.path in keep:
+                    continue
                 else:
                     try:
                         os.unlink(entry.path)
                     except OSError:
                         pass
+    return True
+
+
+def _tree(folder: str) -> frozenset[tuple[str, int, str]]:
+    """Every entry of ``folder``'s file system under it (path, mode, link target), mount points as entries
+    not entered; raises OSError where any part cannot be read (a path too long, a locked folder) or there
+    are more than ``MAX_ENTRIES``."""
+    dev = os.lstat(folder).st_dev
+    out: set[tuple[str, int, str]] = set()
+    stack = [folder]
+    while stack:
+        path = stack.pop()
+        for entry in os.scandir(path):
+            st = entry.stat(follow_symlinks=False)
+            link = os.readlink(entry.path) if entry.is_symlink() else ""
+            out.add((entry.path, st.st_mode, link))
+            if len(out) > MAX_ENTRIES:
+                raise OSError(f"more than {MAX_ENTRIES} entries under {folder}")
+            if st.st_dev == dev and entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+    return frozenset(out)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as fh:
+            return fh.read().strip()
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+
+
+def _sysv_objects() -> list[str]:
+    """SysV shared memory segments, message queues and semaphore sets of the IPC namespace."""
+    out = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as fh:
+                out += [f"{kind} {line.split()[1]}" for line in fh.readlines()[1:] if line.strip()]
+        except (OSError, IndexError):
+            continue
+    return out
+
+
+def state(folders: tuple[str, ...] = (*SCRATCH, "/dev")) -> dict[str, object]:
+    """What a serving process inherits from this process or finds in the sandbox, beyond memory: the tmpfs
+    folders' and ``/dev``'s entries, SysV IPC objects, and this process's scheduling, limits, memory-kill
+    score, signal dispositions and threads (a serving process can change several of them in the first
+    process: same-user checks allow it, non-dumpable does not stop it). ``drift`` compares two."""
+    import resource
+
+    out: dict[str, object] = {}
+    for folder in folders:
+        try:
+            out[f"tree {folder}"] = _tree(folder)
+        except OSError as exc:
+            out[f"tree {folder}"] = f"unreadable: {exc}"
+    out["sysv ipc"] = _sysv_objects()
+    out["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
+    out["scheduler"] = os.sched_getscheduler(0)
+    out["affinity"] = sorted(os.sched_getaffinity(0))
+    out["limits"] = {name: resource.getrlimit(getattr(resource, name))
+                     for name in dir(resource) if name.startswith("RLIMIT_")}
+    for name in ("oom_score_adj", "coredump_filter", "autogroup", "timerslack_ns"):
+        out[name] = _read(f"/proc/self/{name}")
+    status = dict(line.split(":", 1) for line in _read("/proc/self/status").splitlines() if ":" in line)
+    for key in ("SigCgt", "SigIgn", "SigBlk"):
+        out[key] = status.get(key, "").strip()
+    return out
+
+
+def drift(before: dict[str, object]) -> list[str]:
+    """What differs from ``before`` now (``state``): empty where a fork would be as a new sandbox's child."""
+    now = state(tuple(key[len("tree "):] for key in before if key.startswith("tree ")))
+    return [f"{key}: {str(before.get(key))[:200]} -> {str(now.get(key))[:200]}"
+            for key in sorted(set(before) | set(now)) if before.get(key) != now.get(key)]
 
 
 def take_fds(own: tuple[int, int, int], base: tuple[int, int, int | None]) -> None:
@@ -153,3 +251,13 @@ def exit_status(status: int) -> int:
     """A wait status as the exit code the namespace's init ends with (128 + the signal for a process
     killed by one, as bubblewrap's init does)."""
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+def kept_paths(before: dict[str, object]) -> frozenset[str]:
+    """The tmpfs folders' entries recorded by ``state`` before the first fork (the way to the bound folders)."""
+    out: set[str] = set()
+    for folder in SCRATCH:
+        tree = before.get(f"tree {folder}")
+        if isinstance(tree, frozenset):
+            out |= {path for path, _, _ in tree}
+    return frozenset(out)

@@ -1,17 +1,27 @@
 """Tries to outlive its child and to reach the process the next child is forked from (a restart on the
-CPU forks the sandbox's first process: tools/engine/sandbox/zygote.py). Its first call (no marker in its
-home folder yet) leaves a file in /tmp and in /dev/shm, a process running in the background, and tries
-the first process's descriptors, memory and environment through /proc/1, and signals to it; its first
-call in the next child reports what survived. Expected: nothing reachable (``reached`` empty), nothing
-survived (``left`` empty, only the new child and pid 1 in /proc), the role's home folder kept (the marker).
+CPU forks the sandbox's first process: tools/engine/sandbox/zygote.py). A counter in its home folder
+(which a restart keeps, as ever) says which call this is:
+
+1. leaves files and locked folders in /tmp and /dev/shm and a process running in the background, and
+   tries the first process's descriptors, memory and environment through /proc/1 and signals it;
+2. reports what survived into the next child, then changes what same-user checks let it change in the
+   first process (its file limit, its nice value, its memory-kill score), leaves a file in /dev and a
+   SysV shared memory segment, and tries to make a POSIX message queue;
+3. reports what survived of those.
+
+Expected: nothing reachable (``reached`` empty), nothing survived (``left``, ``processes`` empty), and
+after call 2 the restart is a new sandbox, not a fork (what it changed cannot be undone in pid 1).
 """
 
+import ctypes
 import os
+import resource
 import signal
 import subprocess
 import sys
 
-_MARK = "zygote-reach-planted"
+_MARK = "zygote-reach-calls"
+_SHM_KEY = 0x6B7A7279
 
 
 def _reach() -> list[str]:
@@ -35,7 +45,7 @@ def _reach() -> list[str]:
             continue
         os.close(fd)
         reached.append(path)
-    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGKILL):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGSEGV, signal.SIGABRT, signal.SIGKILL):
         try:
             os.kill(1, sig)
         except OSError:
@@ -43,21 +53,76 @@ def _reach() -> list[str]:
     return reached
 
 
+def _left() -> dict:
+    libc = ctypes.CDLL(None, use_errno=True)
+    names = (_MARK, _MARK + "-dir", _MARK + "-locked")
+    return {"files": [f for f in ("/tmp", "/dev/shm") for n in names if os.path.lexists(os.path.join(f, n))],
+            "dev": os.path.lexists("/dev/" + _MARK),
+            "sysv": libc.shmget(_SHM_KEY, 0, 0) != -1,
+            "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())),
+            "nice": os.getpriority(os.PRIO_PROCESS, 0),
+            "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[1],
+            "oom_score_adj": open("/proc/self/oom_score_adj").read().strip()}
+
+
+def _plant() -> None:
+    for folder in ("/tmp", "/dev/shm"):
+        with open(os.path.join(folder, _MARK), "w") as fh:
+            fh.write("left")
+        os.makedirs(os.path.join(folder, _MARK + "-dir", "a", "b"), exist_ok=True)
+        locked = os.path.join(folder, _MARK + "-locked")
+        os.makedirs(os.path.join(locked, "inner"), exist_ok=True)
+        os.chmod(locked, 0o500)
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+
+
+def _tamper() -> dict:
+    libc = ctypes.CDLL(None, use_errno=True)
+    done = {}
+    try:
+        soft, hard = resource.prlimit(1, resource.RLIMIT_NOFILE)
+        resource.prlimit(1, resource.RLIMIT_NOFILE, (min(soft, 1000), min(hard, 1000)))
+        done["nofile"] = True
+    except OSError:
+        done["nofile"] = False
+    try:
+        os.setpriority(os.PRIO_PROCESS, 1, 5)
+        done["nice"] = True
+    except OSError:
+        done["nice"] = False
+    try:
+        with open("/proc/1/oom_score_adj", "w") as fh:
+            fh.write("500")
+        done["oom_score_adj"] = True
+    except OSError:
+        done["oom_score_adj"] = False
+    try:
+        with open("/dev/" + _MARK, "w") as fh:
+            fh.write("left")
+        done["dev"] = True
+    except OSError:
+        done["dev"] = False
+    done["sysv"] = libc.shmget(_SHM_KEY, 4096, 0o1600) != -1
+    try:
+        rt = ctypes.CDLL("librt.so.1", use_errno=True)
+        rt.mq_open.restype = ctypes.c_int
+        done["mqueue"] = rt.mq_open(b"/" + _MARK.encode(), os.O_CREAT | os.O_RDWR, 0o600, None) != -1
+    except OSError:
+        done["mqueue"] = False
+    return done
+
+
 def attack(t: dict) -> dict:
-    home = os.environ.get("HOME", ".")
-    mark = os.path.join(home, _MARK)
-    if not os.path.exists(mark):
-        with open(mark, "w") as fh:
-            fh.write("1")
-        for folder in ("/tmp", "/dev/shm"):
-            with open(os.path.join(folder, _MARK), "w") as fh:
-                fh.write("left")
-            os.makedirs(os.path.join(folder, _MARK + "-dir", "a", "b"), exist_ok=True)
-        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
-        return {"phase": "planted", "reached": _reach(), "pid": os.getpid()}
-    left = [f for f in ("/tmp", "/dev/shm") for n in (_MARK, _MARK + "-dir") if os.path.exists(os.path.join(f, n))]
-    others = sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid()))
-    return {"phase": "found", "left": left, "processes": others, "reached": _reach(), "pid": os.getpid()}
+    mark = os.path.join(os.environ.get("HOME", "."), _MARK)
+    calls = int(open(mark).read()) if os.path.exists(mark) else 0
+    with open(mark, "w") as fh:
+        fh.write(str(calls + 1))
+    out = {"call": calls + 1, "pid": os.getpid(), "reached": _reach(), "left": _left()}
+    if calls == 0:
+        _plant()
+    if calls == 1:
+        out["tampered"] = _tamper()
+    return out
 
 
 # -- the same file is a KernelBench submission (the review runs it) and a stdlib script (the

@@ -113,7 +113,9 @@ def test_dev_shm_is_private_and_nothing_survives(tmp_path, config) -> None:
 def test_a_forked_restart_inherits_nothing_and_the_first_process_is_out_of_reach(tmp_path, config) -> None:
     """A restart on the CPU forks the sandbox's first process (tools/engine/sandbox/zygote.py): what the used
     child left in /tmp, /dev/shm or running is gone in the next, /proc/1's descriptors, memory and
-    environment stay closed and its signals unsent, and the host folders bound under /tmp keep their files."""
+    environment stay closed and its signals unsent, and the host folders bound under /tmp keep their files;
+    once a child has changed what cannot be put back (the first process's limits, nice value, memory-kill
+    score; a /dev entry; a SysV segment), the restart is a new sandbox instead."""
     d = tmp_path / "sub"
     d.mkdir()
     shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
@@ -123,21 +125,27 @@ def test_a_forked_restart_inherits_nothing_and_the_first_process_is_out_of_reach
     try:
         case = Case(id="c", seed=1)
         ref = session.reference(case)
-        reports = []
-        for _ in range(2):
+        reports, forks = [], []
+        for _ in range(3):
             run = session.run_submission(case, ref)
             assert run.call.answered and not run.call.ok, run.call.failure_text()
             reports.append(json.loads(run.call.error["message"].split(MARK, 1)[1]))
+            worker = session._workers["submission"]
             session.restart("submission")
-        worker = session._workers["submission"]
-        planted, found = reports
-        assert planted["phase"] == "planted" and planted["reached"] == []
-        assert found == {"phase": "found", "left": [], "processes": [], "reached": [], "pid": found["pid"]}
-        assert found["pid"] != planted["pid"] and worker.forked == 2 and worker.starts == 3, (worker.forked, worker.starts, worker.ready_info, worker.log_bytes("stderr", 3000))
+            forks.append(worker.forked)
+        planted, found, after = reports
+        assert [r["call"] for r in reports] == [1, 2, 3] and all(r["reached"] == [] for r in reports)
+        clean = planted["left"]  # before it planted anything: what a new sandbox's child finds
+        assert clean["files"] == [] and clean["processes"] == [] and not clean["dev"] and not clean["sysv"]
+        assert found["left"] == clean and found["pid"] != planted["pid"]
+        # everything it tried in the first process was allowed by the kernel's same-user checks, or refused
+        assert found["tampered"]["mqueue"] is False  # RLIMIT_MSGQUEUE 0
+        assert after["left"] == clean
+        # the first restart forked; the one after the tampering did not (a new sandbox: its first child again)
+        assert forks[0] == 1 and forks[1] == 1 and after["pid"] == planted["pid"]
         # the role's own folders, bound from the host under /tmp, were not emptied with the sandbox's /tmp
         assert (worker.workdir / "src" / "submission.py").is_file()
-        assert (worker.workdir / "home" / "zygote-reach-planted").is_file()
-        assert session.run_submission(case, ref).call.answered
+        assert (worker.workdir / "home" / "zygote-reach-calls").read_text() == "3"
     finally:
         session.close()
 
