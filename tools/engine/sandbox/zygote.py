@@ -177,6 +177,19 @@ def _read(path: str) -> str:
         return f"unreadable: {exc.strerror}"
 
 
+# ioprio_get(2) by architecture (no libc wrapper)
+_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}
+
+
+def _io_priority() -> str:
+    import platform
+
+    number = _IOPRIO_GET.get(platform.machine())
+    if number is None:
+        return "unknown"
+    return str(ctypes.CDLL(None, use_errno=True).syscall(number, 1, 0))  # IOPRIO_WHO_PROCESS, this process
+
+
 def _sysv_objects() -> list[str]:
     """SysV shared memory segments, message queues and semaphore sets of the IPC namespace."""
     out = []
@@ -191,7 +204,7 @@ def _sysv_objects() -> list[str]:
 
 def state(folders: tuple[str, ...] = (*SCRATCH, "/dev")) -> dict[str, object]:
     """What a serving process inherits from this process or finds in the sandbox, beyond memory: the tmpfs
-    folders' and ``/dev``'s entries, SysV IPC objects, and this process's scheduling, limits, memory-kill
+    folders' and ``/dev``'s entries, SysV IPC objects, and this process's scheduling, I/O priority, limits, memory-kill
     score, signal dispositions and threads (a serving process can change several of them in the first
     process: same-user checks allow it, non-dumpable does not stop it). ``drift`` compares two."""
     import resource
@@ -206,6 +219,7 @@ def state(folders: tuple[str, ...] = (*SCRATCH, "/dev")) -> dict[str, object]:
     out["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
     out["scheduler"] = os.sched_getscheduler(0)
     out["affinity"] = sorted(os.sched_getaffinity(0))
+    out["io priority"] = _io_priority()
     out["limits"] = {name: resource.getrlimit(getattr(resource, name))
                      for name in dir(resource) if name.startswith("RLIMIT_")}
     for name in ("oom_score_adj", "coredump_filter", "autogroup", "timerslack_ns"):

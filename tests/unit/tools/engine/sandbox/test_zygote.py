@@ -66,7 +66,7 @@ def test_a_tree_too_deep_to_read_is_a_difference(tmp_path: Path) -> None:
 
 def test_the_state_names_what_a_child_could_change_in_the_first_process() -> None:
     now = zygote.state(())
-    for key in ("sysv ipc", "nice", "scheduler", "affinity", "limits", "oom_score_adj", "coredump_filter",
+    for key in ("sysv ipc", "nice", "scheduler", "affinity", "io priority", "limits", "oom_score_adj", "coredump_filter",
                 "SigCgt", "SigIgn", "SigBlk"):
         assert key in now, key
     assert "RLIMIT_NOFILE" in now["limits"]
