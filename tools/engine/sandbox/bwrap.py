@@ -129,6 +129,14 @@ def passwd_file(folder: Path) -> Path:
     return folder
 
 
+# Rationale: the parts of /proc that act on the whole machine, read-only. A reviewer run as root (CI, many
+# containers) maps the child to the host's root, for which the files under them are writable without any
+# capability (kernel.core_pattern, sysrq-trigger's reboot); bubblewrap covers some of them only where the
+# folder itself tests writable, and /proc/sys does not. These are the host's own entries bound read-only
+# (the per-namespace values under /proc/sys/net and ns_last_pid still answer for the child's namespaces).
+PROC_READONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus", "/proc/fs")
+
+
 def _tmpfs(path: str) -> list[str]:
     size = ["--size", str(TMPFS_MB * 2**20)] if supports("--size") else []
     return [*size, "--tmpfs", path]
@@ -151,7 +159,8 @@ def command(*, writable: Iterable[Path], readonly: Iterable[Path] = (), chdir: P
     args += ["--ro-bind", "/usr", "/usr", *_top_links()]
     args += _ro(Path("/etc") / n for n in _ETC)
     args += ["--ro-bind", str(etc_dir / "passwd"), "/etc/passwd", "--ro-bind", str(etc_dir / "group"), "/etc/group"]
-    args += ["--proc", "/proc", "--dev", "/dev", *_tmpfs("/dev/shm"), *_tmpfs("/tmp")]
+    args += ["--proc", "/proc", *_ro(p for p in PROC_READONLY if os.path.lexists(p)), "--dev", "/dev",
+             *_tmpfs("/dev/shm"), *_tmpfs("/tmp")]
     if gpu is not None:
         for node in gpu.nodes:
             args += ["--dev-bind", node, node]

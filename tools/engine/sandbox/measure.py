@@ -79,6 +79,7 @@ def measure(paths: dict | None = None) -> dict:
     mount = _syscall_errno(lambda: libc.mount(b"none", b"/proc/kreview-no-such-dir", b"tmpfs", 0, None))
     unshare = _syscall_errno(lambda: libc.unshare(0x10000000))  # CLONE_NEWUSER
     return {
+        "proc_writable": _proc_writable(),
         "uid": os.getuid(),
         "cap_eff": st.get("CapEff", "?"),
         "cap_bnd": st.get("CapBnd", "?"),
@@ -96,6 +97,24 @@ def measure(paths: dict | None = None) -> dict:
         "crowded": sorted(p for p, names in (paths.get("sparse") or {}).items() if _lists_more(p, names)),
         "own_writable": all(_try_write(p) for p in paths.get("own", [])),
     }
+
+
+# machine-wide /proc files a child must not be able to open for writing (opening one changes nothing;
+# only a write would): tools/engine/sandbox/bwrap.py PROC_READONLY
+PROC_PROBES = ("/proc/sysrq-trigger", "/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname",
+               "/proc/sys/vm/drop_caches")
+
+
+def _proc_writable() -> list[str]:
+    out = []
+    for path in PROC_PROBES:
+        try:
+            fd = os.open(path, os.O_WRONLY)
+        except OSError:
+            continue
+        os.close(fd)
+        out.append(path)
+    return out
 
 
 def _lists_more(path: str, names: list) -> bool:
@@ -122,6 +141,8 @@ def problems(m: dict) -> list[str]:
         bad.append(f"network interfaces {m.get('net_interfaces')}")
     if m.get("writable"):
         bad.append(f"writable: {m['writable']}")
+    if m.get("proc_writable"):
+        bad.append(f"machine-wide /proc files writable: {m['proc_writable']}")
     if m.get("present"):
         bad.append(f"visible: {m['present']}")
     if m.get("crowded"):

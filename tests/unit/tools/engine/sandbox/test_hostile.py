@@ -103,6 +103,14 @@ def test_a_unix_socket_in_the_host_tmp_is_unreachable(tmp_path, config) -> None:
     assert got == {"connected": False}
 
 
+def test_machine_wide_proc_files_cannot_be_opened_for_writing(tmp_path, config) -> None:
+    """Under a reviewer run as root (CI) the child is the host's root: /proc/sys, sysrq-trigger and the
+    like are bound read-only (tools/engine/sandbox/bwrap.py PROC_READONLY), and every child's own
+    measurement says so before it is sent a request."""
+    got, run = _attack(tmp_path, config, "proc_sys_write", {})
+    assert got == {"opened": []}
+
+
 def test_dev_shm_is_private_and_nothing_survives(tmp_path, config) -> None:
     name = f"kreview-hostile-{uuid.uuid4().hex[:8]}"
     got, _ = _attack(tmp_path, config, "dev_shm_persist", {"name": name})
