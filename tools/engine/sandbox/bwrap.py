@@ -13,7 +13,7 @@ filter of tools/engine/sandbox/seccomp_filter.py, and a filesystem holding only 
   ``/dev/shm`` (tmpfs, gone with the child);
 - a minimal ``/dev`` (null, zero, random, ...) plus, when the review uses a GPU, that GPU's device
   node, the driver's control nodes, its libraries and the PCI part of ``/sys`` (tools/engine/sandbox/gpu.py);
-- a fresh ``/proc`` of its own PID namespace;
+- a fresh ``/proc`` of its own PID namespace, its machine-wide parts read-only (``PROC_READONLY``);
 - nothing else: no home directory, no ``/root``, no ``/run`` (agent and docker sockets), no host
   ``/tmp`` or ``/dev/shm``, no other runs.
 

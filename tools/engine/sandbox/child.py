@@ -145,7 +145,6 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
 
     gc.freeze()
     why_not = zygote.forkable(prepared.threads)
-    prepared.ready.update(forkable=not why_not, not_forkable=why_not)
     zygote.set_dumpable(False)
     # Rationale: the fatal-signal handlers are each serving process's own (enabled again there): in the
     # first process they would be handlers a serving process could fire by a signal to pid 1
@@ -171,8 +170,13 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
     if target:
         raise_to(int(target))
     # what a serving process could leave for the next one beyond its memory, before the first can
-    before = zygote.state()
-    keep = zygote.kept_paths(before)
+    try:
+        before = zygote.state()
+        keep = zygote.kept_paths(before)
+    except Exception as exc:  # noqa: BLE001 - no fork without it: every restart starts a new sandbox
+        before, keep = {}, frozenset()
+        why_not = [*why_not, f"state not recorded: {exc!r}"[:300]]
+    prepared.ready.update(forkable=not why_not, not_forkable=why_not)
     current = os.fork()
     if current == 0:
         return serving(None)
@@ -207,8 +211,14 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
             index = json.loads(line).get("set")
             own = sets[index] if isinstance(index, int) and 0 <= index < len(sets) else None
             zygote.kill_all()
-            emptied = zygote.empty_scratch(keep)
-            if why_not or own is None or min(own) < 0 or not emptied or zygote.drift(before):
+            try:
+                clean = not why_not and zygote.empty_scratch(keep)
+                if clean:
+                    zygote.restore_times(before)
+                    clean = not zygote.drift(before)
+            except Exception:  # noqa: BLE001 - a check that cannot be made is a difference
+                clean = False
+            if not clean or own is None or min(own) < 0:
                 # Rationale: no fork unless the copy is exact and nothing the last serving process changed
                 # is left; the parent sees the reply pipe close and starts a new sandbox for the restart
                 return 0

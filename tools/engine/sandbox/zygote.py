@@ -124,49 +124,110 @@ def empty_scratch(keep: frozenset[str] = frozenset(), folders: tuple[str, ...] =
             try:
                 if path not in keep and path != folder:
                     os.chmod(path, 0o700)  # a folder a submission made: no process is left to swap it for a link
-                entries = list(os.scandir(path))
+                entries = os.scandir(path)
             except OSError:
                 continue
-            for entry in entries:
-                seen += 1
-                if seen > MAX_ENTRIES:
-                    return False
-                try:
-                    st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if st.st_dev != dev:
-                    continue  # a mount point: a bound folder of the host, never entered
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append((entry.path, False))
-                elif entry.path in keep:
-                    continue
-                else:
-                    try:
-                        os.unlink(entry.path)
-                    except OSError:
-                        pass
+            with entries:
+                for entry in entries:  # read as it goes: a folder of a million entries stops at the cap
+                    seen += 1
+                    if seen > MAX_ENTRIES:
+                        return False
+                    _remove(entry, dev, keep, stack)
     return True
 
 
-def _tree(folder: str) -> frozenset[tuple[str, int, str]]:
-    """Every entry of ``folder``'s file system under it (path, mode, link target), mount points as entries
-    not entered; raises OSError where any part cannot be read (a path too long, a locked folder) or there
-    are more than ``MAX_ENTRIES``."""
-    dev = os.lstat(folder).st_dev
-    out: set[tuple[str, int, str]] = set()
+def _remove(entry: os.DirEntry, dev: int, keep: frozenset[str], stack: list[tuple[str, bool]]) -> None:
+    """One entry of ``empty_scratch``: a file or link unlinked, a folder queued (entered before removed)."""
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return
+    if st.st_dev != dev:
+        return  # a mount point: a bound folder of the host, never entered
+    if entry.is_dir(follow_symlinks=False):
+        stack.append((entry.path, False))
+    elif entry.path not in keep:
+        try:
+            os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+_FS_IOC_GETFLAGS = 0x80086601
+
+
+def _flags(path: str, mode: int) -> int | str:
+    """A folder's or file's inode flags (``chattr``): they outlive the process that set them."""
+    import fcntl
+    import stat
+
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        return ""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, _FS_IOC_GETFLAGS, bytes(8))[:4], "little")
+    except OSError:
+        return "n/a"
+    finally:
+        os.close(fd)
+
+
+def _xattrs(path: str) -> tuple[tuple[str, bytes], ...] | str:
+    try:
+        return tuple(sorted((n, os.getxattr(path, n, follow_symlinks=False))
+                            for n in os.listxattr(path, follow_symlinks=False)))
+    except OSError as exc:
+        return "n/a" if exc.errno in (95, 61) else f"unreadable: {exc.strerror}"  # EOPNOTSUPP, ENODATA
+
+
+def _entry(path: str, st: os.stat_result, own: bool) -> tuple:
+    """What a child could leave on one entry: its mode and link target; on the tmpfs itself (not a bound
+    folder's mount point) also its modification time, extended attributes and inode flags."""
+    import stat
+
+    link = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
+    if not own:
+        return (path, st.st_mode, link)
+    return (path, st.st_mode, link, st.st_mtime_ns, _xattrs(path), _flags(path, st.st_mode))
+
+
+def _tree(folder: str) -> frozenset[tuple]:
+    """``folder`` and every entry of its file system under it (``_entry``), mount points as entries not
+    entered; raises OSError where any part cannot be read (a path too long, a locked folder) or there are
+    more than ``MAX_ENTRIES``."""
+    top = os.lstat(folder)
+    dev = top.st_dev
+    out: set[tuple] = {_entry(folder, top, True)}
     stack = [folder]
     while stack:
         path = stack.pop()
-        for entry in os.scandir(path):
-            st = entry.stat(follow_symlinks=False)
-            link = os.readlink(entry.path) if entry.is_symlink() else ""
-            out.add((entry.path, st.st_mode, link))
-            if len(out) > MAX_ENTRIES:
-                raise OSError(f"more than {MAX_ENTRIES} entries under {folder}")
-            if st.st_dev == dev and entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
+        with os.scandir(path) as entries:
+            for entry in entries:
+                st = entry.stat(follow_symlinks=False)
+                out.add(_entry(entry.path, st, st.st_dev == dev))
+                if len(out) > MAX_ENTRIES:
+                    raise OSError(f"more than {MAX_ENTRIES} entries under {folder}")
+                if st.st_dev == dev and entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
     return frozenset(out)
+
+
+def restore_times(before: dict[str, object], folders: tuple[str, ...] = SCRATCH) -> None:
+    """Put back the modification times ``state`` recorded on the tmpfs folders' kept entries (the emptying,
+    and a child's files, changed their folders'): a time a child set is then no message to the next."""
+    for folder in folders:
+        tree = before.get(f"tree {folder}")
+        if not isinstance(tree, frozenset):
+            continue
+        for item in tree:
+            if len(item) > 3:
+                try:
+                    os.utime(item[0], ns=(item[3], item[3]), follow_symlinks=False)
+                except OSError:
+                    pass
 
 
 def _read(path: str) -> str:
@@ -202,6 +263,35 @@ def _sysv_objects() -> list[str]:
     return out
 
 
+# sched_getattr(2) by architecture (no libc wrapper); struct sched_attr as of Linux 4.13 (56 bytes)
+_SCHED_GETATTR = {"x86_64": 315, "aarch64": 275}
+
+
+def _sched_attr() -> str:
+    """The whole scheduling attribute (policy, nice, runtime, deadline, period, flags, clamps), as hex."""
+    import platform
+
+    number = _SCHED_GETATTR.get(platform.machine())
+    if number is None:
+        return "unknown"
+    buf = ctypes.create_string_buffer(56)
+    if ctypes.CDLL(None, use_errno=True).syscall(number, 0, buf, 56, 0) != 0:
+        return f"unreadable: {os.strerror(ctypes.get_errno())}"
+    return buf.raw.hex()
+
+
+def _sockets() -> dict[str, list[str]]:
+    """The network namespace's sockets (a TCP socket in TIME_WAIT outlives the process that closed it)."""
+    out = {}
+    for name in ("tcp", "tcp6", "udp", "udp6", "raw", "raw6", "unix"):
+        try:
+            with open(f"/proc/net/{name}") as fh:
+                out[name] = fh.readlines()[1:]
+        except OSError:
+            continue
+    return out
+
+
 def state(folders: tuple[str, ...] = (*SCRATCH, "/dev")) -> dict[str, object]:
     """What a serving process inherits from this process or finds in the sandbox, beyond memory: the tmpfs
     folders' and ``/dev``'s entries, SysV IPC objects, and this process's scheduling, I/O priority, limits, memory-kill
@@ -216,6 +306,8 @@ def state(folders: tuple[str, ...] = (*SCRATCH, "/dev")) -> dict[str, object]:
         except OSError as exc:
             out[f"tree {folder}"] = f"unreadable: {exc}"
     out["sysv ipc"] = _sysv_objects()
+    out["sockets"] = _sockets()
+    out["scheduling attributes"] = _sched_attr()
     out["nice"] = os.getpriority(os.PRIO_PROCESS, 0)
     out["scheduler"] = os.sched_getscheduler(0)
     out["affinity"] = sorted(os.sched_getaffinity(0))
@@ -267,11 +359,11 @@ def exit_status(status: int) -> int:
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
 
 
-def kept_paths(before: dict[str, object]) -> frozenset[str]:
+def kept_paths(before: dict[str, object], folders: tuple[str, ...] = SCRATCH) -> frozenset[str]:
     """The tmpfs folders' entries recorded by ``state`` before the first fork (the way to the bound folders)."""
     out: set[str] = set()
-    for folder in SCRATCH:
+    for folder in folders:
         tree = before.get(f"tree {folder}")
         if isinstance(tree, frozenset):
-            out |= {path for path, _, _ in tree}
+            out |= {item[0] for item in tree}
     return frozenset(out)

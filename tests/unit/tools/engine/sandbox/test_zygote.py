@@ -25,11 +25,13 @@ def test_emptying_removes_what_a_child_left_and_keeps_what_was_there(tmp_path: P
     scratch = tmp_path / "tmp"
     (scratch / "way" / "to").mkdir(parents=True)  # the tmpfs folders on the way to a bound one
     before = zygote.state((str(scratch),))
-    keep = frozenset(p for p, _, _ in before[f"tree {scratch}"])
+    keep = zygote.kept_paths(before, (str(scratch),))
     _plant(scratch)
     assert zygote.drift(before) != []
     assert zygote.empty_scratch(keep, (str(scratch),))
     assert sorted(p.name for p in scratch.rglob("*")) == ["to", "way"]
+    assert [d.split(":")[0] for d in zygote.drift(before)] == [f"tree {scratch}"]  # its folders' times
+    zygote.restore_times(before, (str(scratch),))
     assert zygote.drift(before) == []
     assert Path("/etc/passwd").exists()  # a link is removed, never followed
 
@@ -66,9 +68,24 @@ def test_a_tree_too_deep_to_read_is_a_difference(tmp_path: Path) -> None:
 
 def test_the_state_names_what_a_child_could_change_in_the_first_process() -> None:
     now = zygote.state(())
-    for key in ("sysv ipc", "nice", "scheduler", "affinity", "io priority", "limits", "oom_score_adj", "coredump_filter",
+    for key in ("sysv ipc", "sockets", "scheduling attributes", "nice", "scheduler", "affinity", "io priority", "limits", "oom_score_adj", "coredump_filter",
                 "SigCgt", "SigIgn", "SigBlk"):
         assert key in now, key
     assert "RLIMIT_NOFILE" in now["limits"]
     changed = dict(now, nice=now["nice"] + 1)
     assert zygote.drift(changed) == [f"nice: {now['nice'] + 1} -> {now['nice']}"]
+
+
+def test_attributes_a_child_can_leave_on_a_kept_folder_are_differences(tmp_path: Path) -> None:
+    scratch = tmp_path / "tmp"
+    (scratch / "way").mkdir(parents=True)
+    before = zygote.state((str(scratch),))
+    os.utime(scratch / "way", ns=(123456789, 987654321))
+    assert zygote.drift(before)
+    zygote.restore_times(before, (str(scratch),))
+    assert zygote.drift(before) == []
+    try:
+        os.setxattr(scratch / "way", "user.kreview", b"message")
+    except OSError:  # a file system without user extended attributes
+        return
+    assert any(d.startswith(f"tree {scratch}") for d in zygote.drift(before))
