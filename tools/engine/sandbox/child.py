@@ -280,7 +280,9 @@ def prepare(req_fd: int, resp_fd: int, config: dict, *, serving: bool) -> Prepar
                 measured = measure(config["measure"])
         import numpy  # noqa: F401 - its OpenBLAS pool's threads are the only ones a zygote may hold
 
-        threads = len(os.listdir("/proc/self/task"))
+        from tools.engine.sandbox.zygote import thread_count
+
+        threads = thread_count()
         for name in config.get("preludes", []):
             importlib.import_module(name).install(config)
         import torch

@@ -60,7 +60,8 @@ def shared_writable_mappings() -> list[str]:
     out = []
     with open("/proc/self/maps") as fh:
         for line in fh:
-            perms = line.split(maxsplit=2)[1] if len(line.split(maxsplit=2)) > 1 else ""
+            fields = line.split(maxsplit=2)
+            perms = fields[1] if len(fields) > 1 else ""
             if len(perms) >= 4 and perms[1] == "w" and perms[3] == "s":
                 out.append(line.strip())
     return out
@@ -238,17 +239,21 @@ def _read(path: str) -> str:
         return f"unreadable: {exc.strerror}"
 
 
-# ioprio_get(2) by architecture (no libc wrapper)
-_IOPRIO_GET = {"x86_64": 252, "aarch64": 31}
+# the system calls without a libc wrapper, by architecture: ioprio_get(2), sched_getattr(2)
+_SYSCALLS = {"ioprio_get": {"x86_64": 252, "aarch64": 31}, "sched_getattr": {"x86_64": 315, "aarch64": 275}}
+
+
+def _syscall(name: str, *args: object) -> int | None:
+    """``name`` called through libc's ``syscall`` (None on an architecture not in ``_SYSCALLS``)."""
+    import platform
+
+    number = _SYSCALLS[name].get(platform.machine())
+    return None if number is None else ctypes.CDLL(None, use_errno=True).syscall(number, *args)
 
 
 def _io_priority() -> str:
-    import platform
-
-    number = _IOPRIO_GET.get(platform.machine())
-    if number is None:
-        return "unknown"
-    return str(ctypes.CDLL(None, use_errno=True).syscall(number, 1, 0))  # IOPRIO_WHO_PROCESS, this process
+    got = _syscall("ioprio_get", 1, 0)  # IOPRIO_WHO_PROCESS, this process
+    return "unknown" if got is None else str(got)
 
 
 def _sysv_objects() -> list[str]:
@@ -263,19 +268,14 @@ def _sysv_objects() -> list[str]:
     return out
 
 
-# sched_getattr(2) by architecture (no libc wrapper); struct sched_attr as of Linux 4.13 (56 bytes)
-_SCHED_GETATTR = {"x86_64": 315, "aarch64": 275}
-
-
 def _sched_attr() -> str:
-    """The whole scheduling attribute (policy, nice, runtime, deadline, period, flags, clamps), as hex."""
-    import platform
-
-    number = _SCHED_GETATTR.get(platform.machine())
-    if number is None:
-        return "unknown"
+    """The whole scheduling attribute (policy, nice, runtime, deadline, period, flags, clamps), as hex;
+    struct sched_attr as of Linux 4.13 (56 bytes)."""
     buf = ctypes.create_string_buffer(56)
-    if ctypes.CDLL(None, use_errno=True).syscall(number, 0, buf, 56, 0) != 0:
+    got = _syscall("sched_getattr", 0, buf, 56, 0)
+    if got is None:
+        return "unknown"
+    if got != 0:
         return f"unreadable: {os.strerror(ctypes.get_errno())}"
     return buf.raw.hex()
 
