@@ -233,8 +233,10 @@ class Tool(ABC):
     def ahead(self, ctx: ToolContext) -> None:
         """Called once the tool ``ahead_after`` names has ended, where the run check passed: start what this
         tool will wait for (a child) later than ``prepare`` does, when the tools before it leave a core idle
-        (issue 34). Like ``prepare``, it changes when processes start, never what they do or what the tool
-        finds."""
+        (issue 34). Like ``prepare``, it changes when processes start, never what the tool finds. A tool
+        may also start there the part of its work that waits only on processes of its own
+        (tools/engine/background.py: resources' compiles), and take the result when it runs; a call it
+        makes to the submission child there is made at that point of the child's calls."""
 
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...

@@ -17,6 +17,7 @@ from typing import Any
 from reviewer.core.models import Evidence
 from tools.engine.results import ResourcesResult
 from tools.engine.sandbox.safe_files import plain_name
+from tools.engine.background import Background
 from tools.engine.tool import Tool, ToolContext
 from tools.engine.cases import nominal_cases
 from tools.engine.compilable import compilable, nothing_to_compile
@@ -86,6 +87,35 @@ class _PreparedCompiler:
     taken: bool = False
 
 
+@dataclass(frozen=True)
+class _CompilesAhead:
+    """What ``ResourcesTool.ahead`` did for the nominal ``case``: the launches captured (``data``, or None and
+    ``why``), the launches chosen and not, and the compiles running in the background (None where nothing
+    was captured)."""
+    case: Case
+    data: dict[str, Any] | None
+    why: str
+    chosen: list[dict[str, Any]]
+    skipped: list[dict[str, Any]]
+    job: Background[list[tuple[dict[str, Any], list[CompiledLaunch]]]] | None
+
+
+def _compile_all(compiler: TritonStaticCompiler, chosen: list[dict[str, Any]], targets: list[CompileTarget],
+                 art: Path, run_dir: Path, timeout: float) -> list[tuple[dict[str, Any], list[CompiledLaunch]]]:
+    """Each chosen launch compiled for each target (the compile child, then ptxas and nvdisasm here); the
+    compiler is closed after."""
+    try:
+        results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
+        for i, entry in enumerate(chosen):
+            # the kernel's name is the submission's (captured in its child): one plain name here
+            folder = art / f"{i}-{plain_name(entry['kernel'])}"
+            results.append((entry, [compiler.compile(entry, target, folder / target.label, run_dir, timeout)
+                                    for target in targets]))
+        return results
+    finally:
+        compiler.close()
+
+
 class ResourcesTool(Tool):
     name = "resources"
     result_model = ResourcesResult
@@ -103,6 +133,30 @@ class ResourcesTool(Tool):
             compiler = self._compiler(ctx)
             compiler.worker.launch()
             ctx.facts.put(_PreparedCompiler(compiler))
+
+    # Rationale: the Triton compiles wait on the compile child, ptxas and nvdisasm, never on the submission
+    # child: once correctness has ended, the one call that captures the launches is made and the compiles
+    # run in a thread beside the generality search, whose chain of single calls leaves a core idle. On the
+    # README demo they were a second of that chain (issue 34). The same calls, on the same launches; the
+    # capture is made before the search instead of after numerics.
+    ahead_after = "correctness"
+
+    def ahead(self, ctx: ToolContext) -> None:
+        if not (compilable(ctx.submission).triton and ctx.setup.can_run) or _CompilesAhead in ctx.facts:
+            return
+        if "autotune" in ctx.plan.tools and AutotuneLaunches not in ctx.facts:
+            return  # the autotuner's configs are compiled too; without them the tool compiles when it runs
+        case = nominal_cases(ctx, 1, "resources")[0]
+        data, why = self._launches(ctx, case)
+        chosen, skipped = self._chosen(ctx, data) if data is not None else ([], [])
+        job = None
+        if chosen:
+            targets, _ = targets_for(ctx)
+            compiler, art, run_dir = self._take_compiler(ctx), ctx.artifact_dir(self.name) / "triton", ctx.run_dir
+            timeout = ctx.options.limits.call_timeout_s
+            job = Background(lambda: _compile_all(compiler, chosen, targets, art, run_dir, timeout),
+                             name="resources-compiles")
+        ctx.facts.put(_CompilesAhead(case, data, why, chosen, skipped, job))
 
     def run(self, ctx: ToolContext) -> None:
         try:
@@ -194,9 +248,32 @@ class ResourcesTool(Tool):
         ctx.facts.put(TritonLaunches(data))
         return data, ""
 
+    def _chosen(self, ctx: ToolContext, data: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The captured launches to compile and those left out; with every autotune config the autotune tool ran."""
+        chosen, skipped = select_launches(data.get("launches", []))
+        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
+        # compiled for every target too, not only the one the run happened to use.
+        tuned = ctx.facts.get(AutotuneLaunches)
+        for entry in tuned.launches if tuned is not None else ():
+            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
+            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
+                chosen.append(entry)
+        return chosen, skipped
+
+    def _take_compiler(self, ctx: ToolContext) -> TritonStaticCompiler:
+        """The compile child ``prepare`` started, or a new one; the caller closes it."""
+        prepared = ctx.facts.get(_PreparedCompiler)
+        compiler = prepared.compiler if prepared is not None and not prepared.taken else self._compiler(ctx)
+        if prepared is not None:
+            ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
+        return compiler
+
     def _triton(self, ctx: ToolContext, case: Case, targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name, case)
-        data, why = self._launches(ctx, case)
+        ahead = ctx.facts.get(_CompilesAhead)
+        if ahead is not None and ahead.case != case:
+            ahead = None
+        data, why = (ahead.data, ahead.why) if ahead is not None else self._launches(ctx, case)
         if data is None:
             ctx.add_evidence(self, outcome="unverified", defect="no_launch_captured",
                              summary=f"Triton kernels not compiled: no launch was captured ({why})", reason=why,
@@ -210,31 +287,13 @@ class ResourcesTool(Tool):
                              reason="no Triton launch observed", check="triton_launches instrument",
                              inputs={"case": case.model_dump()}, result={"instrument": data}, rerun=rerun)
             return
-        chosen, skipped = select_launches(launches)
-        # Rationale: on a GPU any autotune config may win, so each one the autotune tool ran is
-        # compiled for every target too, not only the one the run happened to use.
+        if ahead is not None and ahead.job is not None:
+            chosen, skipped, results = ahead.chosen, ahead.skipped, ahead.job.result()
+        else:
+            chosen, skipped = self._chosen(ctx, data)
+            results = _compile_all(self._take_compiler(ctx), chosen, targets, ctx.artifact_dir(self.name) / "triton",
+                                   ctx.run_dir, ctx.options.limits.call_timeout_s)
         tuned = ctx.facts.get(AutotuneLaunches)
-        for entry in tuned.launches if tuned is not None else ():
-            key = (entry.get("qualname"), entry.get("constexprs"), entry.get("options"))
-            if all((c.get("qualname"), c.get("constexprs"), c.get("options")) != key for c in chosen):
-                chosen.append(entry)
-        prepared = ctx.facts.get(_PreparedCompiler)
-        compiler = prepared.compiler if prepared is not None and not prepared.taken else self._compiler(ctx)
-        if prepared is not None:
-            ctx.facts.put(_PreparedCompiler(prepared.compiler, taken=True))
-        art = ctx.artifact_dir(self.name) / "triton"
-        timeout = ctx.options.limits.call_timeout_s
-        try:
-            results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
-            for i, entry in enumerate(chosen):
-                per_target = []
-                for target in targets:
-                    # the kernel's name is the submission's (captured in its child): one plain name here
-                    out = art / f"{i}-{plain_name(entry['kernel'])}" / target.label
-                    per_target.append(compiler.compile(entry, target, out, ctx.run_dir, timeout))
-                results.append((entry, per_target))
-        finally:
-            compiler.close()
         versions = {"triton_ptxas": toolchain.version(p) if (p := toolchain.find("ptxas")) else "absent"}
         autotuned = {e.get("qualname") for e in (tuned.launches if tuned is not None else ())}
         pruned = {(id(entry), r.target): why for entry, per_target in results for r in per_target
