@@ -112,6 +112,8 @@ def plan(state: ReviewState, runtime: Runtime[RunContext]) -> dict[str, Any]:
         # reference first; their sandbox children start now (torch imports) while the source-reading
         # model plans. Same children, same sandbox; no submission code runs before that check asks.
         ctx.session.prelaunch()
+    # compilers that need nothing of a run (nvcc on CUDA sources) start now, beside every tool before theirs
+    _early(chosen, lambda tool: tool.start_apart(ctx))
     if rc.drafter.reads_source:
         rc.progress("reading the source: findings and probes")
         try:

@@ -238,6 +238,12 @@ class Tool(ABC):
         (tools/engine/background.py: resources' compiles), and take the result when it runs; a call it
         makes to the submission child there is made at that point of the child's calls."""
 
+    def start_apart(self, ctx: ToolContext) -> None:
+        """Called by the plan node for each tool it chose, before any tool runs: start in a thread
+        (tools/engine/background.py) the part of this tool's work that runs only compilers of its own on the
+        submission's files (no sandbox child, no request to one: nvcc on a CUDA source), and take its result
+        when the tool runs. It changes when that work runs, never what it is."""
+
     @abstractmethod
     def run(self, ctx: ToolContext) -> None: ...
 

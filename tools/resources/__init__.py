@@ -116,6 +116,26 @@ def _compile_all(compiler: TritonStaticCompiler, chosen: list[dict[str, Any]], t
         compiler.close()
 
 
+@dataclass(frozen=True)
+class _CudaApart:
+    """nvcc on each CUDA source with a text, for each CUDA target, started at the plan
+    (``ResourcesTool.start_apart``): the results by source index."""
+    job: Background[dict[int, list[CudaCompile]]]
+
+
+def _compile_cuda(sources: list[CudaSource], targets: list[CompileTarget], art: Path, run_dir: Path,
+                  timeout: float) -> dict[int, list[CudaCompile]]:
+    """Each CUDA source that has a text compiled for each target (nvcc, here)."""
+    out: dict[int, list[CudaCompile]] = {}
+    for i, src in enumerate(sources):
+        if src.text is None:
+            continue
+        folder = art / f"{i}-{Path(src.file).stem}"
+        out[i] = [compile_source(src, target.label, folder, folder.relative_to(run_dir), timeout=timeout,
+                                 full_timeout=max(FULL_CUDA_TIMEOUT_S, timeout)) for target in targets]
+    return out
+
+
 class ResourcesTool(Tool):
     name = "resources"
     result_model = ResourcesResult
@@ -157,6 +177,16 @@ class ResourcesTool(Tool):
             job = Background(lambda: _compile_all(compiler, chosen, targets, art, run_dir, timeout),
                              name="resources-compiles")
         ctx.facts.put(_CompilesAhead(case, data, why, chosen, skipped, job))
+
+    # Rationale: nvcc on CUDA sources needs nothing of a run: it starts at the plan, beside every tool before
+    # this one (the lowering tool's own nvcc included), and the tool takes its results when it runs.
+    def start_apart(self, ctx: ToolContext) -> None:
+        sources = list(compilable(ctx.submission).cuda_sources)
+        targets = [t for t in targets_for(ctx)[0] if t.backend == "cuda"]
+        if sources and targets:
+            art, run_dir, timeout = ctx.artifact_dir(self.name) / "cuda", ctx.run_dir, ctx.options.limits.call_timeout_s
+            ctx.facts.put(_CudaApart(Background(lambda: _compile_cuda(sources, targets, art, run_dir, timeout),
+                                                name="resources-nvcc")))
 
     def run(self, ctx: ToolContext) -> None:
         try:
@@ -360,9 +390,12 @@ class ResourcesTool(Tool):
     # -- CUDA C ------------------------------------------------------------------------------
     def _cuda(self, ctx: ToolContext, sources: list[CudaSource], targets: list[CompileTarget], declared: bool) -> None:
         rerun = ctx.rerun(self.name)
-        art = ctx.artifact_dir(self.name) / "cuda"
         nvcc = toolchain.find("nvcc")
         config_base = {"nvcc": toolchain.version(nvcc) if nvcc else "absent", "declared_targets": declared}
+        apart = ctx.facts.get(_CudaApart)
+        compiled = apart.job.result() if apart is not None else \
+            _compile_cuda(sources, targets, ctx.artifact_dir(self.name) / "cuda", ctx.run_dir,
+                          ctx.options.limits.call_timeout_s)
         for i, src in enumerate(sources):
             line = src.line if src.file == ctx.submission.submission_file else None
             if src.text is None:
@@ -372,12 +405,7 @@ class ResourcesTool(Tool):
                                  check="static extraction of load_inline/load sources", rerun=rerun,
                                  spans=ctx.submission_span(line) if line else [])
                 continue
-            results: list[CudaCompile] = []
-            for target in targets:
-                out = art / f"{i}-{Path(src.file).stem}"
-                results.append(compile_source(src, target.label, out, out.relative_to(ctx.run_dir),
-                                              timeout=ctx.options.limits.call_timeout_s,
-                                              full_timeout=max(FULL_CUDA_TIMEOUT_S, ctx.options.limits.call_timeout_s)))
+            results = compiled[i]
             all_failed = all(r.error_kind == "compile" for r in results)
             for target, r in zip(targets, results):
                 config = {**config_base, "target": target.label, "mode": r.mode, "mode_note": r.note,

@@ -124,6 +124,9 @@ class Backend(ABC):
     #: PyTorch is Triton, not torch); built in: torch 0, triton 10, pallas 20, cuda 30, nki 40
     priority: ClassVar[int] = 0
     supports_static_compile: ClassVar[bool] = False
+    #: ``lower`` runs only compilers of its own on the submission's files (no sandbox child, nothing of the
+    #: session): the lowering tool may start it in a thread at the plan (``Tool.start_apart``)
+    lowers_apart: ClassVar[bool] = False
     supports_sanitizer: ClassVar[bool] = False
     #: False for plain PyTorch: a submission in it has no kernel of its own
     custom_kernel: ClassVar[bool] = True

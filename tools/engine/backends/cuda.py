@@ -130,7 +130,9 @@ def compile_ptx(src: CudaUnit, arch: str, nvcc: str, workdir: Path) -> Lowered:
     cu = workdir / f"{src.name}.cu"
     cu.write_text(src.prelude + src.text)
     ptx = workdir / f"{src.name}.{arch}.ptx"
-    cmd = [nvcc, "-ptx", f"-arch={arch}", "-std=c++17", "-w", *_include_flags(), str(cu), "-o", str(ptx)]
+    # Rationale: file names relative to the scratch folder (nvcc runs in it), so the command an item
+    # records names no temporary path and reads the same on every rerun
+    cmd = [nvcc, "-ptx", f"-arch={arch}", "-std=c++17", "-w", *_include_flags(), cu.name, "-o", ptx.name]
     base = Lowered(kernel=src.name, target=arch, status="unavailable", intended=True, file=src.file,
                    details={"command": " ".join(cmd)})
     # in the sandbox (tools/engine/compilers/toolchain.py): the source is the submission's
@@ -196,6 +198,7 @@ class CudaBackend(Backend):
     source_suffixes = frozenset({".cu", ".cuh", ".cpp", ".h", ".hpp"})
     priority = 30
     supports_static_compile = True
+    lowers_apart = True  # nvcc -ptx on the sources found without running anything
     supports_sanitizer = True
     launch_count = "uncounted"
 
