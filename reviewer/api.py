@@ -60,13 +60,17 @@ def start_review(path: str | Path, config: ReviewConfig, *, progress: Callable[[
     state = ReviewState(run_id=run_id, run_dir=str(run_dir), root=str(Path(path).resolve()), config=config,
                         seed=seed, created_at=_now(), started=time.time())
     try:
-        _start_children(rc, state)
-        from reviewer.graph import build_graph
-        from reviewer.rubric import load_rubric
-        import tools.engine.registry as registry
+        # Rationale: the imports (LangGraph, every tool, torch) with the cyclic collector off: each collection
+        # they set off walks every object made so far (torch and LangGraph took about 15 % longer with it on,
+        # on the path every review waits on); ``freeze_imports`` then takes what they made out of its reach
+        with _collector_paused():
+            _start_children(rc, state)
+            from reviewer.graph import build_graph
+            from reviewer.rubric import load_rubric
+            import tools.engine.registry as registry
 
-        rc.rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
-        freeze_imports()
+            rc.rubric = load_rubric(config.rubric, tools=registry.declared_criteria())
+            freeze_imports()
         create_run_dir(config.runs_dir, run_id)
     except BaseException:
         rc.close(keep_logs=False)  # a bad rubric: the children started ahead are stopped, no run directory made

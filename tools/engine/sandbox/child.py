@@ -8,6 +8,7 @@ parent: tensors come back as files the parent loads with ``weights_only=True`` a
 from __future__ import annotations
 
 import faulthandler
+import gc
 import importlib
 import json
 import os
@@ -141,9 +142,6 @@ def _zygote(req_fd: int, resp_fd: int, config: dict) -> int:
     prepared = prepare(req_fd, resp_fd, config, serving=False)
     if prepared is None:
         return 1
-    import gc
-
-    gc.freeze()
     why_not = zygote.forkable(prepared.threads)
     zygote.set_dumpable(False)
     # Rationale: the fatal-signal handlers are each serving process's own (enabled again there): in the
@@ -259,6 +257,10 @@ def prepare(req_fd: int, resp_fd: int, config: dict, *, serving: bool) -> Prepar
     # variables stay: the frameworks need them)
     given = set(os.environ)
     faulthandler.enable()
+    # Rationale: the imports below make hundreds of thousands of objects, and every collection they set off
+    # walks all of those made so far (torch's import took about 15 % longer with the collector on); what they
+    # made is frozen once they are done (``gc.freeze``: a fork shares its pages, later collections skip it)
+    gc.disable()
     root = config.get("package_root")
     # the reviewer's PYTHONPATH library folders, in its order (tools/engine/sandbox/libraries.py)
     for folder in reversed(config.get("library_paths") or []):
@@ -313,10 +315,13 @@ def prepare(req_fd: int, resp_fd: int, config: dict, *, serving: bool) -> Prepar
             os.environ.pop(name, None)
         ready = {"python": sys.version.split()[0], "torch": torch.__version__, "pid": os.getpid(),
                  "isolation": measured, "withdrawn": len(held), "libraries": origins()}
+        gc.freeze()
         return Prepared(send, ops.dispatch, state, ready, measure, threads, torch.set_num_threads)
     except BaseException as exc:  # noqa: BLE001 - any failure here is reported, then we stop
         send({"id": 0, "ok": False, "error": _error(exc)})
         return None
+    finally:
+        gc.enable()  # before any code of the task or the submission runs
 
 
 def serve(req_fd: int, prepared: Prepared, config: dict, *, forked: bool) -> int:
