@@ -257,3 +257,41 @@ def test_a_restart_forks_the_first_process_and_starts_a_sandbox_where_it_cannot(
     finally:
         session.close()
     assert worker.proc is None and not worker.can_fork
+
+
+GC_PROBE = '''import gc
+
+import torch
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return torch.tensor([float(gc.isenabled()), float(gc.get_freeze_count())])
+'''
+
+
+@pytest.mark.parametrize("forks", ["on", "off"])
+def test_the_collector_is_on_when_the_submission_runs(tmp_path, config, monkeypatch, forks: str) -> None:
+    """A child makes its imports with the cyclic collector off and freezes what they made
+    (tools/engine/sandbox/child.py ``prepare``); a submission, in a forked child or a started one, runs with
+    it on again, so its own cycles are collected."""
+    monkeypatch.setenv(FORKS_ENV, forks)
+    d = tmp_path / "sub"
+    d.mkdir()
+    shutil.copy(KERNELS / "spine" / "reference.py", d / "reference.py")
+    (d / "submission.py").write_text(GC_PROBE)
+    ctx = make_tool_context(load_submission(d), config, tmp_path / "run", 7, detect_device("cpu"))
+    session = ctx.session
+    try:
+        case = Case(id="c", seed=1)
+        ref = session.reference(case)
+        for restart in (False, True):  # the sandbox's first child, then a restart's (a fork where forks are on)
+            if restart:
+                session.restart("submission")
+            run = session.run_submission(case, ref)
+            assert run.call.answered, run.call.failure_text()
+            enabled, frozen = run.outputs[0].tolist()
+            assert enabled == 1.0 and frozen > 10_000, (restart, enabled, frozen)
+        assert session._workers["submission"].forked == (1 if forks == "on" else 0)
+    finally:
+        session.close()
