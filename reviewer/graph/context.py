@@ -70,6 +70,9 @@ class RunContext:
         if self._tool_ctx is not None:
             if not keep_logs:
                 self._tool_ctx.session.keep_logs_in = None
+            # compiles a tool started in a thread and never took (an interrupted review) end first, with
+            # their own clean-ups, so nothing runs on or writes into the run's folder after the close
+            self._tool_ctx.stop_background()
             self._tool_ctx.session.close()
             self._tool_ctx = None
 

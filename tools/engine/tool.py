@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import shlex
+import threading
 import zlib
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from pydantic_core import to_jsonable_python
@@ -16,6 +18,7 @@ from reviewer.core.config import ToolOptions
 from reviewer.core.errors import ToolError
 from reviewer.core.submission import Submission
 from reviewer.core.models import Evidence, Finding, Outcome, SourceSpan
+from tools.engine.background import Background
 from tools.engine.facts import BuildOutcome, Facts
 from tools.engine.results import ResultModel
 from tools.engine.runsetup import DeviceInfo, RunSetup
@@ -26,6 +29,7 @@ from tools.engine.source import SourceView
 from tools.engine.session import SandboxSession
 from tools.engine.value_slice import value_spans
 
+T = TypeVar("T")
 _MAPPINGS = frozenset({"inputs", "config", "result"})
 """The free-form mappings of an evidence item (``Evidence.inputs``, ``config``, ``result``)."""
 
@@ -46,6 +50,8 @@ class ToolContext:
     """The plan node's decisions: tools to run, planned probes, the model's findings (tools/engine/review_plan.py)."""
     facts: Facts = field(default_factory=Facts)
     """Typed facts one tool leaves for later ones (tools/engine/facts.py)."""
+    background: list[Background[Any]] = field(default_factory=list)
+    """Work the tools started in threads (``start_background``); the review's close stops what is left."""
     _source: SourceView | None = field(default=None, repr=False)
 
     @property
@@ -54,6 +60,19 @@ class ToolContext:
         if self._source is None or self._source.submission is not self.submission:
             self._source = SourceView(self.submission)
         return self._source
+
+    def start_background(self, work: Callable[[threading.Event], T], *, name: str,
+                         on_stop: Callable[[], None] | None = None) -> Background[T]:
+        """``work`` started in a thread now (tools/engine/background.py), stopped by the review's close if
+        no tool has taken its result by then."""
+        job = Background(work, name=name, on_stop=on_stop)
+        self.background.append(job)
+        return job
+
+    def stop_background(self) -> None:
+        """Stop every unfinished piece of work the tools started (an interrupted review), each waited for."""
+        for job in self.background:
+            job.stop()
 
     # -- seeds and cases ---------------------------------------------------------------------
     def seeds(self, n: int, purpose: str) -> list[int]:

@@ -50,9 +50,17 @@ class LoweringTool(Tool):
     def start_apart(self, ctx: ToolContext) -> None:
         backend = backend_for(ctx.submission.framework)
         if backend.lowers_apart:
-            ctx.facts.put(_LoweringApart(Background(lambda: backend.lower(ctx), name="lowering")))
+            ctx.facts.put(_LoweringApart(ctx.start_background(lambda stopping: backend.lower(ctx), name="lowering")))
 
     def run(self, ctx: ToolContext) -> None:
+        try:
+            self._run(ctx)
+        finally:
+            apart = ctx.facts.get(_LoweringApart)
+            if apart is not None:
+                apart.job.stop()  # not taken (the tool raised first): it ends with the tool
+
+    def _run(self, ctx: ToolContext) -> None:
         backend = backend_for(ctx.submission.framework)
         for f in backend.static_findings(ctx.submission):
             ctx.add_finding(category=f.category, severity=f.severity, message=f.message,

@@ -10,6 +10,7 @@ architecture of ``[target] gpu``, else sm_90 and sm_80.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,16 +102,21 @@ class _CompilesAhead:
 
 
 def _compile_all(compiler: TritonStaticCompiler, chosen: list[dict[str, Any]], targets: list[CompileTarget],
-                 art: Path, run_dir: Path, timeout: float) -> list[tuple[dict[str, Any], list[CompiledLaunch]]]:
+                 art: Path, run_dir: Path, timeout: float, stopping: threading.Event | None = None
+                 ) -> list[tuple[dict[str, Any], list[CompiledLaunch]]]:
     """Each chosen launch compiled for each target (the compile child, then ptxas and nvdisasm here); the
-    compiler is closed after."""
+    compiler is closed after. ``stopping`` set (work started ahead, stopped): nothing more is compiled."""
     try:
         results: list[tuple[dict[str, Any], list[CompiledLaunch]]] = []
         for i, entry in enumerate(chosen):
             # the kernel's name is the submission's (captured in its child): one plain name here
             folder = art / f"{i}-{plain_name(entry['kernel'])}"
-            results.append((entry, [compiler.compile(entry, target, folder / target.label, run_dir, timeout)
-                                    for target in targets]))
+            per_target = []
+            for target in targets:
+                if stopping is not None and stopping.is_set():
+                    return results
+                per_target.append(compiler.compile(entry, target, folder / target.label, run_dir, timeout))
+            results.append((entry, per_target))
         return results
     finally:
         compiler.close()
@@ -124,11 +130,12 @@ class _CudaApart:
 
 
 def _compile_cuda(sources: list[CudaSource], targets: list[CompileTarget], art: Path, run_dir: Path,
-                  timeout: float) -> dict[int, list[CudaCompile]]:
-    """Each CUDA source that has a text compiled for each target (nvcc, here)."""
+                  timeout: float, stopping: threading.Event | None = None) -> dict[int, list[CudaCompile]]:
+    """Each CUDA source that has a text compiled for each target (nvcc, here); ``stopping`` set (work started
+    at the plan, stopped): no more."""
     out: dict[int, list[CudaCompile]] = {}
     for i, src in enumerate(sources):
-        if src.text is None:
+        if src.text is None or (stopping is not None and stopping.is_set()):
             continue
         folder = art / f"{i}-{Path(src.file).stem}"
         out[i] = [compile_source(src, target.label, folder, folder.relative_to(run_dir), timeout=timeout,
@@ -168,14 +175,16 @@ class ResourcesTool(Tool):
             return  # the autotuner's configs are compiled too; without them the tool compiles when it runs
         case = nominal_cases(ctx, 1, "resources")[0]
         data, why = self._launches(ctx, case)
-        chosen, skipped = self._chosen(ctx, data) if data is not None else ([], [])
+        # what ``_triton`` compiles: nothing where no launch was captured (its item says so)
+        chosen, skipped = self._chosen(ctx, data) if data is not None and data.get("launches") else ([], [])
         job = None
         if chosen:
             targets, _ = targets_for(ctx)
             compiler, art, run_dir = self._take_compiler(ctx), ctx.artifact_dir(self.name) / "triton", ctx.run_dir
             timeout = ctx.options.limits.call_timeout_s
-            job = Background(lambda: _compile_all(compiler, chosen, targets, art, run_dir, timeout),
-                             name="resources-compiles")
+            job = ctx.start_background(
+                lambda stopping: _compile_all(compiler, chosen, targets, art, run_dir, timeout, stopping),
+                name="resources-compiles", on_stop=compiler.worker.interrupt)
         ctx.facts.put(_CompilesAhead(case, data, why, chosen, skipped, job))
 
     # Rationale: nvcc on CUDA sources needs nothing of a run: it starts at the plan, beside every tool before
@@ -185,13 +194,18 @@ class ResourcesTool(Tool):
         targets = [t for t in targets_for(ctx)[0] if t.backend == "cuda"]
         if sources and targets:
             art, run_dir, timeout = ctx.artifact_dir(self.name) / "cuda", ctx.run_dir, ctx.options.limits.call_timeout_s
-            ctx.facts.put(_CudaApart(Background(lambda: _compile_cuda(sources, targets, art, run_dir, timeout),
-                                                name="resources-nvcc")))
+            ctx.facts.put(_CudaApart(ctx.start_background(
+                lambda stopping: _compile_cuda(sources, targets, art, run_dir, timeout, stopping),
+                name="resources-nvcc")))
 
     def run(self, ctx: ToolContext) -> None:
         try:
             self._run(ctx, None)
         finally:
+            # work started early whose result this run did not take (it raised first) ends with the tool
+            for fact in (ctx.facts.get(_CompilesAhead), ctx.facts.get(_CudaApart)):
+                if fact is not None and fact.job is not None:
+                    fact.job.stop()
             prepared = ctx.facts.get(_PreparedCompiler)
             if prepared is not None and not prepared.taken:  # started, not used (no launch to compile)
                 prepared.compiler.close()

@@ -16,10 +16,12 @@ import resource
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.engine.background import stop_event
 from tools.engine.sandbox.env import scrubbed_env
 
 _MEMORY_BYTES = 8 * 2**30
@@ -157,6 +159,11 @@ def run_tool(cmd: list[str], *, cwd: Path, timeout: float, extra_env: dict[str, 
     """Run a compiler tool in the sandbox with limits; never raises for the tool's failure or a timeout."""
     import tempfile
 
+    # work started in a thread (tools/engine/background.py) that the review stopped: no tool starts, and the
+    # one it waits on ends (``_wait``)
+    stop = stop_event()
+    if stop is not None and stop.is_set():
+        return ToolRun(cmd=cmd, returncode=None, stdout="", stderr="not started: the review ended", seconds=0.0)
     cwd.mkdir(parents=True, exist_ok=True)
     env = scrubbed_env(cwd / ".toolenv", threads=1, extra=extra_env)
     cpu = int(max(timeout * 2, 30))
@@ -167,7 +174,8 @@ def run_tool(cmd: list[str], *, cwd: Path, timeout: float, extra_env: dict[str, 
         full, fds = _in_sandbox(cmd, cwd, etc)
         proc = subprocess.Popen(full, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, errors="replace", start_new_session=True,
-                                pass_fds=fds, preexec_fn=lambda: _limit(cpu))  # noqa: PLW1509 - no threads started here
+                                # only setrlimit calls in the forked child: no lock another thread may hold
+                                pass_fds=fds, preexec_fn=lambda: _limit(cpu))  # noqa: PLW1509
     except OSError as exc:
         shutil.rmtree(etc, ignore_errors=True)
         return ToolRun(cmd=cmd, returncode=None, stdout="", stderr=f"could not start: {exc}", seconds=0.0)
@@ -175,20 +183,30 @@ def run_tool(cmd: list[str], *, cwd: Path, timeout: float, extra_env: dict[str, 
         for fd in fds:
             os.close(fd)
     try:
-        return _wait(proc, cmd, timeout, t0)
+        return _wait(proc, cmd, timeout, t0, stop)
     finally:
         shutil.rmtree(etc, ignore_errors=True)
 
 
-def _wait(proc: subprocess.Popen[str], cmd: list[str], timeout: float, t0: float) -> ToolRun:
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return ToolRun(cmd=cmd, returncode=proc.returncode, stdout=out, stderr=err, seconds=time.monotonic() - t0)
-    except subprocess.TimeoutExpired:
+def _wait(proc: subprocess.Popen[str], cmd: list[str], timeout: float, t0: float,
+          stop: threading.Event | None = None) -> ToolRun:
+    deadline = t0 + timeout
+    while True:
+        # with a stop event, the wait wakes every 0.2 s to look at it (communicate keeps what it read)
+        left = max(0.0, deadline - time.monotonic())
+        try:
+            out, err = proc.communicate(timeout=left if stop is None else min(0.2, left))
+            return ToolRun(cmd=cmd, returncode=proc.returncode, stdout=out, stderr=err,
+                           seconds=time.monotonic() - t0)
+        except subprocess.TimeoutExpired:
+            stopped = stop is not None and stop.is_set()
+            if not stopped and time.monotonic() < deadline:
+                continue
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         out, err = proc.communicate()
-        return ToolRun(cmd=cmd, returncode=None, stdout=out, stderr=err, seconds=time.monotonic() - t0,
-                       timed_out=True)
+        return ToolRun(cmd=cmd, returncode=None, stdout=out, stderr=err + ("\nstopped: the review ended" if stopped
+                                                                           else ""),
+                       seconds=time.monotonic() - t0, timed_out=True)

@@ -585,6 +585,17 @@ class SandboxWorker:
         return CallResult(answered=True, ok=bool(msg.get("ok")), result=self.ready_info,
                           error=msg.get("error"), duration_s=dt)
 
+    def interrupt(self) -> None:
+        """End the child's processes from another thread, which may be waiting on its answer (that call then
+        ends as a crash): only a signal to its process group; its pipes and state are left to ``close``, made
+        by the thread that uses the worker (tools/engine/background.py)."""
+        proc = self.proc
+        if proc is not None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
     def close(self) -> None:
         if self.proc is not None:
             self._kill()

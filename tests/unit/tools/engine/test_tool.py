@@ -158,7 +158,8 @@ def test_the_registry_refuses_a_tool_that_starts_ahead_after_no_tool() -> None:
     table = tools()
     check_ahead(table)  # the built-in tools name registered tools
     assert {n: c.ahead_after for n, c in table.items() if c.ahead_after} == {"integrity_runtime": "generality",
-                                                                          "memcheck": "generality"}
+                                                                          "memcheck": "generality",
+                                                                          "resources": "correctness"}
     class _Typo(_NkiOnly):
         ahead_after = "generalty"
     with pytest.raises(ToolError, match="generalty"):
