@@ -17,9 +17,11 @@ submission of the family may import; they are copied next to each one.
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from reviewer.core.models import Review
 
@@ -71,3 +73,16 @@ class Reviewed:
     @property
     def got(self) -> dict[str, str]:
         return {c.id: c.verdict for c in self.review.criteria} | {"overall": self.review.overall}
+
+
+_TIMING = re.compile(r"seconds|duration", re.I)
+
+
+def without_timings(item: Any) -> Any:
+    """An evidence item's fields (``model_dump(mode="json")``) without the times things took: what two
+    reviews that ran the same checks must agree on, however busy the machine was."""
+    if isinstance(item, dict):
+        return {k: without_timings(v) for k, v in item.items() if not _TIMING.search(k)}
+    if isinstance(item, list):
+        return [without_timings(v) for v in item]
+    return item

@@ -5,7 +5,6 @@ may differ. Run on a small standalone CUDA file (no PyTorch headers, so nvcc tak
 
 from __future__ import annotations
 
-import re
 import shutil
 import threading
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 from reviewer.core.config import ReviewConfig
 from reviewer.graph.context import make_tool_context
 from reviewer.ingest import load_submission
+from tests.kernelfiles import without_timings
 from tools.engine.runsetup import DeviceInfo
 from tools.engine.tool import Tool
 from tools.lowering import LoweringTool
@@ -45,15 +45,6 @@ def reference(x, a):
 """
 MANIFEST = '[submission]\nfile = "scale.cu"\nentry = "scale"\n\n[reference]\nfile = "ref_fn.py"\n' \
            'entry = "reference"\ninputs = "inputs"\n'
-_TIMING = re.compile(r"seconds|duration", re.I)
-
-
-def _plain(item: Any) -> Any:
-    if isinstance(item, dict):
-        return {k: _plain(v) for k, v in item.items() if not _TIMING.search(k)}
-    if isinstance(item, list):
-        return [_plain(v) for v in item]
-    return item
 
 
 def _items(sub_dir: Path, run_dir: Path, config: ReviewConfig, tools: list[Tool], apart: bool
@@ -70,7 +61,7 @@ def _items(sub_dir: Path, run_dir: Path, config: ReviewConfig, tools: list[Tool]
             tool.run(ctx)
     finally:
         ctx.session.close()
-    return [_plain(e.model_dump(mode="json")) for e in ctx.evidence], started
+    return [without_timings(e.model_dump(mode="json")) for e in ctx.evidence], started
 
 
 def test_compilers_started_at_the_plan_give_the_same_items(tmp_path: Path, config: ReviewConfig) -> None:

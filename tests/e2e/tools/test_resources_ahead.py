@@ -6,7 +6,6 @@ outcomes, defects, summaries, figures and kept files. Only the time they took ma
 from __future__ import annotations
 
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +13,8 @@ import pytest
 
 from reviewer.api import start_review
 from reviewer.core.config import ReviewConfig
-from tests.kernelfiles import KERNELS, materialize
+from tests.kernelfiles import KERNELS, materialize, without_timings
 
-_TIMING = re.compile(r"seconds|duration", re.I)
-
-
-def _plain(item: Any) -> Any:
-    """An item's fields without the times it took (and without the run folder in kept paths)."""
-    if isinstance(item, dict):
-        return {k: _plain(v) for k, v in item.items() if not _TIMING.search(k)}
-    if isinstance(item, list):
-        return [_plain(v) for v in item]
-    return item
 
 
 def _compiles(records: list[logging.LogRecord]) -> set[str]:
@@ -44,7 +33,7 @@ def test_compiles_started_ahead_give_the_same_items(tmp_path: Path, config: Revi
         caplog.clear()
         review = start_review(sub, config.model_copy(update={"only": tools, "runs_dir": tmp_path / path}))
         threads[path] = _compiles(caplog.records)
-        got[path] = [_plain(e.model_dump(mode="json")) for e in review.evidence if e.tool == "resources"]
+        got[path] = [without_timings(e.model_dump(mode="json")) for e in review.evidence if e.tool == "resources"]
     assert threads == {"ahead": {"kreview-resources-compiles"}, "as it runs": {"MainThread"}}
     assert got["ahead"] == got["as it runs"]
     # the file's defect, on both targets, in both
