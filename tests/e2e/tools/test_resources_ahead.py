@@ -16,7 +16,6 @@ from reviewer.core.config import ReviewConfig
 from tests.kernelfiles import KERNELS, materialize, without_timings
 
 
-
 def _compiles(records: list[logging.LogRecord]) -> set[str]:
     """The threads the compile child's compiles were asked from."""
     return {r.threadName for r in records if "triton_static_compile" in r.getMessage()}
