@@ -46,13 +46,17 @@ def test_the_exception_is_raised_where_the_result_is_taken() -> None:
         job.result()
 
 
-def _etc_folders() -> set[str]:
-    return {p.name for p in Path(tempfile.gettempdir()).glob("kreview-tool-etc-*")}
-
-
 @pytest.mark.skipif(shutil.which("sleep") is None, reason="no sleep command")
-def test_stop_ends_the_compiler_tool_it_waits_on_and_its_clean_ups_run(tmp_path: Path) -> None:
-    before = _etc_folders()
+def test_stop_ends_the_compiler_tool_it_waits_on_and_its_clean_ups_run(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[Path] = []  # the folders run_tool makes for itself (other tests may make theirs meanwhile)
+    mkdtemp = tempfile.mkdtemp
+
+    def recorded(*args: object, **kwargs: object) -> str:
+        made.append(Path(mkdtemp(*args, **kwargs)))  # type: ignore[arg-type]
+        return str(made[-1])
+
+    monkeypatch.setattr(tempfile, "mkdtemp", recorded)
     runs: list[toolchain.ToolRun] = []
 
     def work(stopping: threading.Event) -> None:
@@ -67,7 +71,8 @@ def test_stop_ends_the_compiler_tool_it_waits_on_and_its_clean_ups_run(tmp_path:
     first, second = runs
     assert first.timed_out and first.returncode is None and "stopped: the review ended" in first.stderr
     assert second.returncode is None and second.seconds == 0.0 and "not started" in second.stderr
-    assert _etc_folders() <= before  # run_tool's own folder was removed before stop returned
+    own = [d for d in made if d.name.startswith("kreview-tool-etc-")]
+    assert len(own) == 1 and not own[0].exists()  # run_tool's own folder was removed before stop returned
 
 
 def test_stop_calls_on_stop_for_what_the_work_waits_on() -> None:
