@@ -668,10 +668,7 @@ class SandboxWorker:
                 group.kill_and_remove()
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self.interrupt()  # its process group
         try:
             proc.kill()
         except ProcessLookupError:
